@@ -1,0 +1,86 @@
+"""The Agent protocol: ``start(task, context)``, ``step(observation)``, ``usage``.
+
+Agent output is data. A model-backed agent turns its raw output into typed actions with
+``pytest_cua.action_parser`` and never executes it.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from pytest_cua.actions import Action
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.observations import Observation
+    from pytest_cua.tasks import Task
+
+
+@dataclass
+class Usage:
+    """Tokens and cost of one agent over one task (or one step)."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: "Usage") -> None:
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.cost_usd += other.cost_usd
+
+
+@dataclass
+class Turn:
+    """One agent step: the actions it chose, its reasoning text and what the step cost."""
+
+    actions: list["Action"]
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    raw: str | None = None  # the model's raw output, for the trajectory (redacted on write)
+
+
+@dataclass
+class AgentContext:
+    """What an agent may use besides observations.
+
+    ``env`` is given to privileged built-in agents (``oracle``); model-backed agents must not touch it.
+    ``solve`` runs the task template's solver against the environment; ``demonstration`` returns the
+    task's demonstration actions; ``demos`` says whether demonstration text goes into the prompt.
+    """
+
+    env: "Environment | None" = None
+    observation_kinds: frozenset[str] = frozenset()
+    demos: bool = False
+    solve: Callable[[], None] | None = None
+    demonstration: Callable[[], Sequence["Action"]] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class AgentError(Exception):
+    """The agent itself broke (model API down, bad configuration): an error outcome, not a failure."""
+
+    error_kind = "agent"
+
+
+class Agent(abc.ABC):
+    name: str = "agent"
+    model: str | None = None
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    @abc.abstractmethod
+    def start(self, task: "Task", context: AgentContext) -> None:
+        """Begin a task; called once before the first step (reset any per-task state here)."""
+
+    @abc.abstractmethod
+    def step(self, observation: "Observation") -> "Turn | list[Action]":
+        """Choose the next actions. A terminal action (done, answer, fail) ends the episode."""
+
+    def close(self) -> None:
+        """Release resources at the end of the session."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model}
