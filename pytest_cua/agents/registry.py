@@ -1,0 +1,84 @@
+"""Agents by name: the ``pytest_cua.agents`` entry-point group.
+
+``--agent NAME`` resolves in this order:
+
+1. an entry point called NAME (``noop``, ``replay``, ``oracle``, or a provider such as ``openai``);
+2. ``PROVIDER:MODEL`` - the provider's entry point, given the model;
+3. a model alias that a provider lists in its ``models`` mapping (``--agent=o3`` -> provider ``openai``,
+   model ``o3``).
+
+An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
+other callable is called with no argument.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Callable, Mapping
+
+from pytest_cua.agents.base import Agent
+
+ENTRY_POINT_GROUP = "pytest_cua.agents"
+
+
+class UnknownAgent(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """What ``--agent`` asked for."""
+
+    text: str  # as given
+    provider: str  # entry point name
+    model: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return dict(sorted(found.items()))
+
+
+class AgentRegistry:
+    """The known agents; ``extra`` adds factories by name without an entry point (tests, conftest)."""
+
+    def __init__(self, extra: Mapping[str, Callable[..., Agent]] | None = None) -> None:
+        self._eps = _entry_points()
+        self._extra = dict(extra or {})
+
+    def names(self) -> list[str]:
+        return sorted(set(self._eps) | set(self._extra))
+
+    def _load(self, name: str) -> Any:
+        if name in self._extra:
+            return self._extra[name]
+        try:
+            return self._eps[name].load()
+        except Exception as exc:
+            raise UnknownAgent(f"agent {name!r} could not be loaded from {self._eps[name].value}: {exc}") from exc
+
+    def resolve(self, text: str, options: Mapping[str, Any] | None = None) -> AgentSpec:
+        text = text.strip()
+        opts = dict(options or {})
+        if text in self._extra or text in self._eps:
+            return AgentSpec(text, text, None, opts)
+        if ":" in text:
+            provider, model = text.split(":", 1)
+            if provider in self._extra or provider in self._eps:
+                return AgentSpec(text, provider, model or None, opts)
+        for name in self.names():
+            models = getattr(self._load(name), "models", None)
+            if isinstance(models, Mapping) and text in models:
+                return AgentSpec(text, name, models[text], opts)
+        raise UnknownAgent(f"unknown agent {text!r}; known agents: {', '.join(self.names()) or 'none'} "
+                           f"(or PROVIDER:MODEL, or a model alias a provider lists)")
+
+    def create(self, spec: AgentSpec) -> Agent:
+        factory = self._load(spec.provider)
+        from_spec = getattr(factory, "from_spec", None)
+        agent = from_spec(spec) if callable(from_spec) else factory()
+        if not isinstance(agent, Agent):
+            raise UnknownAgent(f"agent {spec.provider!r} built a {type(agent).__name__}, not a pytest_cua Agent")
+        return agent

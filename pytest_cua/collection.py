@@ -1,0 +1,115 @@
+"""Collection: one test per task, markers per task, and one collection error per broken task source.
+
+A suite's test module declares ``CUA_SUITE = Suite(...)`` and a test function that requests ``cua_task``.
+Tasks are loaded once per session and suite, sorted by id (every xdist worker collects the same tests in the
+same order). A broken task file becomes a collector node of its own whose collection fails with the file,
+task and field in the message: the other files' tasks still collect (pytest stops before running on any
+collection error unless ``--continue-on-collection-errors`` is given).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from pytest_cua.suite import LoadedTasks, Suite
+from pytest_cua.tasks import Task, TaskFileError
+
+SUITE_ATTRIBUTE = "CUA_SUITE"
+TASK_ARG = "cua_task"
+_LOADED = pytest.StashKey[dict[int, LoadedTasks]]()
+_MARK_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def suite_of(module: Any) -> Suite | None:
+    suite = getattr(module, SUITE_ATTRIBUTE, None)
+    if suite is None:
+        return None
+    if not isinstance(suite, Suite):
+        raise TypeError(f"{module.__name__}.{SUITE_ATTRIBUTE} must be a pytest_cua.Suite, got {type(suite).__name__}")
+    suite.bind(module.__file__)
+    return suite
+
+
+def loaded_tasks(config: pytest.Config, suite: Suite) -> LoadedTasks:
+    cache = config.stash.setdefault(_LOADED, {})
+    if id(suite) not in cache:
+        cache[id(suite)] = suite.load(config)
+    return cache[id(suite)]
+
+
+def mark_name(prefix: str, value: str) -> str:
+    return f"{prefix}{_MARK_NAME.sub('_', value)}"
+
+
+def marks_for(config: pytest.Config, task: Task) -> list[pytest.MarkDecorator]:
+    """persona, difficulty and level as markers named after their values (``-m "sales and hard"``,
+    ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks."""
+    names: list[str] = []
+    for value in (task.persona, task.difficulty, task.level):
+        if value:
+            names.append(mark_name("", value))
+    if task.template:
+        names.append(mark_name("template_", task.template))
+    for app in task.extra.get("apps", []) if isinstance(task.extra.get("apps"), list) else []:
+        names.append(mark_name("app_", str(app)))
+    if task.is_question:
+        names.append("question")
+    registered = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+    for name in names:
+        if name not in registered:  # dynamic values are registered so --strict-markers accepts them
+            config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
+            registered.add(name)
+    return [getattr(pytest.mark, n) for n in names]
+
+
+def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
+    if TASK_ARG not in metafunc.fixturenames:
+        return
+    suite = suite_of(metafunc.module)
+    if suite is None:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid} requests {TASK_ARG!r} but its module declares no {SUITE_ATTRIBUTE} "
+            f"= pytest_cua.Suite(...)")
+    loaded = loaded_tasks(metafunc.config, suite)
+    params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task)) for task in loaded.tasks]
+    metafunc.parametrize(TASK_ARG, params)
+
+
+class BrokenTaskSource(pytest.Collector):
+    """A task file that failed to load: its collection fails with the loader's message."""
+
+    def __init__(self, *, error: TaskFileError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def collect(self) -> list[Any]:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, TaskFileError):
+            return f"task file error: {excinfo.value}"
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.name
+
+
+def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) -> Any:
+    """After the test function's items are made, add one failing collector per broken task source."""
+    module = getattr(collector, "module", None)
+    items = list(result) if isinstance(result, list) else ([result] if result is not None else [])
+    if module is None or not any(TASK_ARG in getattr(i, "fixturenames", ()) for i in items):
+        return result
+    suite = suite_of(module)
+    if suite is None:
+        return result
+    errors = loaded_tasks(collector.config, suite).errors
+    if not errors:
+        return result
+    for label, error in errors:
+        items.append(BrokenTaskSource.from_parent(collector, name=f"{getattr(obj, '__name__', 'test')}[{label}]",
+                                                  error=error))
+    return items

@@ -1,0 +1,328 @@
+"""The fixtures: small, chained, each a point a user can override.
+
+``cua_task`` (the parametrized task) -> ``cua_env`` (this worker's environment, rolled back and verified
+after every task) + ``cua_agent`` -> ``cua_episode`` (runs the loop, in setup) -> ``cua_result`` (the
+template's evaluation, in setup) -> the test body calls ``cua_result.check()``.
+
+Everything that is not the agent's doing fails in setup or teardown, so pytest reports it as an error;
+the test call fails only when the agent fell short.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+import pytest
+
+from pytest_cua import records
+from pytest_cua.agents.base import Agent, AgentContext
+from pytest_cua.agents.builtin import demonstration_from_task
+from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, roll_back
+from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
+from pytest_cua.observations import DEFAULT_KINDS, parse_kinds
+from pytest_cua.scoring import MilestonesFailed, ScoreCard, WeightError, active_card, score_answer
+from pytest_cua.suite import EvalContext, Suite
+from pytest_cua.trajectory import TrajectoryRecorder
+
+if TYPE_CHECKING:
+    from pytest_cua.tasks import Task
+
+ENV_ENTRY_POINT_GROUP = "pytest_cua.environments"
+
+__all__ = ["cua_settings", "cua_suite", "cua_task", "cua_agent", "cua_env", "cua_episode", "cua_result",
+           "_cua_env_pool", "_cua_agent_session", "_cua_human", "_cua_state"]
+
+
+# --- environments ----------------------------------------------------------------------------------------
+
+def environment_factory(suite: Suite) -> Callable[[EnvContext], Environment]:
+    if callable(suite.environment):
+        return suite.environment
+    found = {ep.name: ep for ep in entry_points(group=ENV_ENTRY_POINT_GROUP)}
+    ep = found.get(suite.environment)
+    if ep is None:
+        raise ProvisioningError(f"suite {suite.name!r}: unknown environment {suite.environment!r}; "
+                                f"known: {', '.join(sorted(found)) or 'none'}")
+    return ep.load()
+
+
+@dataclass
+class Lease:
+    env: Environment
+    snapshot: Snapshot
+
+
+class EnvironmentPool:
+    """One environment per suite and xdist worker: provisioned at first use, snapshotted once, rolled back
+    after every task, provisioned anew after a failed rollback, closed at the end of the session."""
+
+    def __init__(self, config: pytest.Config, settings: records.Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.leases: dict[str, Lease] = {}
+
+    def acquire(self, suite: Suite) -> Lease:
+        lease = self.leases.get(suite.name)
+        if lease is None:
+            ctx = EnvContext(worker_id=self.settings.worker_id, run_id=self.settings.run_id, config=self.config,
+                             suite=suite, reports_dir=self.settings.reports_dir)
+            factory = environment_factory(suite)
+            try:
+                env = factory(ctx)
+            except ProvisioningError:
+                raise
+            except Exception as exc:
+                raise ProvisioningError(f"suite {suite.name!r}: provisioning failed: {type(exc).__name__}: {exc}") from exc
+            try:
+                snapshot = env.snapshot()
+            except Exception as exc:
+                env.close()
+                raise ProvisioningError(f"suite {suite.name!r}: first snapshot failed: {exc}") from exc
+            lease = self.leases[suite.name] = Lease(env, snapshot)
+        return lease
+
+    def release(self, suite: Suite, scope: tuple[str, ...] | None) -> float:
+        """Roll back after a task; return the seconds it took. A residue discards the environment."""
+        lease = self.leases[suite.name]
+        started = time.perf_counter()
+        try:
+            roll_back(lease.env, lease.snapshot, scope)
+        except BaseException:
+            self.discard(suite.name)
+            raise
+        return time.perf_counter() - started
+
+    def discard(self, name: str) -> None:
+        lease = self.leases.pop(name, None)
+        if lease is not None:
+            lease.env.close()
+
+    def close(self, keep: bool = False) -> list[dict[str, Any]]:
+        kept = []
+        for name in sorted(self.leases):
+            if keep:
+                kept.append({"suite": name, **self.leases[name].env.describe()})
+            else:
+                self.leases[name].env.close()
+        self.leases.clear()
+        return kept
+
+
+@pytest.fixture(scope="session")
+def cua_settings(pytestconfig: pytest.Config) -> records.Settings:
+    """The resolved pytest-cua settings of this run (agent, reports folder, run id, worker id, limits)."""
+    return pytestconfig.stash[records.SETTINGS_KEY]
+
+
+@pytest.fixture(scope="session")
+def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: records.Settings) -> Iterator[EnvironmentPool]:
+    pool = EnvironmentPool(pytestconfig, cua_settings)
+    yield pool
+    keep = bool(getattr(pytestconfig.option, "keep_env", False))
+    kept = pool.close(keep=keep)
+    if kept:
+        reporter = pytestconfig.pluginmanager.getplugin("terminalreporter")
+        for info in kept:
+            line = f"pytest-cua: --keep-env left {info.get('suite')} up: " + ", ".join(
+                f"{k}={v}" for k, v in info.items() if k != "suite")
+            if reporter is not None:
+                reporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def _cua_agent_session(cua_settings: records.Settings) -> Iterator[Agent]:
+    agent = cua_settings.registry.create(cua_settings.agent)
+    if cua_settings.agent.model and not agent.model:
+        agent.model = cua_settings.agent.model
+    yield agent
+    agent.close()
+
+
+@pytest.fixture(scope="session")
+def _cua_human(pytestconfig: pytest.Config) -> Any:
+    from pytest_cua.human import HumanFileError, resolve_human
+
+    try:
+        return resolve_human(pytestconfig)
+    except HumanFileError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.fixture
+def _cua_state(request: pytest.FixtureRequest) -> records.TaskState:
+    state = records.TaskState()
+    request.node.stash[records.STATE_KEY] = state
+    return state
+
+
+# --- public fixtures -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def cua_suite(request: pytest.FixtureRequest) -> Suite:
+    """The suite of the test module (its ``CUA_SUITE``)."""
+    from pytest_cua.collection import suite_of
+
+    suite = suite_of(request.module)
+    if suite is None:
+        raise pytest.UsageError(f"{request.node.nodeid}: the module declares no CUA_SUITE")
+    return suite
+
+
+@pytest.fixture
+def cua_task(request: pytest.FixtureRequest) -> "Task":
+    """The task of this test (one test per task: the plugin parametrizes ``cua_task`` from ``CUA_SUITE``)."""
+    raise pytest.UsageError(f"{request.node.nodeid}: cua_task is not parametrized (no CUA_SUITE in the module?)")
+
+
+@pytest.fixture
+def cua_agent(_cua_agent_session: Agent, cua_task: "Task", _cua_state: records.TaskState) -> Agent:
+    """The agent chosen with ``--agent`` (one per worker; ``start`` is called per task by the episode)."""
+    _cua_state.task = cua_task
+    _cua_state.agent = _cua_agent_session.describe()
+    return _cua_agent_session
+
+
+@pytest.fixture
+def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
+            _cua_state: records.TaskState, request: pytest.FixtureRequest) -> Iterator[Environment]:
+    """This worker's environment for the suite, ready for the task. After the task it is restored to its
+    snapshot and checked: anything left over is an error outcome (``error_kind`` rollback) naming it."""
+    _cua_state.task = cua_task
+    template = cua_suite.template_for(cua_task)
+    if cua_suite.templates and cua_task.template and template is None:
+        pytest.skip(f"template {cua_task.template!r} has no evaluator yet")
+    lease = _cua_env_pool.acquire(cua_suite)
+    _cua_state.environment = lease.env.describe()
+    marker = request.node.get_closest_marker("cua_env")
+    scope = tuple(marker.kwargs["scope"]) if marker and marker.kwargs.get("scope") else cua_suite.rollback_scope(cua_task)
+    try:
+        lease.env.begin_task(cua_task)
+        yield lease.env
+    finally:
+        _cua_state.reset_s = _cua_env_pool.release(cua_suite, scope)
+
+
+@pytest.fixture
+def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_agent: Agent,
+                cua_settings: records.Settings, _cua_human: Any, _cua_state: records.TaskState,
+                pytestconfig: pytest.Config) -> EpisodeResult:
+    """Runs the agent on the task (observe -> act until done, answer, fail or a limit) and returns the
+    episode's result. Runs in setup: a broken agent or environment is an error, not a failure."""
+    template = cua_suite.template_for(cua_task)
+    env = cua_env
+    kinds = _observation_kinds(pytestconfig, cua_suite)
+    context = AgentContext(
+        env=env, observation_kinds=kinds, demos=cua_settings.demos,
+        solve=(lambda: template.solve(cua_task, env)) if template is not None and template.has("solve") else None,
+        demonstration=_demonstration(pytestconfig, cua_task, template, env),
+        options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id},
+    )
+    directory = cua_settings.reports_dir / "trajectories" / cua_settings.run_id / cua_task.id
+    recorder = TrajectoryRecorder(directory)
+    episode = Episode(cua_task, env, cua_agent, context=context, recorder=recorder, human=_cua_human,
+                      max_steps=cua_settings.max_steps, time_limit_s=cua_settings.time_limit_s)
+    try:
+        result = episode.run()
+    except EpisodeError as exc:
+        _cua_state.episode = exc.result
+        _finish_trajectory(recorder, cua_task, exc.result, _cua_state, error=str(exc))
+        raise
+    _cua_state.episode = result
+    _finish_trajectory(recorder, cua_task, result, _cua_state)
+    return result
+
+
+def _finish_trajectory(recorder: TrajectoryRecorder, task: "Task", result: EpisodeResult,
+                       state: records.TaskState, error: str | None = None) -> None:
+    summary = {"task": task.summary_fields(), "instruction": task.instruction, "episode": result.to_dict(),
+               "agent": state.agent, "environment": state.environment, "error": error}
+    path = recorder.finish(summary)
+    state.trajectory = str(path) if path is not None else None
+
+
+def _observation_kinds(config: pytest.Config, suite: Suite) -> frozenset[str]:
+    value = getattr(config.option, "cua_observe", None)
+    if value:
+        return parse_kinds(value, source="--cua-observe")
+    return suite.observation_kinds or DEFAULT_KINDS
+
+
+def _demonstration(config: pytest.Config, task: "Task", template: Any, env: Environment) -> Callable[[], Any] | None:
+    replay_dir = getattr(config.option, "cua_replay_from", None)
+    if replay_dir:
+        from pytest_cua.trajectory import actions_from_trajectory
+
+        path = Path(replay_dir) / task.id / "trajectory.json"
+        return lambda: actions_from_trajectory(path)
+    if template is not None and template.has("demonstrate"):
+        return lambda: template.demonstrate(task, env)
+    if task.demonstration_actions is not None:
+        return lambda: demonstration_from_task(task)
+    return None
+
+
+class TaskResult:
+    """The evaluated task: score card, episode, and ``check()`` that fails the test when the agent fell
+    short, with the milestone table as the message."""
+
+    def __init__(self, task: "Task", card: ScoreCard, episode: EpisodeResult, env: Environment) -> None:
+        self.task = task
+        self.card = card
+        self.episode = episode
+        self.env = env  # still alive in the test body (and under --pdb)
+
+    @property
+    def score(self) -> float:
+        return self.card.score
+
+    @property
+    def success(self) -> bool:
+        return self.card.success
+
+    def check(self) -> None:
+        _emit_report(self)
+        if not self.card.success:
+            end = f"episode ended: {self.episode.end}"
+            if self.episode.fail_reason:
+                end += f" ({self.episode.fail_reason})"
+            raise MilestonesFailed(f"task {self.task.id} scored {self.card.score:.2f}; {end}\n{self.card.table()}")
+
+
+def _emit_report(result: TaskResult) -> None:
+    try:
+        from pytest_cua.reporting.allure import emit_task
+    except ModuleNotFoundError:
+        return
+    emit_task(result)
+
+
+@pytest.fixture
+def cua_result(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_episode: EpisodeResult,
+               _cua_state: records.TaskState) -> TaskResult:
+    """The task evaluated by its template's milestones after the episode (in setup: an evaluator crash is
+    an error outcome naming the template). Call ``cua_result.check()`` in the test body."""
+    template = cua_suite.template_for(cua_task)
+    card = ScoreCard(task_id=cua_task.id, template=cua_task.template)
+    _cua_state.card = card
+    artifacts = cua_env.end_task(cua_task, failed=False)
+    started = time.perf_counter()
+    ctx = EvalContext(task=cua_task, env=cua_env, card=card, answer=cua_episode.answer, artifacts=artifacts)
+    with active_card(card):
+        if template is not None:
+            template.evaluate(ctx)
+        elif cua_task.is_question:
+            verdict = score_answer(cua_episode.answer, str(cua_task.ground_truth["answer"]))
+            card.record("answer", 1.0, verdict.passed, verdict.detail)
+        else:
+            raise WeightError(f"task {cua_task.id!r} has no template and no answer to score")
+    try:
+        card.check_complete()
+    except WeightError as exc:
+        raise WeightError(f"template {cua_task.template!r}: {exc}") from None
+    _cua_state.eval_s = time.perf_counter() - started
+    return TaskResult(cua_task, card, cua_episode, cua_env)
+
