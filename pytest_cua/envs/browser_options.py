@@ -1,0 +1,134 @@
+"""Command-line options of the browser environment and their resolution into ``BrowserOptions``.
+
+``add_browser_options(group)`` is called from the plugin's ``pytest_addoption``; ``BrowserOptions.from_config``
+reads them back (every bad value names the option it came from).
+
+``--headed`` and ``--slowmo`` use the same ``dest`` as playwright-pytest; when that plugin is installed too its
+options are reused instead of being added twice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_cua.observations import DEFAULT_KINDS, parse_kinds
+
+TRACE_MODES = ("off", "on", "retain-on-failure")
+DEFAULT_VIEWPORT = (1920, 1080)
+DEFAULT_ACTION_TIMEOUT_S = 5.0
+DEFAULT_NAVIGATION_TIMEOUT_S = 30.0
+
+
+class BrowserOptionError(ValueError):
+    """A browser option with a bad value; the message names the option."""
+
+
+@dataclass(frozen=True)
+class BrowserOptions:
+    """Everything that shapes how the browser is launched and observed."""
+
+    headless: bool = True
+    slowmo_ms: float = 0.0
+    viewport: tuple[int, int] = DEFAULT_VIEWPORT
+    observe: frozenset[str] = DEFAULT_KINDS
+    trace: str = "off"
+    video: bool = False
+    keep_env: bool = False
+    action_timeout_s: float = DEFAULT_ACTION_TIMEOUT_S
+    navigation_timeout_s: float = DEFAULT_NAVIGATION_TIMEOUT_S
+    executable_path: str | None = None
+    start_url: str = "about:blank"
+    extra_args: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_config(cls, config: Any) -> "BrowserOptions":
+        """Read the options from a pytest ``Config`` (or anything with an ``option`` namespace)."""
+        opt = getattr(config, "option", config)
+
+        def get(name: str, default: Any = None) -> Any:
+            value = getattr(opt, name, None)
+            return default if value is None else value
+
+        trace = get("cua_trace", "off")
+        if trace not in TRACE_MODES:
+            raise BrowserOptionError(f"--cua-trace: must be one of {', '.join(TRACE_MODES)}, got {trace!r}")
+        slowmo = get("slowmo", 0)
+        try:
+            slowmo = float(slowmo)
+        except (TypeError, ValueError):
+            raise BrowserOptionError(f"--slowmo: must be a number of milliseconds, got {slowmo!r}") from None
+        if slowmo < 0:
+            raise BrowserOptionError(f"--slowmo: must not be negative, got {slowmo:g}")
+        timeout = get("cua_action_timeout", DEFAULT_ACTION_TIMEOUT_S)
+        try:
+            timeout = float(timeout)
+        except (TypeError, ValueError):
+            raise BrowserOptionError(f"--cua-action-timeout: must be seconds, got {timeout!r}") from None
+        if timeout <= 0:
+            raise BrowserOptionError(f"--cua-action-timeout: must be positive, got {timeout:g}")
+        observe = get("cua_observe", None)
+        kinds = parse_kinds(observe, source="--cua-observe") if observe else DEFAULT_KINDS
+        return cls(
+            headless=not bool(get("headed", False)),
+            slowmo_ms=slowmo,
+            viewport=parse_viewport(get("cua_viewport", None) or DEFAULT_VIEWPORT),
+            observe=kinds,
+            trace=trace,
+            video=bool(get("cua_video", False)),
+            keep_env=bool(get("cua_keep_env", False)),
+            action_timeout_s=timeout,
+            executable_path=get("cua_browser_path", None) or os.environ.get("PYTEST_CUA_CHROMIUM") or None,
+            start_url=get("cua_start_url", "about:blank"),
+        )
+
+
+_VIEWPORT = re.compile(r"^\s*(\d{2,5})\s*[xX*]\s*(\d{2,5})\s*$")
+
+
+def parse_viewport(value: Any, *, source: str = "--cua-viewport") -> tuple[int, int]:
+    """``"1280x800"`` (or a ``(w, h)`` pair) to ``(1280, 800)``; the error names ``source``."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        w, h = value
+    else:
+        m = _VIEWPORT.match(str(value))
+        if not m:
+            raise BrowserOptionError(f"{source}: must be WIDTHxHEIGHT like 1280x800, got {value!r}")
+        w, h = int(m.group(1)), int(m.group(2))
+    if not (100 <= int(w) <= 7680 and 100 <= int(h) <= 4320):
+        raise BrowserOptionError(f"{source}: {w}x{h} is out of range (100x100 to 7680x4320)")
+    return int(w), int(h)
+
+
+def _add(group: Any, *names: str, **kwargs: Any) -> None:
+    try:
+        group.addoption(*names, **kwargs)
+    except ValueError:
+        pass  # already added by another plugin (playwright-pytest's --headed / --slowmo): same dest, reuse it
+
+
+def add_browser_options(group: Any) -> None:
+    """Register the browser environment's options on a pytest option group."""
+    _add(group, "--headed", action="store_true", dest="headed", default=False,
+         help="show the browser window (needs a display: run under xvfb-run when DISPLAY is unset)")
+    _add(group, "--slowmo", action="store", dest="slowmo", type=float, default=0, metavar="MS",
+         help="slow every browser operation down by MS milliseconds (debugging)")
+    _add(group, "--cua-viewport", action="store", dest="cua_viewport", default=None, metavar="WxH",
+         help="browser viewport, default 1920x1080")
+    _add(group, "--cua-observe", action="store", dest="cua_observe", default=None, metavar="KINDS",
+         help="observation kinds, comma separated: screenshot,axtree,dom,som (default screenshot,axtree)")
+    _add(group, "--cua-trace", action="store", dest="cua_trace", default="off", choices=TRACE_MODES,
+         help="record a Playwright trace: off (default), on, retain-on-failure (attached to Allure)")
+    _add(group, "--cua-video", action="store_true", dest="cua_video", default=False,
+         help="record a video of every task (attached to Allure)")
+    _add(group, "--keep-env", action="store_true", dest="cua_keep_env", default=False,
+         help="leave the browser (and org) running at the end and print how to reach them")
+    _add(group, "--cua-action-timeout", action="store", dest="cua_action_timeout", type=float,
+         default=DEFAULT_ACTION_TIMEOUT_S, metavar="SECONDS",
+         help=f"timeout of one browser action (default {DEFAULT_ACTION_TIMEOUT_S:g} s)")
+    _add(group, "--cua-browser-path", action="store", dest="cua_browser_path", default=None, metavar="PATH",
+         help="Chromium executable to use (default: Playwright's, else the system Chromium)")
+    _add(group, "--cua-start-url", action="store", dest="cua_start_url", default=None, metavar="URL",
+         help="where the plain browser environment starts each task (default about:blank)")
