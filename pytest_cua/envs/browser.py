@@ -42,6 +42,16 @@ if TYPE_CHECKING:
 ID_ATTR = "data-cua-id"
 FRAME_ATTR = "data-cua-frame"
 SCRIPT = (Path(__file__).with_name("dom_script.js")).read_text(encoding="utf-8")
+DIALOG_SCRIPT = """(() => {
+  // pytest-cua: alert/confirm/prompt are answered in the page (accept, default text) and recorded, so a
+  // click that opens one completes normally; the messages come with the next observation.
+  const store = (window.__cuaDialogs = window.__cuaDialogs || []);
+  const note = (kind, msg) => { if (store.length < 20) store.push(kind + ": " + String(msg === undefined ? "" : msg).slice(0, 500)); };
+  window.alert = (msg) => { note("alert", msg); };
+  window.confirm = (msg) => { note("confirm", msg); return true; };
+  window.prompt = (msg, def) => { note("prompt", msg); return def === undefined ? "" : String(def); };
+})();"""
+TAKE_DIALOGS = "() => (window.__cuaDialogs || []).splice(0)"
 
 QUIET_FLAGS = ("--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync")
@@ -179,6 +189,7 @@ class BrowserEnvironment(Environment):
         self._closed = False
         self._task_id: str | None = None
         self._video_pages: list[Page] = []
+        self.last_artifacts: dict[str, Any] = {}
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -318,6 +329,7 @@ class BrowserEnvironment(Environment):
                 kwargs["record_video_dir"] = str(self.artifacts_dir / "videos" / "tmp")
                 kwargs["record_video_size"] = {"width": min(w, 1280), "height": min(h, 720)}
             ctx = browser.new_context(**kwargs)
+        ctx.add_init_script(DIALOG_SCRIPT)
         ctx.set_default_timeout(self.options.action_timeout_s * 1000)
         ctx.set_default_navigation_timeout(self.options.navigation_timeout_s * 1000)
         if not getattr(ctx, "_cua_watched", False):
@@ -424,6 +436,7 @@ class BrowserEnvironment(Environment):
                 if len(videos) > 1:
                     artifacts["videos"] = videos
         self._task_id = None
+        self.last_artifacts = dict(artifacts)
         return artifacts
 
     def _start_trace(self) -> None:
@@ -531,6 +544,10 @@ class BrowserEnvironment(Environment):
                 out["browser_version"] = self._browser.version
             except Exception:  # noqa: BLE001
                 pass
+        if self.options.keep_env and self._cdp_process is not None:
+            out["pid"] = self._cdp_process.pid
+            out["cdp"] = self._cdp_endpoint
+            out["reach"] = f"playwright chromium.connect_over_cdp('{self._cdp_endpoint}'); stop: kill {self._cdp_process.pid}"
         return out
 
     # --- observation -----------------------------------------------------------------------------------
@@ -557,10 +574,14 @@ class BrowserEnvironment(Environment):
 
     def _observe(self, kinds: frozenset[str]) -> Observation:
         page = self.page
-        try:
-            page.wait_for_load_state("domcontentloaded", timeout=self.options.action_timeout_s * 1000)
-        except Exception:  # noqa: BLE001 - observe whatever is there
-            pass
+        for _ in range(2):
+            try:
+                page.wait_for_load_state("domcontentloaded", timeout=self.options.action_timeout_s * 1000)
+            except Exception:  # noqa: BLE001 - observe whatever is there
+                pass
+            if self.page is page:
+                break
+            page = self.page  # a tab opened by the last action became the active one meanwhile
         self._step += 1
         obs = Observation(step=self._step, url=page.url, last_error=self._last_error)
         timings: dict[str, float] = {}
@@ -585,6 +606,10 @@ class BrowserEnvironment(Environment):
                 timings["som_ms"] = (time.perf_counter() - t0) * 1000
         obs.title = page.title()
         obs.tabs = self.tabs()
+        try:
+            self._dialogs.extend(redact(str(m)) for m in page.evaluate(TAKE_DIALOGS))
+        except Exception:  # noqa: BLE001 - navigating
+            pass
         if self._dialogs:
             obs.extra["dialogs"] = list(self._dialogs)
             self._dialogs.clear()

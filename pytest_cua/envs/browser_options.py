@@ -78,7 +78,7 @@ class BrowserOptions:
             observe=kinds,
             trace=trace,
             video=bool(get("cua_video", False)),
-            keep_env=bool(get("cua_keep_env", False)),
+            keep_env=bool(get("keep_env", False)),
             action_timeout_s=timeout,
             executable_path=get("cua_browser_path", None) or os.environ.get("PYTEST_CUA_CHROMIUM") or None,
             start_url=get("cua_start_url", "about:blank"),
@@ -123,7 +123,7 @@ def add_browser_options(group: Any) -> None:
          help="record a Playwright trace: off (default), on, retain-on-failure (attached to Allure)")
     _add(group, "--cua-video", action="store_true", dest="cua_video", default=False,
          help="record a video of every task (attached to Allure)")
-    _add(group, "--keep-env", action="store_true", dest="cua_keep_env", default=False,
+    _add(group, "--keep-env", action="store_true", dest="keep_env", default=False,
          help="leave the browser (and org) running at the end and print how to reach them")
     _add(group, "--cua-action-timeout", action="store", dest="cua_action_timeout", type=float,
          default=DEFAULT_ACTION_TIMEOUT_S, metavar="SECONDS",

@@ -1,0 +1,1 @@
+"""Reports of pytest-cua runs: Allure results (``allure``) and the ``pytest-cua report`` command (``cli``)."""

@@ -1,0 +1,235 @@
+"""Allure results for a task: one Allure step per agent step (screenshot attached, actions and reasoning),
+the milestones as steps with their weights and results, labels (suite, persona, difficulty, level, template,
+agent, environment), the instruction as description, the Playwright trace of a failed task and the video.
+
+The episode runs in a fixture (setup), the evaluation too; the steps are emitted from the recorded
+trajectory during the test call (``TaskResult.check()`` calls ``emit_task``) so they show inside the test.
+Everything is a no-op unless allure-pytest is active (``--alluredir`` given); every text is redacted.
+
+``emit_task`` also applies ``--cua-trace retain-on-failure``: a passed task's trace file is deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from pytest_cua.redaction import redact, redact_bytes, redact_data
+
+MAX_STEP_NAME = 180
+
+
+def allure_active() -> bool:
+    """True when allure-pytest is collecting results in this process (``--alluredir`` given)."""
+    try:
+        import allure_commons
+    except ImportError:
+        return False
+    try:
+        plugins = allure_commons.plugin_manager.get_plugins()
+    except Exception:  # noqa: BLE001
+        return False
+    return any(type(p).__name__ == "AllureListener" for p in plugins)
+
+
+class _StepFailed(AssertionError):
+    """Raised inside an Allure step to mark it failed; caught right outside."""
+
+
+def _name(text: str) -> str:
+    text = redact(" ".join(text.split()))
+    return text if len(text) <= MAX_STEP_NAME else text[: MAX_STEP_NAME - 3] + "..."
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _step_view(step: Any) -> dict[str, Any]:
+    """A recorded step (StepRecord or LoadedStep) as plain data for the emitter."""
+    actions = _get(step, "actions", []) or []
+    results = _get(step, "results", []) or []
+    result_dicts = [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in results]
+    observation = _get(step, "observation")
+    screenshot = None
+    text_obs: dict[str, Any] = {}
+    if observation is not None and hasattr(observation, "text_parts"):
+        screenshot = observation.screenshot
+        text_obs = observation.text_parts()
+    elif isinstance(observation, Mapping):
+        text_obs = dict(observation)
+        if hasattr(step, "screenshot_bytes"):
+            screenshot = step.screenshot_bytes()
+    usage = _get(step, "usage")
+    return {
+        "index": _get(step, "index", 0),
+        "actions": actions,
+        "results": result_dicts,
+        "reasoning": _get(step, "reasoning", "") or "",
+        "raw": _get(step, "raw"),
+        "screenshot": screenshot,
+        "observation": text_obs,
+        "error": _get(step, "error"),
+        "tokens_in": usage.tokens_in if usage is not None else _get(step, "tokens_in", 0),
+        "tokens_out": usage.tokens_out if usage is not None else _get(step, "tokens_out", 0),
+        "agent_s": _get(step, "agent_s", 0.0), "env_s": _get(step, "env_s", 0.0),
+    }
+
+
+def emit_episode(trajectory_steps: Sequence[Any], milestones: Iterable[Any], task: Any, agent: Any = None,
+                 env: Any = None, *, artifacts: Mapping[str, Any] | None = None, failed: bool = False,
+                 trace_mode: str = "off", answer: str | None = None, end: str | None = None) -> bool:
+    """Emit one task's Allure steps, labels, description and attachments; False when Allure is inactive.
+
+    ``trajectory_steps``: StepRecords or LoadedSteps. ``milestones``: objects or dicts with name, weight,
+    passed, detail. ``agent`` / ``env``: dicts (``describe()``) or objects with ``describe()``.
+    ``artifacts``: ``{"trace": path, "video": path}``; the trace is attached when ``failed`` (or
+    ``trace_mode == "on"``), the video always."""
+    if not allure_active():
+        return False
+    import allure
+
+    _labels(allure, task, agent, env)
+    for step in trajectory_steps:
+        _emit_step(allure, _step_view(step))
+    if answer is not None or end:
+        with allure.step(_name(f"episode ended: {end or '?'}" + (f"; answer: {answer}" if answer is not None else ""))):
+            pass
+    for m in milestones:
+        _emit_milestone(allure, m)
+    artifacts = artifacts or {}
+    trace = artifacts.get("trace")
+    if trace and os.path.exists(trace) and (failed or trace_mode == "on"):
+        allure.attach.file(str(trace), name="playwright-trace.zip", attachment_type=allure.attachment_type.ZIP,
+                           extension="zip")
+    video = artifacts.get("video")
+    if video and os.path.exists(video):
+        allure.attach.file(str(video), name="video", attachment_type=allure.attachment_type.WEBM,
+                           extension="webm")
+    return True
+
+
+def _describe(obj: Any) -> dict[str, Any]:
+    if obj is None:
+        return {}
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if hasattr(obj, "describe"):
+        try:
+            return dict(obj.describe())
+        except Exception:  # noqa: BLE001
+            return {}
+    return {"name": str(obj)}
+
+
+def _labels(allure: Any, task: Any, agent: Any, env: Any) -> None:
+    suite = _get(task, "suite")
+    if suite:
+        allure.dynamic.suite(str(suite))
+    for key in ("persona", "difficulty", "level", "template"):
+        value = _get(task, key)
+        if value:
+            allure.dynamic.label(key, str(value))
+    tags = _get(task, "tags") or ()
+    for tag in tags:
+        allure.dynamic.tag(str(tag))
+    a = _describe(agent)
+    if a.get("name"):
+        allure.dynamic.label("agent", str(a["name"]) + (f":{a['model']}" if a.get("model") else ""))
+    e = _describe(env)
+    if e.get("name"):
+        allure.dynamic.label("environment", str(e["name"]))
+    instruction = _get(task, "instruction")
+    if instruction:
+        allure.dynamic.description(redact(str(instruction)))
+    task_id = _get(task, "id")
+    if task_id:
+        allure.dynamic.label("task", str(task_id))
+
+
+def _emit_step(allure: Any, view: dict[str, Any]) -> None:
+    actions = view["actions"]
+    described = "; ".join(a.describe() if hasattr(a, "describe") else str(a) for a in actions) or "no action"
+    errors = [r.get("error") for r in view["results"] if not r.get("ok", True) and r.get("error")]
+    if view["error"]:
+        errors.insert(0, view["error"])
+    reasoning = view["reasoning"].strip()
+    name = f"step {view['index']}: {described}"
+    try:
+        with allure.step(_name(name)):
+            if view["screenshot"]:
+                allure.attach(view["screenshot"], name="screenshot", attachment_type=allure.attachment_type.PNG)
+            if reasoning:
+                allure.attach(redact(reasoning), name="reasoning", attachment_type=allure.attachment_type.TEXT)
+            detail = {"actions": [a.to_dict() if hasattr(a, "to_dict") else a for a in actions],
+                      "results": view["results"], "tokens_in": view["tokens_in"], "tokens_out": view["tokens_out"],
+                      "agent_s": view["agent_s"], "env_s": view["env_s"]}
+            allure.attach(json.dumps(redact_data(detail), indent=1, default=str), name="actions",
+                          attachment_type=allure.attachment_type.JSON)
+            obs = view["observation"]
+            text = "\n".join(f"{k}: {obs[k]}" for k in ("url", "title", "last_error") if obs.get(k))
+            if obs.get("axtree"):
+                text += "\n\n" + str(obs["axtree"])
+            if text.strip():
+                allure.attach(redact(text), name="observation", attachment_type=allure.attachment_type.TEXT)
+            if errors:
+                raise _StepFailed(redact("; ".join(str(e) for e in errors)))
+    except _StepFailed:
+        pass
+
+
+def _emit_milestone(allure: Any, m: Any) -> None:
+    name, weight, passed = _get(m, "name", "?"), float(_get(m, "weight", 0.0) or 0.0), bool(_get(m, "passed"))
+    detail = str(_get(m, "detail", "") or _get(m, "message", "") or "")
+    title = f"milestone: {name} (weight {weight:g}): {'passed' if passed else 'failed'}"
+    try:
+        with allure.step(_name(title)):
+            if detail:
+                allure.attach(redact(detail), name="detail", attachment_type=allure.attachment_type.TEXT)
+            if not passed:
+                raise _StepFailed(redact(detail or f"milestone {name} failed"))
+    except _StepFailed:
+        pass
+
+
+def prune_artifacts(artifacts: Mapping[str, Any] | None, *, failed: bool, trace_mode: str) -> None:
+    """``--cua-trace retain-on-failure``: delete the trace of a task that passed."""
+    if not artifacts or trace_mode != "retain-on-failure" or failed:
+        return
+    trace = artifacts.get("trace")
+    if trace and os.path.exists(trace):
+        try:
+            os.remove(trace)
+        except OSError:
+            pass
+
+
+def emit_task(result: Any) -> bool:
+    """Called by ``TaskResult.check()`` in the test call: emit the task's Allure report from its recorded
+    trajectory and score card, and prune a passed task's trace. Returns whether Allure was active."""
+    task, card, episode, env = result.task, result.card, result.episode, result.env
+    recorder = getattr(episode, "recorder", None)
+    steps = list(getattr(recorder, "steps", []) or [])
+    summary = getattr(recorder, "summary", {}) or {}
+    failed = not bool(getattr(card, "success", False))
+    artifacts = getattr(env, "last_artifacts", None) or {}
+    options = getattr(env, "options", None)
+    trace_mode = getattr(options, "trace", "off") if options is not None else "off"
+    agent = summary.get("agent") or None
+    try:
+        active = emit_episode(steps, getattr(card, "results", []), task, agent, env, artifacts=artifacts,
+                              failed=failed, trace_mode=trace_mode, answer=getattr(episode, "answer", None),
+                              end=getattr(episode, "end", None))
+    finally:
+        prune_artifacts(artifacts, failed=failed, trace_mode=trace_mode)
+    return active
+
+
+def redact_file(path: str | Path) -> None:
+    """Redact a text file in place (used for results written by other tools)."""
+    p = Path(path)
+    p.write_bytes(redact_bytes(p.read_bytes()))
