@@ -64,13 +64,16 @@ def start_display() -> None:
     Path.home().joinpath(".Xauthority").touch(exist_ok=True)
     number = DISPLAY.lstrip(":").split(".")[0]
     sock = Path(f"/tmp/.X11-unix/X{number}")
-    if not sock.exists():
+    if not _run_ok(["xdpyinfo"]):
+        # a container made from a committed snapshot carries the old server's lock and socket: drop them
+        for stale in (sock, Path(f"/tmp/.X{number}-lock")):
+            stale.unlink(missing_ok=True)
         _spawn(["Xvfb", DISPLAY, "-screen", "0", SCREEN, "-nolisten", "tcp", "-ac", "+extension", "RANDR"],
                "xvfb")
-        _wait(lambda: sock.exists() and _run_ok(["xdpyinfo"]), 20, "Xvfb to accept connections")
+        _wait(lambda: sock.exists() and _run_ok(["xdpyinfo"]), 60, "Xvfb to accept connections")
     if not _run_ok(["wmctrl", "-m"]):
         _spawn(["openbox", "--sm-disable"], "openbox")
-        _wait(lambda: _run_ok(["wmctrl", "-m"]), 20, "openbox to manage the display")
+        _wait(lambda: _run_ok(["wmctrl", "-m"]), 60, "openbox to manage the display")
 
 
 def _spawn(argv: list[str], name: str, cwd: str | None = None, env: dict[str, str] | None = None) -> int:

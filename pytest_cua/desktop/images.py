@@ -144,8 +144,9 @@ class _RootfsBuild:
         for sub in ("debootstrap", "debs", "pip", "rootfs", "logs", "work"):
             (self.cache / sub).mkdir(parents=True, exist_ok=True)
         self.log_path.write_text(f"build of {self.recipe.path} hash {self.digest}\n", encoding="utf-8")
-        if self.root.exists():
-            shutil.rmtree(self.root)
+        for stale in self.root.parent.glob(f"{self.recipe.name}-*"):  # an interrupted earlier build
+            _unmount_all(stale)
+            shutil.rmtree(stale)
         self.root.mkdir(parents=True)
         try:
             self._start_rootfs()

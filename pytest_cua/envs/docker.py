@@ -1,0 +1,431 @@
+"""The Docker desktop environment: one container per xdist worker, rolled back by container replacement.
+
+- Provision: start a container from the suite's image (``network_mode="none"``, memory and CPU limits,
+  labels naming the run, worker, role and owner process), wait until its executor has the display and the
+  window manager (polled over the socket, never a fixed sleep).
+- Snapshot: ``docker commit`` the prepared container to an image (role ``snapshot``), record a checksum
+  listing of the home folder, and start a warm spare container from that image in the background.
+- Restore: swap in the spare (already up), remove the used container in the background, start the next
+  spare. When no spare is ready a fresh container is started from the snapshot image.
+- Residue: ``docker diff`` of the container against the snapshot image (only the display server's own
+  files are expected) plus the home listing compared with the one taken at the snapshot.
+
+Actions are typed action dicts sent to the executor in the container (``pytest_cua/desktop/executor.py``),
+which checks them against its own whitelist. Agent output never runs on the host.
+
+Task data read from ``task.extra``::
+
+    "start_files": [{"src": "fixtures/prosoft/sales.xlsx", "dest": "/root/sales.xlsx"}]   (or {dest: src})
+    "start_command": ["soffice", "--calc", "/root/sales.xlsx"]                           (or a string)
+    "window": "sales.xlsx"              title regex of the window to wait for after the start command
+    "window_timeout_s": 90
+    "artifacts": {"workbook": "/root/sales.xlsx"}   copied out by end_task, returned as {name: host path}
+"""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import shlex
+import shutil
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from pytest_cua.actions import Action, ActionResult
+from pytest_cua.desktop.client import ExecutorClient, ExecutorError
+from pytest_cua.desktop.leftovers import LABEL_SHARE, SHARE_ROOT, owner_labels, sweep
+from pytest_cua.desktop.options import DockerSettings, resolve_settings
+from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, ProvisioningError, Snapshot)
+from pytest_cua.observations import Observation
+
+if TYPE_CHECKING:
+    from pytest_cua.tasks import Task
+
+SNAPSHOT_REPOSITORY = "pytest-cua-snapshot"
+HOME = "/root"
+# what a fresh container writes by itself: the X server's lock and socket, logs, caches
+EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/openbox", "/root/.Xauthority",
+                 "/var/cache/fontconfig", "/run/cua", "/usr/sbin/docker-init")
+HOME_SKIP = (".cache/openbox", ".Xauthority")
+UNSUPPORTED_KINDS = ("axtree", "dom", "som")
+TERMINAL_TYPES = ("done", "answer", "fail", "ask")
+
+
+class _Box:
+    """One running container and the connection to its executor."""
+
+    def __init__(self, container: Any, client: ExecutorClient, share: Path, image: str, started_s: float) -> None:
+        self.container = container
+        self.client = client
+        self.share = share
+        self.image = image
+        self.started_s = started_s
+
+    def remove(self) -> None:
+        self.client.close()
+        try:
+            self.container.remove(force=True, v=True)
+        except Exception:
+            pass
+        shutil.rmtree(self.share, ignore_errors=True)
+
+
+class DockerEnvironment(Environment):
+    """A desktop in a container. Build with ``provide(ctx)`` or directly (tests, benchmarks)."""
+
+    name = "docker"
+
+    def __init__(self, settings: DockerSettings, *, run_id: str, worker_id: str,
+                 artifacts_dir: Path | None = None, files_roots: Sequence[Path] = ()) -> None:
+        from pytest_cua.desktop.images import docker_client
+
+        self.settings = settings
+        self.run_id = run_id
+        self.worker_id = worker_id
+        self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else Path("reports") / "artifacts"
+        self.files_roots = [Path(p) for p in files_roots] or [Path.cwd()]
+        self.docker = docker_client()
+        self._counter = itertools.count(1)
+        self.box: _Box | None = None
+        self._spare: _Box | None = None
+        self._spare_error: BaseException | None = None
+        self._spare_thread: threading.Thread | None = None
+        self._reapers: list[threading.Thread] = []
+        self._snapshots: list[str] = []
+        self._step = 0
+        self._last_error: str | None = None
+        self.timings: dict[str, list[float]] = {"restore": [], "spare_start": []}
+        self.spare_failures: list[str] = []  # why a spare was not ready (the restore then started one itself)
+
+    # --- provisioning --------------------------------------------------------------------------------------
+
+    def start(self) -> "DockerEnvironment":
+        """Sweep dead runs' leftovers, make sure the image exists, start the first container."""
+        sweep(self.docker)
+        self._ensure_image()
+        self.box = self._start_box(self.settings.image, role="env")
+        return self
+
+    def _ensure_image(self) -> None:
+        from pytest_cua.desktop.images import LABEL_HASH, build_image, cache_dir, image_labels
+        from pytest_cua.desktop.recipes import RecipeError, load_recipe
+
+        labels = image_labels(self.docker, self.settings.image)
+        image_name = self.settings.image.split(":")[0]
+        try:
+            recipe = load_recipe(image_name)
+        except RecipeError:
+            recipe = None
+        if recipe is not None and self.settings.build == "auto" and (
+                labels is None or labels.get(LABEL_HASH) != recipe.recipe_hash()):
+            lock_path = cache_dir() / "build.lock"
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(lock_path, "w") as lock:  # one build at a time across xdist workers
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                build_image(recipe, client=self.docker, progress=lambda s: None)
+            return
+        if labels is None:
+            hint = (f"build it with: pytest-cua image build {image_name}" if recipe is not None
+                    else "no recipe of that name in fixtures/images/")
+            raise ProvisioningError(f"docker image {self.settings.image!r} does not exist ({hint})")
+
+    def _start_box(self, image: str, role: str) -> _Box:
+        started = time.monotonic()
+        share = SHARE_ROOT / uuid.uuid4().hex[:12]
+        share.mkdir(parents=True, exist_ok=True)
+        labels = {**owner_labels(self.run_id, self.worker_id, role), LABEL_SHARE: str(share)}
+        name = f"pytest-cua-{self.run_id[:16]}-{self.worker_id}-{role}-{next(self._counter)}-{share.name[:4]}"
+        container = None
+        try:
+            container = self.docker.containers.run(
+                image, detach=True, name=name, network_mode="none", mem_limit=self.settings.memory,
+                memswap_limit=self.settings.memory, nano_cpus=int(self.settings.cpus * 1e9),
+                shm_size=self.settings.shm_size, labels=labels, init=True,
+                volumes={str(share): {"bind": "/run/cua", "mode": "rw"}})
+            client = ExecutorClient(share)
+            deadline = started + self.settings.ready_timeout_s
+            client.connect(deadline)
+            self._wait_ready(client, deadline)
+        except Exception as exc:
+            logs = ""
+            if container is not None:
+                try:
+                    logs = container.logs(tail=20).decode(errors="replace")
+                    container.remove(force=True)
+                except Exception:
+                    pass
+            shutil.rmtree(share, ignore_errors=True)
+            raise ProvisioningError(f"container {name} from image {image!r} did not become ready: {exc}"
+                                    + (f"\ncontainer log:\n{logs}" if logs else "")) from exc
+        return _Box(container, client, share, image, time.monotonic() - started)
+
+    @staticmethod
+    def _wait_ready(client: ExecutorClient, deadline: float) -> None:
+        """Poll the executor until the display answers and the window manager runs; bounded."""
+        delay = 0.05
+        while True:
+            answer = client.request("ping", io_timeout=10)
+            if answer.get("display") and answer.get("wm"):
+                return
+            if time.monotonic() > deadline:
+                raise ExecutorError("ping", f"display or window manager not up: {answer}")
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    # --- snapshot and rollback -----------------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        box = self._box()
+        tag = f"{self.run_id[:40]}-{self.worker_id}-{len(self._snapshots) + 1}".lower()
+        home = box.client.request("listing", root=HOME, skip=list(HOME_SKIP))["files"]
+        changes = [f"LABEL {k}={v}" for k, v in owner_labels(self.run_id, self.worker_id, "snapshot").items()]
+        image = box.container.commit(repository=SNAPSHOT_REPOSITORY, tag=tag, changes=changes)
+        self._snapshots.append(image.id)
+        snap = Snapshot(self.name, data=image.id, meta={"image": f"{SNAPSHOT_REPOSITORY}:{tag}", "home": home})
+        self._start_spare(image.id)
+        return snap
+
+    def _start_spare(self, image_id: str) -> None:
+        if not self.settings.spare:
+            return
+
+        def run() -> None:
+            try:
+                self._spare = self._start_box(image_id, role="spare")
+                self.timings["spare_start"].append(self._spare.started_s)
+            except BaseException as exc:  # reported when the spare is taken
+                self._spare_error = exc
+
+        self._spare, self._spare_error = None, None
+        self._spare_thread = threading.Thread(target=run, name=f"pytest-cua-spare-{self.worker_id}", daemon=True)
+        self._spare_thread.start()
+
+    def _take_spare(self, image_id: str) -> _Box | None:
+        thread, self._spare_thread = self._spare_thread, None
+        if thread is not None:
+            thread.join(self.settings.ready_timeout_s + 10)
+        spare, self._spare = self._spare, None
+        if spare is None and self._spare_error is not None:
+            self.spare_failures.append(str(self._spare_error))
+            self._spare_error = None
+        if spare is not None and spare.image != image_id:
+            self._reap(spare)
+            return None
+        return spare
+
+    def restore(self, snapshot: Snapshot, scope: Sequence[str] | None = None) -> None:
+        started = time.monotonic()
+        old, self.box = self.box, None
+        if old is not None:
+            self._reap(old)
+        fresh = self._take_spare(snapshot.data)
+        if fresh is None:
+            fresh = self._start_box(snapshot.data, role="env")
+        self.box = fresh
+        self._step = 0
+        self._last_error = None
+        self._start_spare(snapshot.data)
+        self.timings["restore"].append(time.monotonic() - started)
+
+    def _reap(self, box: _Box) -> None:
+        """Remove a used container in the background (removal takes a while and nobody waits for it)."""
+        thread = threading.Thread(target=box.remove, name="pytest-cua-reaper", daemon=True)
+        thread.start()
+        self._reapers = [t for t in self._reapers if t.is_alive()] + [thread]
+
+    def residue(self, snapshot: Snapshot) -> list[str]:
+        box = self._box()
+        left: list[str] = []
+        if box.image != snapshot.data:
+            left.append(f"container {box.container.name} runs image {box.image[:19]}, not the snapshot "
+                        f"{snapshot.meta.get('image')}")
+        changes = box.container.diff() or []
+        paths = [c["Path"] for c in changes]
+        kinds = {0: "changed", 1: "added", 2: "deleted"}
+        for change in changes:
+            path = change["Path"]
+            if any(path == p or path.startswith(p) for p in EXPECTED_DIFF):
+                continue
+            if any(other.startswith(path.rstrip("/") + "/") for other in paths):
+                continue  # a folder listed only because something below it is (that entry is judged itself)
+            left.append(f"{kinds.get(change['Kind'], change['Kind'])}: {path}")
+        home_now = box.client.request("listing", root=HOME, skip=list(HOME_SKIP))["files"]
+        home_then: Mapping[str, str] = snapshot.meta.get("home", {})
+        for rel in sorted(set(home_now) | set(home_then)):
+            before, after = home_then.get(rel), home_now.get(rel)
+            if before == after:
+                continue
+            what = "added" if before is None else "deleted" if after is None else "changed"
+            line = f"{what}: {HOME}/{rel}"
+            if line not in left:
+                left.append(line)
+        return left
+
+    # --- tasks -------------------------------------------------------------------------------------------------
+
+    def begin_task(self, task: "Task") -> None:
+        box = self._box()
+        extra = task.extra
+        for src, dest in self._start_files(task):
+            box.client.put_file(src, dest)
+        command = extra.get("start_command")
+        if command:
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+            if not argv or not all(isinstance(a, str) for a in argv):
+                raise ProvisioningError(f"task {task.id!r}: field 'start_command' must be a string or a list of "
+                                        f"strings, got {command!r}")
+            box.client.request("spawn", argv=argv, cwd=HOME)
+        window = extra.get("window")
+        if window:
+            timeout = float(extra.get("window_timeout_s", self.settings.window_timeout_s))
+            try:
+                box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
+            except ExecutorError as exc:
+                raise ProvisioningError(f"task {task.id!r}: field 'window': {exc}") from None
+
+    def _start_files(self, task: "Task") -> list[tuple[Path, str]]:
+        raw = task.extra.get("start_files") or []
+        items: list[tuple[Any, Any]]
+        if isinstance(raw, Mapping):
+            items = [(src, dest) for dest, src in raw.items()]
+        elif isinstance(raw, list):
+            items = []
+            for i, item in enumerate(raw):
+                if not isinstance(item, Mapping) or "src" not in item or "dest" not in item:
+                    raise ProvisioningError(f"task {task.id!r}: field 'start_files[{i}]' must be "
+                                            f"{{'src': ..., 'dest': ...}}, got {item!r}")
+                items.append((item["src"], item["dest"]))
+        else:
+            raise ProvisioningError(f"task {task.id!r}: field 'start_files' must be a list or a mapping")
+        out = []
+        for src, dest in items:
+            if not isinstance(dest, str) or not dest.startswith("/"):
+                raise ProvisioningError(f"task {task.id!r}: field 'start_files': dest must be an absolute path in "
+                                        f"the container, got {dest!r}")
+            out.append((self._find_file(task, str(src)), dest))
+        return out
+
+    def _find_file(self, task: "Task", src: str) -> Path:
+        path = Path(src)
+        candidates = [path] if path.is_absolute() else [root / path for root in self.files_roots]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate
+        raise ProvisioningError(f"task {task.id!r}: field 'start_files': {src!r} not found (looked in "
+                                f"{', '.join(str(c) for c in candidates)})")
+
+    def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
+        box = self._box()
+        out: dict[str, Any] = {}
+        folder = self.artifacts_dir / task.id
+        artifacts = task.extra.get("artifacts") or {}
+        if not isinstance(artifacts, Mapping):
+            raise ProvisioningError(f"task {task.id!r}: field 'artifacts' must map names to container paths")
+        for name, path in sorted(artifacts.items()):
+            try:
+                out[name] = box.client.get_file(str(path), folder / f"{name}{Path(str(path)).suffix}")
+            except ExecutorError as exc:
+                if exc.broken:
+                    raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
+                # a missing artifact is the agent's shortfall: the evaluator sees it absent
+        if failed:
+            folder.mkdir(parents=True, exist_ok=True)
+            shot = folder / "final-screen.png"
+            shot.write_bytes(box.client.screenshot())
+            out["final_screen"] = shot
+        return out
+
+    # --- agent interface ---------------------------------------------------------------------------------------
+
+    def observe(self, kinds: frozenset[str]) -> Observation:
+        box = self._box()
+        self._step += 1
+        try:
+            shot = box.client.screenshot() if "screenshot" in kinds else None
+            wins = box.client.request("windows")
+        except ExecutorError as exc:
+            raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
+        extra: dict[str, Any] = {"windows": [w["title"] for w in wins["windows"]], "active_window": wins["active_title"]}
+        unsupported = sorted(set(kinds) & set(UNSUPPORTED_KINDS))
+        if unsupported:
+            extra["unsupported_kinds"] = unsupported
+            extra["note"] = (f"{', '.join(unsupported)} not available on the docker desktop (no accessibility "
+                             f"tree); use screenshot and screen-point targets")
+        return Observation(step=self._step, screenshot=shot, title=wins["active_title"], last_error=self._last_error,
+                           extra=extra)
+
+    def act(self, action: Action) -> ActionResult:
+        started = time.monotonic()
+        if action.kind in TERMINAL_TYPES:
+            return ActionResult(action, ok=True, duration_s=0.0)
+        box = self._box()
+        try:
+            box.client.request("act", action=action.to_dict())
+        except ExecutorError as exc:
+            if exc.broken:
+                raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
+            self._last_error = str(exc).split(": ", 1)[-1]
+            return ActionResult(action, ok=False, error=self._last_error, duration_s=time.monotonic() - started)
+        self._last_error = None
+        return ActionResult(action, ok=True, duration_s=time.monotonic() - started)
+
+    # --- helpers -----------------------------------------------------------------------------------------------
+
+    def _box(self) -> _Box:
+        if self.box is None:
+            raise EnvironmentCrash("the docker environment has no running container (closed or failed restore)")
+        return self.box
+
+    def run(self, argv: Sequence[str], timeout: float = 60) -> dict[str, Any]:
+        """Run a command in the container (evaluators: parse R output, convert files); returns returncode,
+        stdout, stderr. For host-side code only: agents reach the container through ``act`` alone."""
+        return self._box().client.request("run", argv=list(argv), timeout=timeout, io_timeout=timeout + 10)
+
+    def describe(self) -> dict[str, Any]:
+        box = self.box
+        return {"name": self.name, "image": self.settings.image,
+                "container": box.container.name if box else None, "memory": self.settings.memory,
+                "cpus": self.settings.cpus, "network": "none"}
+
+    def close(self) -> None:
+        thread, self._spare_thread = self._spare_thread, None
+        if thread is not None:
+            thread.join(self.settings.ready_timeout_s + 10)
+        for box in (self.box, self._spare):
+            if box is not None:
+                box.remove()
+        self.box = self._spare = None
+        for thread in self._reapers:
+            thread.join(30)
+        self._reapers = []
+        for image_id in self._snapshots:
+            try:
+                self.docker.images.remove(image_id, force=True)
+            except Exception:
+                pass
+        self._snapshots = []
+
+
+def provide(ctx: EnvContext) -> DockerEnvironment:
+    """The ``docker`` environment provider (entry point of ``pytest_cua.environments``)."""
+    try:
+        settings = resolve_settings(ctx.config, ctx.suite)
+    except ValueError as exc:
+        raise ProvisioningError(str(exc)) from None
+    roots = []
+    if ctx.suite is not None and getattr(ctx.suite, "base_dir", None) is not None:
+        roots.append(Path(ctx.suite.base_dir))
+    rootpath = getattr(ctx.config, "rootpath", None)
+    if rootpath is not None:
+        roots.append(Path(rootpath))
+    artifacts = Path(ctx.reports_dir) / "artifacts" if ctx.reports_dir is not None else None
+    env = DockerEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id, artifacts_dir=artifacts,
+                            files_roots=roots)
+    try:
+        return env.start()
+    except BaseException:
+        env.close()
+        raise
