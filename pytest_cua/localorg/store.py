@@ -149,13 +149,14 @@ class Org:
             return str(record[obj.name_field])
         return str(record.get("Id"))
 
-    def query(self, soql: str, *, api: str = "data") -> dict[str, Any]:
+    def query(self, soql: str, *, api: str = "data", version: str = "59.0") -> dict[str, Any]:
         """Run a SOQL query and return Salesforce's result body with **all** rows (no paging):
-        ``{"totalSize", "done": True, "records": [...]}``. ``api`` is "data" or "tooling"."""
+        ``{"totalSize", "done": True, "records": [...]}``. ``api`` is "data" or "tooling"; ``version`` goes into
+        the records' ``attributes.url``. Raises ``OrgError`` (MALFORMED_QUERY, INVALID_FIELD, INVALID_TYPE)."""
         from pytest_cua.localorg.soql.engine import run_query
 
         with self.lock:
-            return run_query(self, soql, api=api)
+            return run_query(self, soql, api=api, version=version)
 
     # ------------------------------------------------------------------ transactions
 

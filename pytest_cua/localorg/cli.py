@@ -1,0 +1,44 @@
+"""``pytest-cua org serve``: run the embedded org over HTTPS until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+def default_data_dir() -> Path:
+    """``$XDG_CACHE_HOME/pytest-cua/localorg`` (``~/.cache/...`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-cua" / "localorg"
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Start the server and print one JSON line with the instance URL, credentials and CA path."""
+    from pytest_cua.localorg.server import OrgServer
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s")
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures)
+    creds = server.start()
+    sys.stdout.write(creds.to_json() + "\n")
+    sys.stdout.flush()
+    server.serve_forever()
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``org serve`` to the ``pytest-cua`` command."""
+    org = subparsers.add_parser("org", help="the embedded Salesforce-compatible org")
+    actions = org.add_subparsers(dest="org_action", metavar="ACTION")
+    sv = actions.add_parser("serve", help="serve the org over HTTPS; prints one JSON line with credentials")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    sv.add_argument("--data-dir", default=None, help=f"TLS files and credentials (default {default_data_dir()})")
+    sv.add_argument("--fixtures", default=None, help="schema and seed directory (default <repo>/fixtures/localorg)")
+    sv.add_argument("-v", "--verbose", action="store_true", help="log requests (paths only, never query strings)")
+    sv.set_defaults(func=serve)
+    org.set_defaults(func=lambda args: (org.print_help(), 2)[1])
