@@ -19,6 +19,12 @@ from pytest_cua.tasks import DIFFICULTIES, LEVELS
 PERSONAS = ("admin", "sales", "service")
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_cua import hooks
+
+    pluginmanager.add_hookspecs(hooks)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cua", "computer-use agent benchmarks (pytest-cua)")
     group.addoption("--agent", dest="cua_agent", default=None, metavar="NAME",

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_cua.agents.registry import AgentRegistry, AgentSpec, UnknownAgent
+from pytest_cua.redaction import redact
 from pytest_cua.summary import RECORD_KEY
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
@@ -57,7 +58,10 @@ def _number(config: pytest.Config, option: str, ini: str, kind: type, flag: str)
 
 
 def resolve_settings(config: pytest.Config) -> Settings:
-    registry = AgentRegistry()
+    extra: dict[str, Any] = {}
+    for found in config.hook.pytest_cua_agents(config=config):
+        extra.update(found or {})
+    registry = AgentRegistry(extra)
     agent_text = config.getoption("cua_agent") or config.getini("cua_agent") or "noop"
     try:
         agent = registry.resolve(agent_text)
@@ -205,15 +209,6 @@ def _message(exc: BaseException | None) -> str | None:
     if exc is None:
         return None
     return redact(f"{type(exc).__name__}: {exc}")[:2000]
-
-
-def redact(text: str) -> str:
-    """Remove secrets (tokens, passwords, session ids) from text bound for reports."""
-    try:
-        from pytest_cua.redaction import redact_text
-    except ModuleNotFoundError:  # the redaction module lands with the browser environment
-        return text
-    return redact_text(text)
 
 
 def _short(longrepr: Any) -> str | None:

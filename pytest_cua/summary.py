@@ -126,7 +126,7 @@ def compare_to_baseline(summary: Mapping[str, Any], baseline: Mapping[str, Any],
         drop = b - a
         verdict = "REGRESSION" if drop > max_drop + 1e-9 else "ok"
         ok &= verdict == "ok"
-        lines.append(f"{key}: {a:.3f} vs baseline {b:.3f} ({-drop:+.3f}; allowed drop {max_drop:.3f}) {verdict}")
+        lines.append(f"{key}: {a:.3f} vs baseline {b:.3f} ({a - b:+.3f}; allowed drop {max_drop:.3f}) {verdict}")
     old = {t["id"]: t for t in baseline.get("tasks", [])}
     lost = sorted(t["id"] for t in summary["tasks"] if t["outcome"] != "passed" and old.get(t["id"], {}).get("outcome") == "passed")
     if lost:

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+# A small environment for testing the plugin: a key-value store whose state the actions change. It
+# implements the Environment protocol for real; behaviours under test (crashes, residue) are switched
+# on by keys of the task's ground truth or by module-level flags.
+KV_SUITE = '''
+import copy, os, time
+from pytest_cua.suite import Suite, Template
+from pytest_cua.envs.base import Environment, Snapshot, EnvironmentCrash
+from pytest_cua.actions import ActionResult, Fill, Wait
+from pytest_cua.observations import Observation
+from pytest_cua.scoring import milestone
+
+PROVISIONED = []
+
+class KV(Environment):
+    name = "kv"
+    def __init__(self, ctx):
+        if os.environ.get("KV_PROVISION_FAILS"):
+            raise RuntimeError("no capacity for " + ctx.worker_id)
+        self.ctx = ctx
+        self.data = {}
+        self.sticky = set()
+        self.closed = False
+        PROVISIONED.append(ctx.worker_id)
+        with open(os.environ.get("KV_LOG", os.devnull), "a") as log:
+            log.write("provision " + ctx.worker_id + "\\n")
+    def snapshot(self):
+        return Snapshot("kv", copy.deepcopy(self.data))
+    def restore(self, snapshot, scope=None):
+        kept = {k: v for k, v in self.data.items() if k in self.sticky}
+        self.data = copy.deepcopy(snapshot.data)
+        self.data.update(kept)
+    def residue(self, snapshot):
+        keys = sorted(set(self.data) | set(snapshot.data))
+        return [f"key {k!r} = {self.data.get(k)!r}" for k in keys if self.data.get(k) != snapshot.data.get(k)]
+    def observe(self, kinds):
+        return Observation(url="kv://store", title=repr(sorted(self.data.items())))
+    def act(self, action):
+        if isinstance(action, Fill):
+            if action.target == "crash":
+                raise RuntimeError("store went away")
+            if action.target.startswith("sticky"):
+                self.sticky.add(action.target)
+            self.data[action.target] = action.text
+            return ActionResult(action)
+        if isinstance(action, Wait):
+            time.sleep(action.seconds)
+            return ActionResult(action)
+        return ActionResult(action, ok=False, error=f"kv cannot {action.kind}")
+    def describe(self):
+        return {"name": "kv", "worker": self.ctx.worker_id}
+    def close(self):
+        self.closed = True
+
+class SetKeys(Template):
+    name = "set_keys"
+    def evaluate(self, ctx):
+        keys = ctx.truth["keys"]
+        for key, value in keys.items():
+            with milestone(f"{key} is {value}", 1 / len(keys)):
+                actual = ctx.env.data.get(key)
+                assert actual == value, f"{key} is {actual!r}"
+    def solve(self, task, env):
+        env.data.update(task.ground_truth["keys"])
+
+class Crashing(Template):
+    name = "crashing"
+    def evaluate(self, ctx):
+        with milestone("reads a record", 1.0):
+            {}["missing"]
+
+class BadWeights(Template):
+    name = "bad_weights"
+    def evaluate(self, ctx):
+        with milestone("only half", 0.5):
+            pass
+
+CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), BadWeights())})
+
+def test_task(cua_result):
+    cua_result.check()
+'''
+
+
+def task(tid: str, keys: dict | None = None, **fields) -> dict:
+    keys = keys if keys is not None else {"a": "1"}
+    data = {"id": tid, "instruction": f"set {keys}", "template": "set_keys", "ground_truth": {"keys": keys},
+            "demonstration": {"actions": [{"type": "fill", "target": k, "text": v} for k, v in keys.items()]}}
+    data.update(fields)
+    return data
+
+
+@pytest.fixture
+def kv_suite(pytester: pytest.Pytester):
+    """Write the KV suite into the pytester folder; returns a function that writes task files."""
+    pytester.makepyfile(test_kv=KV_SUITE)
+    (pytester.path / "tasks").mkdir()
+
+    def write(name: str, content) -> None:
+        text = content if isinstance(content, str) else json.dumps(content)
+        (pytester.path / "tasks" / name).write_text(textwrap.dedent(text))
+
+    return write
+
+
+def read_summary(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "summary.json").read_text())
+
+
+def records_by_id(pytester: pytest.Pytester) -> dict:
+    return {r["id"]: r for r in read_summary(pytester)["tasks"]}

@@ -1,0 +1,99 @@
+"""Collection and selection: one test per task, ids, order, markers, -k and -m, broken task files."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import task
+
+
+def test_one_test_per_task_sorted_by_id(pytester, kv_suite):
+    kv_suite("b.json", [task("sales_002"), task("admin_001")])
+    kv_suite("a.json", task("service_010"))
+    result = pytester.runpytest("--collect-only", "-q")
+    lines = [l for l in result.outlines if "::" in l]
+    assert lines == ["test_kv.py::test_task[admin_001]", "test_kv.py::test_task[sales_002]",
+                     "test_kv.py::test_task[service_010]"]
+
+
+def test_select_by_markers_and_keyword(pytester, kv_suite):
+    kv_suite("t.json", [task("a1", persona="sales", difficulty="hard"),
+                        task("a2", persona="sales", difficulty="easy"),
+                        task("a3", persona="admin", difficulty="hard", level="L2"),
+                        task("a4", persona="service", template="set_keys")])
+    def selected(*args):
+        res = pytester.runpytest("--collect-only", "-q", "--strict-markers", *args)
+        return sorted(l.split("[")[1].rstrip("]") for l in res.outlines if "::" in l)
+    assert selected("-m", "sales and hard") == ["a1"]
+    assert selected("-m", "hard") == ["a1", "a3"]
+    assert selected("-m", "L2") == ["a3"]
+    assert selected("-m", "not sales") == ["a3", "a4"]
+    assert selected("-m", "template_set_keys") == ["a1", "a2", "a3", "a4"]
+    assert selected("-k", "a2 or a4") == ["a2", "a4"]
+
+
+def test_markers_are_documented(pytester):
+    result = pytester.runpytest("--markers")
+    text = result.stdout.str()
+    for name in ("@pytest.mark.sales", "@pytest.mark.hard", "@pytest.mark.L3", "@pytest.mark.template_NAME"):
+        assert name in text
+
+
+def test_options_have_their_own_group(pytester):
+    text = pytester.runpytest("--help").stdout.str()
+    assert "computer-use agent benchmarks (pytest-cua):" in text
+    assert "--agent=NAME" in text and "--cua-time-limit=SECONDS" in text
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("{not json", "tasks/bad.json: is not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
+    ('[{"id": "x1"}]', "tasks/bad.json: task 'x1': field 'instruction': must be a non-empty string, got None"),
+    ('[{"id": "x1", "instruction": "i", "difficulty": "extreme"}]',
+     "tasks/bad.json: task 'x1': field 'difficulty': must be one of easy, medium, hard, got 'extreme'"),
+    ('[{"id": "has space", "instruction": "i"}]', "tasks/bad.json: task '#0': field 'id': must be a non-empty string"),
+    ('[{"id": "x1", "instruction": "i", "limits": {"max_steps": 0}}]',
+     "tasks/bad.json: task 'x1': field 'limits.max_steps': must be a whole number >= 1, got 0"),
+    ('[{"id": "x1", "instruction": "i", "demonstration": {"actions": [{"type": "teleport"}]}}]',
+     "tasks/bad.json: task 'x1': field 'demonstration.actions': actions[0]: unknown action type 'teleport'"),
+    ('[{"id": "x1", "instruction": "i", "ground_truth": [1]}]',
+     "tasks/bad.json: task 'x1': field 'ground_truth': must be an object, got list"),
+])
+def test_broken_task_file_is_a_collection_error_naming_file_task_field(pytester, kv_suite, content, expected):
+    kv_suite("good.json", [task("g1"), task("g2")])
+    kv_suite("bad.json", content)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(errors=1)
+    assert expected in result.stdout.str()
+    assert "Interrupted: 1 error during collection" in result.stdout.str()
+    # nothing is dropped silently: the good file's tasks run when the user asks to go on
+    result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle")
+    result.assert_outcomes(passed=2, errors=1)
+
+
+def test_duplicate_ids_name_both_places(pytester, kv_suite):
+    kv_suite("one.json", [task("dup1"), task("ok1")])
+    kv_suite("two.json", [task("dup1")])
+    result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle")
+    out = result.stdout.str()
+    assert "task 'dup1': field 'id': duplicate task id (first defined at tasks/one.json#0, again at tasks/two.json#0)" in out
+    result.assert_outcomes(passed=1, errors=1)
+
+
+def test_task_without_evaluator_is_collected_and_skipped_with_reason(pytester, kv_suite):
+    kv_suite("t.json", [task("n1", template="not_written_yet")])
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=1)
+    assert "template 'not_written_yet' has no evaluator yet" in result.stdout.str()
+
+
+def test_unknown_agent_is_a_usage_error_listing_known_ones(pytester, kv_suite):
+    kv_suite("t.json", [task("a1")])
+    result = pytester.runpytest("--agent", "gpt-17")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--agent: unknown agent 'gpt-17'; known agents: noop, oracle, replay" in result.stderr.str()
+
+
+def test_same_collection_on_every_worker(pytester, kv_suite):
+    kv_suite("t.json", [task(f"t{i:02d}") for i in range(12)])
+    result = pytester.runpytest_subprocess("-n", "2", "--agent", "oracle", "-p", "no:randomly")
+    result.assert_outcomes(passed=12)

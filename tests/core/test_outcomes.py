@@ -1,0 +1,235 @@
+"""The three outcomes, error kinds, measures, rollback residue, limits, aggregation and reruns."""
+
+from __future__ import annotations
+
+import json
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import read_summary, records_by_id, task
+
+AGENTS = '''
+import time
+from pytest_cua.agents.base import Agent, Turn, Usage
+from pytest_cua.actions import Fill, Done, Wait, Ask, Hover
+
+class Sleepy(Agent):
+    name = "sleepy"
+    def start(self, task, context): pass
+    def step(self, observation):
+        time.sleep(0.3)
+        return Turn([Wait(seconds=0.1)], reasoning="thinking slowly", usage=Usage(100, 10, 0.002))
+
+class Broken(Agent):
+    name = "broken"
+    def start(self, task, context): pass
+    def step(self, observation):
+        raise ConnectionError("model API unreachable")
+
+class Clumsy(Agent):
+    """Tries an action the environment rejects, then reads the error and sets the key."""
+    name = "clumsy"
+    def start(self, task, context): self.seen = []
+    def step(self, observation):
+        self.seen.append(observation.last_error)
+        if observation.step == 0:
+            return Turn([Hover(target="e1")])
+        if observation.step == 1:
+            return Turn([Fill(target="a", text="1")], reasoning=f"last error: {observation.last_error}")
+        return [Done()]
+
+class Asker(Agent):
+    name = "asker"
+    def start(self, task, context): pass
+    def step(self, observation):
+        if observation.step == 0:
+            return [Ask(question="Which value?")]
+        return [Fill(target="a", text=observation.human_reply or ""), Done()]
+'''
+
+CONFTEST = '''
+import agents
+
+def pytest_cua_agents(config):
+    return {"sleepy": agents.Sleepy, "broken": agents.Broken, "clumsy": agents.Clumsy, "asker": agents.Asker}
+'''
+
+
+@pytest.fixture
+def with_agents(pytester):
+    pytester.makepyfile(agents=AGENTS, conftest=CONFTEST)
+
+
+def test_pass_fail_and_partial_score_with_measures(pytester, kv_suite):
+    kv_suite("t.json", [task("p1", {"a": "1", "b": "2"}, persona="sales", difficulty="easy"),
+                        task("p2", {"a": "1"}, persona="admin", difficulty="hard")])
+    pytester.runpytest("--agent", "oracle").assert_outcomes(passed=2)
+    recs = records_by_id(pytester)
+    assert recs["p1"]["outcome"] == "passed" and recs["p1"]["score"] == 1.0 and recs["p1"]["success"] is True
+    assert recs["p1"]["milestones"] == [{"name": "a is 1", "weight": 0.5, "passed": True, "detail": ""},
+                                        {"name": "b is 2", "weight": 0.5, "passed": True, "detail": ""}]
+    assert recs["p1"]["agent"] == {"name": "oracle", "model": None}
+    assert recs["p1"]["environment"]["name"] == "kv"
+    assert set(recs["p1"]["times"]) == {"wall_s", "agent_s", "env_s", "reset_s", "eval_s"}
+    assert recs["p1"]["cost_usd"] == 0.0 and recs["p1"]["steps"] == 1
+
+    result = pytester.runpytest("--agent", "noop")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "MilestonesFailed: task p1 scored 0.00; episode ended: done" in out
+    assert "a is 1     0.50    NO    a is None" in out
+    summary = read_summary(pytester)
+    assert summary["totals"]["success_rate"] == 0.0 and summary["totals"]["failed"] == 2
+    assert summary["groups"]["persona"]["kv/sales"]["tasks"] == 1
+
+
+def test_error_outcomes_are_not_failures(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("ok1"), task("crash1", template="crashing"), task("weights1", template="bad_weights")])
+    result = pytester.runpytest("--agent", "replay")
+    result.assert_outcomes(passed=1, errors=2)
+    recs = records_by_id(pytester)
+    assert recs["crash1"]["outcome"] == "error" and recs["crash1"]["error_kind"] == "evaluator"
+    assert "template 'crashing', milestone 'reads a record' crashed: KeyError: 'missing'" in recs["crash1"]["error"]
+    assert recs["weights1"]["error_kind"] == "evaluator"
+    assert "template 'bad_weights': milestone weights sum to 0.5, not 1" in recs["weights1"]["error"]
+    totals = read_summary(pytester)["totals"]
+    assert totals["success_rate"] == 1.0  # errors are neither passes nor failures
+    assert totals["errors_by_kind"] == {"evaluator": 2}
+
+
+def test_agent_crash_is_an_agent_error(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("b1")])
+    pytester.runpytest("--agent", "broken").assert_outcomes(errors=1)
+    rec = records_by_id(pytester)["b1"]
+    assert rec["error_kind"] == "agent" and "model API unreachable" in rec["error"]
+
+
+def test_environment_crash_and_provisioning_failure(pytester, kv_suite, monkeypatch):
+    kv_suite("t.json", [task("c1", {"crash": "x"})])
+    pytester.runpytest("--agent", "replay").assert_outcomes(errors=1)
+    rec = records_by_id(pytester)["c1"]
+    assert rec["error_kind"] == "environment" and "store went away" in rec["error"]
+    monkeypatch.setenv("KV_PROVISION_FAILS", "1")
+    pytester.runpytest("--agent", "replay").assert_outcomes(errors=1)
+    rec = records_by_id(pytester)["c1"]
+    assert rec["error_kind"] == "provisioning" and "no capacity for master" in rec["error"]
+
+
+def test_failed_action_is_reported_in_the_next_observation(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("k1")])
+    pytester.runpytest("--agent", "clumsy").assert_outcomes(passed=1)
+    run = read_summary(pytester)["run"]["id"]
+    traj = json.loads((pytester.path / "reports" / "trajectories" / run / "k1" / "trajectory.json").read_text())
+    assert traj["steps"][0]["results"][0]["ok"] is False
+    assert traj["steps"][1]["observation"]["last_error"] == "hover(target='e1') failed: kv cannot hover"
+
+
+def test_rollback_residue_is_an_error_naming_what_was_left(pytester, kv_suite, monkeypatch):
+    log = pytester.path / "provision.log"
+    monkeypatch.setenv("KV_LOG", str(log))
+    kv_suite("t.json", [task("r1", {"sticky_key": "left"}), task("r2", {"a": "1"})])
+    result = pytester.runpytest("--agent", "replay", "-p", "no:randomly")
+    # r1 passes its evaluation, then its rollback leaves a key behind: an error in teardown
+    result.assert_outcomes(passed=2, errors=1)
+    assert "rollback of kv left 1 difference(s):" in result.stdout.str()
+    assert "key 'sticky_key' = 'left'" in result.stdout.str()
+    recs = records_by_id(pytester)
+    assert recs["r1"]["outcome"] == "error" and recs["r1"]["error_kind"] == "rollback"
+    assert recs["r2"]["outcome"] == "passed"
+    # the dirty environment was discarded and a fresh one provisioned for the next task
+    assert log.read_text().splitlines() == ["provision master", "provision master"]
+
+
+def test_time_limit_is_enforced_by_the_loop_and_rollback_runs(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("s1")])
+    started = time.monotonic()
+    result = pytester.runpytest("--agent", "sleepy", "--cua-time-limit", "1")
+    took = time.monotonic() - started
+    result.assert_outcomes(failed=1)
+    rec = records_by_id(pytester)["s1"]
+    assert rec["end"] == "time_limit" and rec["times"]["reset_s"] is not None
+    assert 1 <= rec["times"]["wall_s"] < 2.5 and took < 20
+    assert rec["tokens_in"] == 100 * rec["steps"] and rec["cost_usd"] == pytest.approx(0.002 * rec["steps"])
+
+
+def test_step_limit(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("s2", limits={"max_steps": 3})])
+    pytester.runpytest("--agent", "sleepy").assert_outcomes(failed=1)
+    rec = records_by_id(pytester)["s2"]
+    assert rec["end"] == "step_limit" and rec["steps"] == 3
+
+
+def test_ask_uses_scripted_human_or_says_none_is_available(pytester, kv_suite, with_agents):
+    kv_suite("t.json", [task("h1")])
+    answers = pytester.path / "answers.json"
+    answers.write_text(json.dumps({"h1": {"Which value?": "1"}}))
+    pytester.runpytest("--agent", "asker", "--cua-human", str(answers)).assert_outcomes(passed=1)
+    assert records_by_id(pytester)["h1"]["asks"] == 1
+    assert read_summary(pytester)["totals"]["asks"] == 1
+    result = pytester.runpytest("--agent", "asker")
+    result.assert_outcomes(failed=1)
+    assert "a is 'No human is available to answer; continue on your own.'" in result.stdout.str()
+
+
+def test_aggregation_is_the_same_with_xdist_and_junit_has_properties(pytester, kv_suite):
+    tasks = [task(f"x{i}", {"a": "1"}, persona=("sales", "admin")[i % 2], difficulty="easy") for i in range(6)]
+    tasks.append(task("x6", template="crashing"))
+    kv_suite("t.json", tasks)
+    pytester.runpytest_subprocess("--agent", "replay").assert_outcomes(passed=6, errors=1)
+    serial = read_summary(pytester)
+    result = pytester.runpytest_subprocess("--agent", "replay", "-n", "2", "--junitxml", "junit.xml")
+    result.assert_outcomes(passed=6, errors=1)
+    parallel = read_summary(pytester)
+    for key in ("tasks", "passed", "failed", "error", "success_rate", "mean_score", "mean_steps"):
+        assert serial["totals"][key] == parallel["totals"][key], key
+    assert serial["groups"]["persona"].keys() == parallel["groups"]["persona"].keys()
+    workers = {r["environment"]["worker"] for r in parallel["tasks"]}
+    assert workers == {"gw0", "gw1"}
+    assert "pytest-cua summary (agent replay" in result.stdout.str()
+    props = {}
+    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
+        props[case.get("name")] = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["test_task[x0]"]["cua_outcome"] == "passed" and props["test_task[x0]"]["cua_score"] == "1.0"
+    assert props["test_task[x6]"]["cua_outcome"] == "error" and props["test_task[x6]"]["cua_error_kind"] == "evaluator"
+
+
+def test_reruns_last_attempt_counts(pytester, kv_suite):
+    pytest.importorskip("pytest_rerunfailures")
+    pytester.makeconftest('''
+from pytest_cua.agents.builtin import OracleAgent, NoopAgent
+ATTEMPTS = []
+class Flaky(OracleAgent):
+    name = "flaky"
+    def step(self, observation):
+        ATTEMPTS.append(1)
+        if len(ATTEMPTS) == 1:
+            return NoopAgent().step(observation)
+        return super().step(observation)
+def pytest_cua_agents(config):
+    return {"flaky": Flaky}
+''')
+    kv_suite("t.json", [task("f1")])
+    result = pytester.runpytest("--agent", "flaky", "--reruns", "1", "--junitxml", "j.xml")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    rec = records_by_id(pytester)["f1"]
+    assert rec["outcome"] == "passed" and rec["score"] == 1.0
+    # junitxml writes one testcase per attempt; each carries only its own attempt's properties
+    cases = list(ET.parse(pytester.path / "j.xml").getroot().iter("testcase"))
+    outcomes = [[p.get("value") for p in c.iter("property") if p.get("name") == "cua_outcome"] for c in cases]
+    assert outcomes == [["failed"], ["passed"]]
+
+
+def test_baseline_gate_fails_a_worse_run(pytester, kv_suite):
+    kv_suite("t.json", [task("g1"), task("g2")])
+    pytester.runpytest("--agent", "oracle").assert_outcomes(passed=2)
+    baseline = pytester.path / "baseline.json"
+    baseline.write_text((pytester.path / "reports" / "summary.json").read_text())
+    same = pytester.runpytest("--agent", "oracle", "--cua-baseline", str(baseline))
+    assert same.ret == 0 and "success_rate: 1.000 vs baseline 1.000 (+0.000; allowed drop 0.000) ok" in same.stdout.str()
+    worse = pytester.runpytest("--agent", "noop", "--cua-baseline", str(baseline))
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED
+    out = worse.stdout.str()
+    assert "success_rate: 0.000 vs baseline 1.000 (-1.000; allowed drop 0.000) REGRESSION" in out
+    assert "tasks that passed in the baseline and not now (2): g1, g2" in out
