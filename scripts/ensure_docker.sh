@@ -1,0 +1,77 @@
+#!/bin/sh
+# Make sure a Docker daemon answers: install docker.io when missing, start dockerd when not running.
+# Idempotent: does nothing when `docker info` already answers. Needs root for the install and the start.
+#
+#   scripts/ensure_docker.sh            wait up to 60 s for dockerd (PYTEST_CUA_DOCKERD_WAIT to change)
+#
+# dockerd's log goes to /tmp/dockerd.log. pytest-cua's containers use network_mode=none, so the daemon's
+# own bridge is not needed: when the plain start fails (no iptables in a sandbox), it retries with
+# --iptables=false --bridge=none.
+set -eu
+
+WAIT="${PYTEST_CUA_DOCKERD_WAIT:-60}"
+LOG=/tmp/dockerd.log
+
+say() { echo "ensure_docker: $*" >&2; }
+
+answers() { docker info >/dev/null 2>&1; }
+
+wait_for_daemon() {
+    pid="$1"
+    i=0
+    while [ "$i" -lt "$WAIT" ]; do
+        if answers; then return 0; fi
+        if ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+        sleep 1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+if answers; then
+    say "dockerd already answers"
+    exit 0
+fi
+
+if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+    say "installing docker.io with apt-get"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends docker.io >/dev/null
+fi
+
+if pgrep -x dockerd >/dev/null 2>&1; then
+    say "dockerd is running but does not answer yet; waiting"
+    i=0
+    while [ "$i" -lt "$WAIT" ]; do
+        if answers; then say "dockerd answers"; exit 0; fi
+        sleep 1
+        i=$((i + 1))
+    done
+    say "dockerd runs but did not answer within ${WAIT}s (log: $LOG)"
+    exit 1
+fi
+
+# a daemon that died uncleanly leaves its pid file behind and refuses to start
+rm -f /var/run/docker.pid
+
+say "starting dockerd (log: $LOG)"
+nohup dockerd >>"$LOG" 2>&1 &
+if wait_for_daemon "$!"; then
+    say "dockerd answers"
+    exit 0
+fi
+
+say "plain dockerd did not come up; retrying with --iptables=false --bridge=none"
+kill "$!" 2>/dev/null || true
+sleep 1
+rm -f /var/run/docker.pid
+nohup dockerd --iptables=false --bridge=none >>"$LOG" 2>&1 &
+if wait_for_daemon "$!"; then
+    say "dockerd answers (without iptables and bridge)"
+    exit 0
+fi
+
+say "dockerd did not answer within ${WAIT}s; last lines of $LOG:"
+tail -n 20 "$LOG" >&2
+exit 1
