@@ -3,9 +3,11 @@ template's solver, which sets the expected end state through the environment's A
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Sequence
 
-from pytest_cua.actions import Action, Answer, Done
+from pytest_cua.actions import Action, Answer, Done, Fail
+from pytest_cua.locators import LocatorError, is_locator, resolve_locator
 from pytest_cua.agents.base import Agent, AgentContext, AgentError, Turn
 
 if TYPE_CHECKING:
@@ -51,7 +53,12 @@ class ReplayAgent(Agent):
             self._queue = []
             return Turn([action], reasoning=f"replay: stopping after a failed step ({observation.last_error})")
         action = self._queue.pop(0)
-        return Turn([action], reasoning=f"replay: {action.describe()}")
+        try:
+            resolved = resolve_targets(action, observation)
+        except LocatorError as exc:
+            self._queue = []
+            return Turn([Fail(f"replay: {exc}")], reasoning=f"replay: cannot find the target of {action.describe()}")
+        return Turn([resolved], reasoning=f"replay: {action.describe()}")
 
 
 class OracleAgent(Agent):
@@ -73,6 +80,18 @@ class OracleAgent(Agent):
         assert self._task is not None and self._context is not None and self._context.solve is not None
         self._context.solve()
         return Turn([_final_action(self._task)], reasoning="oracle: solved through the API")
+
+
+def resolve_targets(action: Action, observation: "Observation") -> Action:
+    """Replace semantic targets (``role=button[name="Save"]``) with this observation's element ids."""
+    changes = {}
+    for name in ("target", "source", "destination"):
+        value = getattr(action, name, None)
+        if is_locator(value):
+            if not observation.elements:
+                raise LocatorError(f"{value!r} needs element ids: observe with axtree or dom (--cua-observe)")
+            changes[name] = resolve_locator(value, observation.elements)
+    return dataclasses.replace(action, **changes) if changes else action
 
 
 def _final_action(task: "Task") -> Action:

@@ -75,3 +75,21 @@ def test_oracle_solves_then_answers_question_tasks():
     assert solved == [1] and turn.actions == [Answer("Acme")]
     with pytest.raises(AgentError, match="no oracle solver"):
         OracleAgent().start(_task(), AgentContext())
+
+
+def test_replay_resolves_semantic_targets_against_the_observation():
+    from pytest_cua.actions import Click
+    from pytest_cua.observations import Element
+
+    elements = {"e1": Element("e1", "link", "Accounts"), "e2": Element("e2", "button", "Save"),
+                "e3": Element("e3", "textbox", "Account Name"), "e4": Element("e4", "button", "Save")}
+    agent = ReplayAgent()
+    agent.start(_task(), AgentContext(demonstration=lambda: [
+        Fill('label=Account Name', "Acme"), Click('role=button[name="Save"] >> nth=1'), Click("role=link[name*='count']"),
+        Click('role=button[name="Delete"]')]))
+    obs = Observation(elements=elements)
+    assert agent.step(obs).actions == [Fill("e3", "Acme")]
+    assert agent.step(obs).actions == [Click("e4")]
+    assert agent.step(obs).actions == [Click("e1")]
+    turn = agent.step(obs)
+    assert turn.actions[0].kind == "fail" and "no element matches 'role=button[name=\"Delete\"]'" in turn.actions[0].reason
