@@ -21,8 +21,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
+from urllib.parse import urljoin
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -144,6 +146,34 @@ def short_error(exc: BaseException, limit: int = 300) -> str:
     return redact(head if len(head) <= limit else head[: limit - 3] + "...")
 
 
+# Playwright's sync API allows one running instance per thread: environments of one thread share it.
+_PLAYWRIGHTS: dict[int, list[Any]] = {}
+_PLAYWRIGHTS_LOCK = threading.Lock()
+
+
+def _acquire_playwright(factory: Callable[[], Any]) -> "Playwright":
+    with _PLAYWRIGHTS_LOCK:
+        entry = _PLAYWRIGHTS.get(threading.get_ident())
+        if entry is None:
+            entry = _PLAYWRIGHTS[threading.get_ident()] = [factory().start(), 0]
+        entry[1] += 1
+        return entry[0]
+
+
+def _release_playwright(pw: "Playwright") -> None:
+    with _PLAYWRIGHTS_LOCK:
+        for key, entry in list(_PLAYWRIGHTS.items()):
+            if entry[0] is pw:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    del _PLAYWRIGHTS[key]
+                    try:
+                        pw.stop()
+                    except Exception:  # noqa: BLE001
+                        pass
+                return
+
+
 @dataclass
 class _Resolved:
     """An element id resolved for one action."""
@@ -203,7 +233,7 @@ class BrowserEnvironment(Environment):
         except ImportError:
             raise ProvisioningError("the browser environment needs Playwright: pip install 'pytest-cua[browser]' "
                                     "(or pip install playwright)") from None
-        self._pw = sync_playwright().start()
+        self._pw = _acquire_playwright(sync_playwright)
         try:
             path = find_chromium(self._pw, self.options.executable_path)
             if self.options.keep_env:
@@ -211,7 +241,8 @@ class BrowserEnvironment(Environment):
             else:
                 self._browser = self._pw.chromium.launch(
                     executable_path=path, headless=self.options.headless, slow_mo=self.options.slowmo_ms or None,
-                    args=launch_args(self.options), chromium_sandbox=False)
+                    args=launch_args(self.options), chromium_sandbox=False,
+                    env=dict(os.environ))  # the shared driver may predate DISPLAY
         except ProvisioningError:
             self._stop_playwright()
             raise
@@ -249,10 +280,7 @@ class BrowserEnvironment(Environment):
 
     def _stop_playwright(self) -> None:
         if self._pw is not None:
-            try:
-                self._pw.stop()
-            except Exception:  # noqa: BLE001
-                pass
+            _release_playwright(self._pw)
             self._pw = None
 
     def _mark_crashed(self, why: str) -> None:
@@ -342,7 +370,15 @@ class BrowserEnvironment(Environment):
         self._elements.clear()
         self._dialogs.clear()
         self._last_error = None
-        page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        try:
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        except Exception as exc:  # noqa: BLE001
+            if "ffmpeg" in str(exc):
+                ctx.close()
+                self._context = None
+                raise ProvisioningError("--cua-video needs Playwright's ffmpeg, which is not installed: run "
+                                        "'playwright install ffmpeg', or drop --cua-video") from None
+            raise
         self._watch_page(page)
         target = url if url is not None else self.landing_url()
         if target and target != "about:blank":
@@ -391,7 +427,7 @@ class BrowserEnvironment(Environment):
         self._task_id = task.id
         url = task.extra.get("start_url") if isinstance(task.extra.get("start_url"), str) else None
         if url is not None and not url.startswith(ALLOWED_URL_SCHEMES):
-            url = self.start_url.rstrip("/") + "/" + url.lstrip("/")
+            url = urljoin(self.home_url or self.start_url, url)
         reuse = self._pristine and self._context is not None and not self.options.video and url is None
         if not reuse:
             self.new_context(url=url)
