@@ -64,6 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 OPTION_MODULES = (
     ("pytest_cua.envs.browser_options", "add_browser_options"),
     ("pytest_cua.desktop.options", "add_docker_options"),
+    ("pytest_cua.envs.salesforce", "add_salesforce_options"),
 )
 
 

@@ -136,6 +136,9 @@ class Suite:
                 raise TaskFileError(task.source.split("#")[0], f"template {template.name!r}: {problem}",
                                     task_id=task.id, field_name="template")
 
+    def prepare(self, env: "Environment", config: Any) -> None:
+        """Called once per provisioned environment, before its snapshot: install suite data here."""
+
     def template_for(self, task: Task) -> Template | None:
         return self.templates.get(task.template) if task.template else None
 
