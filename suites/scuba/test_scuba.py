@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from templates import discover
+from .templates import discover
 
 from pytest_cua.suite import Suite
 
