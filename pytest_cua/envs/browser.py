@@ -619,17 +619,18 @@ class BrowserEnvironment(Environment):
                 break
             page = self.page  # a tab opened by the last action became the active one meanwhile
         self._step += 1
-        obs = Observation(step=self._step, url=page.url, last_error=self._last_error)
+        obs = Observation(step=self._step, url=redact(page.url), last_error=self._last_error)
         timings: dict[str, float] = {}
         if kinds & {"axtree", "dom", "som"}:
             t0 = time.perf_counter()
             elements, lines = self._collect(page)
             obs.elements = elements
             timings["collect_ms"] = (time.perf_counter() - t0) * 1000
+            # secrets never reach the agent either: hrefs and values can carry session ids
             if "axtree" in kinds:
-                obs.axtree = "\n".join(lines)
+                obs.axtree = redact("\n".join(lines))
             if "dom" in kinds:
-                obs.dom = render_dom(elements)
+                obs.dom = redact(render_dom(elements))
         if kinds & {"screenshot", "som"}:
             t0 = time.perf_counter()
             png = self.screenshot()
@@ -640,7 +641,7 @@ class BrowserEnvironment(Environment):
                 t0 = time.perf_counter()
                 obs.som = draw_marks(png, obs.elements, self.options.viewport)
                 timings["som_ms"] = (time.perf_counter() - t0) * 1000
-        obs.title = page.title()
+        obs.title = redact(page.title())
         obs.tabs = self.tabs()
         try:
             self._dialogs.extend(redact(str(m)) for m in page.evaluate(TAKE_DIALOGS))
@@ -663,7 +664,7 @@ class BrowserEnvironment(Environment):
                 title = p.title()
             except Exception:  # noqa: BLE001 - navigating
                 title = ""
-            out.append({"index": i, "url": p.url, "title": title, "active": i == self._active})
+            out.append({"index": i, "url": redact(p.url), "title": redact(title), "active": i == self._active})
         return out
 
     def _collect(self, page: "Page") -> tuple[dict[str, Element], list[str]]:
@@ -684,7 +685,8 @@ class BrowserEnvironment(Environment):
             x, y, w, h = item["bbox"]
             el = Element(id=item["id"], role=item["role"], name=item["name"], tag=item["tag"],
                          bbox=(round(x + ox, 1), round(y + oy, 1), round(w, 1), round(h, 1)),
-                         attributes={k: str(v) for k, v in item["attributes"].items()}, frame=path)
+                         attributes={k: redact(str(v)) if k in ("href", "value") else str(v)
+                                     for k, v in item["attributes"].items()}, frame=path)
             elements[el.id] = el
             self._frames_by_id[el.id] = frame
         lines: list[str] = result["lines"]
