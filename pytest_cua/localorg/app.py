@@ -175,7 +175,8 @@ class OrgApp:
         try:
             endpoint, values = adapter.match()
         except MethodNotAllowed as exc:
-            if self._is_api_path(request.path) and self.bearer_user(request) is None:
+            public = request.path.startswith("/services/oauth2/token")
+            if self._is_api_path(request.path) and not public and self.bearer_user(request) is None:
                 return error_response(INVALID_SESSION)
             allowed = ",".join(sorted(m for m in (exc.valid_methods or []) if m not in ("HEAD", "OPTIONS")))
             return error_response(OrgError("METHOD_NOT_ALLOWED", f"HTTP Method '{request.method}' not allowed. "
