@@ -103,6 +103,16 @@ class SalesforceEnvironment(Environment):
     def act(self, action: "Action") -> "ActionResult":
         return self._require_browser().act(action)
 
+    @property
+    def options(self) -> Any:
+        """The browser's options (trace and video settings), for reporting."""
+        return self.browser.options if self.browser is not None else None
+
+    @property
+    def last_artifacts(self) -> dict[str, Any]:
+        """The browser's artifacts of the last task (trace, video)."""
+        return self.browser.last_artifacts if self.browser is not None else {}
+
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "org": "local", "instance_url": self.credentials.instance_url,
                                "worker": self.worker_id}
