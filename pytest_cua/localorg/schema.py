@@ -47,8 +47,17 @@ _SOAP_TYPES = {
 }
 
 
+FIXTURES_ENV = "PYTEST_CUA_LOCALORG_FIXTURES"
+
+
 def default_repo_fixtures() -> Path:
-    """``<repo>/fixtures/localorg``: the schema and seed shipped with the repository."""
+    """Where the org's schema and seed live: ``$PYTEST_CUA_LOCALORG_FIXTURES`` when set, else
+    ``<repo>/fixtures/localorg`` (found from this file, so it works from a checkout and an editable install)."""
+    import os
+
+    override = os.environ.get(FIXTURES_ENV)
+    if override:
+        return Path(override)
     return Path(__file__).resolve().parents[2] / "fixtures" / "localorg"
 
 

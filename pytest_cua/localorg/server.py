@@ -19,6 +19,7 @@ import importlib
 import json
 import logging
 import shutil
+import socket
 import tempfile
 import threading
 from dataclasses import asdict, dataclass
@@ -84,6 +85,15 @@ class QuietRequestHandler(WSGIRequestHandler):
     idle or stalled connections, and the TLS handshake done in the connection's own thread."""
 
     timeout = 60
+
+    def setup(self) -> None:
+        # werkzeug closes every connection after one response and writes headers and body separately: without
+        # TCP_NODELAY, Nagle's algorithm and delayed ACKs add ~10 ms to every request
+        try:
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
+        super().setup()
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         path = getattr(self, "path", "") or ""
