@@ -47,13 +47,20 @@ def resolve_name(org: Org, target_names: Sequence[str], value: str) -> str | Non
     return unique[0] if unique else None
 
 
-def _resolve_references(org: Org, obj: ObjectSchema, record: Mapping[str, Any], source: str,
-                        index: int) -> dict[str, Any]:
+def _resolve_references(org: Org, obj: ObjectSchema, record: Mapping[str, Any], source: str, index: int,
+                        id_map: Mapping[str, str] | None = None, ignore_unknown: bool = False,
+                        skipped: set[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in record.items():
         f = obj.field(key)
-        if f is None:
+        if f is None or (key == "Id" and ignore_unknown):
+            if ignore_unknown:
+                if skipped is not None:
+                    skipped.add(key)
+                continue
             raise SeedError(source, obj.name, index, key, f"no field {key!r} on {obj.name}")
+        if f.type == "reference" and isinstance(value, str) and id_map:
+            value = id_map.get(value, id_map.get(value[:15], value))
         if f.type == "reference" and isinstance(value, str) and value and not ids.is_id(value):
             try:
                 rid = resolve_name(org, f.reference_to, value)
@@ -69,18 +76,25 @@ def _resolve_references(org: Org, obj: ObjectSchema, record: Mapping[str, Any], 
 
 
 def load_records(org: Org, sobject: str, records: Iterable[Mapping[str, Any]], *, source: str = "<records>",
-                 trusted: bool = False, user_id: str | None = None) -> list[str]:
+                 trusted: bool = False, user_id: str | None = None, id_map: dict[str, str] | None = None,
+                 ignore_unknown: bool = False, skipped: set[str] | None = None) -> list[str]:
     """Install ``records`` of ``sobject`` into ``org`` atomically (all or none); return their ids.
 
-    ``trusted`` also allows read-only fields (IsConverted, ...), as a data import would. Raises ``SeedError``
-    naming the object, the record index and the field when a record does not fit."""
+    ``trusted`` also allows read-only fields (IsConverted, ...), as a data import would. ``id_map`` translates ids
+    of another org (found in reference fields) to ids of this one; when a record carries an ``Id``, the new id is
+    added to ``id_map`` so later records can refer to it. ``ignore_unknown`` skips fields the schema does not
+    have (their names are added to ``skipped``) instead of failing. Raises ``SeedError`` naming the object, the
+    record index and the field when a record does not fit."""
     obj = org.object(sobject)
     created: list[str] = []
     with org.transaction():
         for index, raw in enumerate(records):
             if not isinstance(raw, Mapping):
                 raise SeedError(source, obj.name, index, None, f"expected a JSON object, got {type(raw).__name__}")
-            fields = _resolve_references(org, obj, raw, source, index)
+            foreign_id = raw.get("Id") if isinstance(raw.get("Id"), str) else None
+            if foreign_id is not None and not ignore_unknown:
+                raw = {k: v for k, v in raw.items() if k != "Id"}
+            fields = _resolve_references(org, obj, raw, source, index, id_map, ignore_unknown, skipped)
             try:
                 if trusted:
                     from pytest_cua.localorg import values
@@ -92,6 +106,10 @@ def load_records(org: Org, sobject: str, records: Iterable[Mapping[str, Any]], *
             except OrgError as exc:
                 field = exc.fields[0] if exc.fields else None
                 raise SeedError(source, obj.name, index, field, f"{exc.code}: {exc.message}") from None
+            if foreign_id is not None and id_map is not None:
+                id_map[foreign_id] = created[-1]
+                if ids.is_id(foreign_id):
+                    id_map[ids.to18(foreign_id)] = created[-1]
     return created
 
 
@@ -116,8 +134,10 @@ def dependency_order(org: Org, names: Iterable[str]) -> list[str]:
     return done
 
 
-def load_dir(org: Org, directory: str | Path, *, trusted: bool = False) -> dict[str, list[str]]:
-    """Install every ``<Object>.json`` of ``directory`` in dependency order, atomically; returns ids by object."""
+def load_dir(org: Org, directory: str | Path, *, trusted: bool = False, id_map: dict[str, str] | None = None,
+             ignore_unknown: bool = False) -> dict[str, list[str]]:
+    """Install every ``<Object>.json`` of ``directory`` in dependency order, atomically; returns ids by object.
+    ``trusted``, ``id_map`` and ``ignore_unknown`` as for ``load_records``."""
     path = Path(directory)
     files = {p.stem: p for p in sorted(path.glob("*.json"))}
     for stem in files:
@@ -133,7 +153,8 @@ def load_dir(org: Org, directory: str | Path, *, trusted: bool = False) -> dict[
                 raise SeedError(str(file), name, 0, None, f"not valid JSON: {exc}") from None
             if not isinstance(data, list):
                 raise SeedError(str(file), name, 0, None, "expected a JSON list of records")
-            out[name] = load_records(org, name, data, source=str(file), trusted=trusted)
+            out[name] = load_records(org, name, data, source=str(file), trusted=trusted, id_map=id_map,
+                                     ignore_unknown=ignore_unknown)
             if name == "User" and org.default_user_id is None:
                 admin = admin_user_id(org)
                 if admin:

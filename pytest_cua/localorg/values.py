@@ -108,6 +108,8 @@ def coerce(f: FieldSchema, value: Any) -> Any:
             raise _bad(f, value) from None
     if t == "datetime":
         try:
+            if re.match(r"^\d{4}-\d{2}-\d{2}$", value):  # a date alone means midnight UTC
+                return format_datetime(parse_datetime(value + "T00:00:00Z"))
             return format_datetime(parse_datetime(value))
         except ValueError:
             raise _bad(f, value) from None

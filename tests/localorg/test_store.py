@@ -220,3 +220,25 @@ def test_seeded_org_is_reproducible() -> None:
     a, b = seeded_org(), seeded_org()
     assert a.counts() == b.counts()
     assert sorted(a.table("Account")) == sorted(b.table("Account"))
+
+
+def test_load_records_with_foreign_ids_and_unknown_fields(org: Org) -> None:
+    foreign_pricebook = "01sXX0000001234AAA"
+    standard = _one(org, "Pricebook2", Name="Standard Price Book")["Id"]
+    id_map = {foreign_pricebook: standard}
+    load_records(org, "Product2", [{"Id": "01tXX0000000001AAA", "Name": "Imported Widget", "CurrencyIsoCode": "USD"}],
+                 id_map=id_map, ignore_unknown=True)
+    assert "01tXX0000000001AAA" in id_map
+    skipped: set[str] = set()
+    load_records(org, "PricebookEntry", [{"Pricebook2Id": foreign_pricebook, "Product2Id": "01tXX0000000001AAA",
+                                          "UnitPrice": 12, "IsActive": True, "Bogus": 1}],
+                 id_map=id_map, ignore_unknown=True, skipped=skipped)
+    entry = _one(org, "PricebookEntry", Name="Imported Widget")
+    assert entry["Pricebook2Id"] == standard and skipped == {"Bogus"}
+
+
+def test_datetime_accepts_a_date_alone(org: Org) -> None:
+    rid = org.create("Event", {"Subject": "All day", "StartDateTime": "2027-01-05", "EndDateTime": "2027-01-05T10:00:00+02:00"})
+    rec = org.get("Event", rid)
+    assert rec["StartDateTime"] == "2027-01-05T00:00:00.000+0000"
+    assert rec["EndDateTime"] == "2027-01-05T08:00:00.000+0000"
