@@ -1,12 +1,15 @@
-"""The SCUBA benchmark as a pytest suite: one test per task, scored by its template's milestones."""
+"""The SCUBA benchmark as a pytest suite: one test per task, scored by its template's milestones.
+
+Own tasks come from ``tasks/*.json``; with ``--scuba-root PATH`` the release's tasks are collected too and its
+seed records are installed into every worker's org (see ``release.py``).
+"""
 
 from __future__ import annotations
 
+from .release import ScubaSuite
 from .templates import discover
 
-from pytest_cua.suite import Suite
-
-CUA_SUITE = Suite("scuba", environment="salesforce", tasks=("tasks/*.json",), templates=discover())
+CUA_SUITE = ScubaSuite("scuba", environment="salesforce", tasks=("tasks/*.json",), templates=discover())
 
 
 def test_task(cua_result):

@@ -1,0 +1,48 @@
+"""Options and markers of the SCUBA suite.
+
+``--scuba-root PATH`` is registered here, so it is known when ``suites/scuba`` (or a file in it) is among the
+paths given to pytest: ``pytest suites/scuba --scuba-root ~/SCUBA``. pytest reads a directory's conftest.py
+before parsing the command line only for the paths it is given; run from elsewhere, name the folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+RELEASE_MARKER = "scuba_release"
+OWN_MARKER = "scuba_own"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("scuba", "SCUBA suite (suites/scuba)")
+    group.addoption("--scuba-root", dest="scuba_root", default=None, metavar="PATH",
+                    help="a checkout of the public SCUBA repository: also run its release tasks "
+                         "(data/test_zero_shot.json, or data/test_demo_aug.json with --demos) on an org seeded "
+                         "with its prerequisites (scuba/prerequisites/data/bulk_data)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{RELEASE_MARKER}: a task of SCUBA's release (--scuba-root)")
+    config.addinivalue_line("markers", f"{OWN_MARKER}: one of the SCUBA suite's own tasks (suites/scuba/tasks)")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    from .release import demos_wanted, release_file, release_root
+
+    root = release_root(config)
+    if root is None:
+        return None
+    path = release_file(root, demos=demos_wanted(config))
+    return [f"scuba release: {path} (seed records: {root / 'scuba/prerequisites/data/bulk_data'})"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[Any]) -> None:
+    """Mark release tasks ``scuba_release`` and the suite's own tasks ``scuba_own`` (``-m scuba_release``)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        task = callspec.params.get("cua_task") if callspec is not None else None
+        if task is None or getattr(task, "suite", None) != "scuba":
+            continue
+        item.add_marker(RELEASE_MARKER if task.extra.get("release") else OWN_MARKER)
