@@ -6,7 +6,6 @@ import logging
 import threading
 
 import pytest
-import requests
 from simple_salesforce import Salesforce
 from simple_salesforce.exceptions import (
     SalesforceExpiredSession, SalesforceGeneralError, SalesforceMalformedRequest, SalesforceResourceNotFound,
@@ -286,3 +285,20 @@ def test_general_error_for_unsupported_method_in_simple_salesforce(sf: Salesforc
     with pytest.raises(SalesforceGeneralError) as info:
         sf.restful("sobjects", method="DELETE")
     assert info.value.status == 405  # type: ignore[attr-defined]
+
+
+def test_composite_update_and_delete_and_identity(sf: Salesforce, org_server: OrgServer, creds: OrgCredentials) -> None:
+    a = sf.Account.create({"Name": "Comp Upd A"})["id"]
+    b = sf.Account.create({"Name": "Comp Upd B"})["id"]
+    result = sf.restful("composite/sobjects", method="PATCH", json={"allOrNone": True, "records": [
+        {"attributes": {"type": "Account"}, "Id": a, "Phone": "1"},
+        {"attributes": {"type": "Account"}, "Id": b, "Phone": "2"}]})
+    assert all(r["success"] for r in result)
+    assert org_server.org.get("Account", b)["Phone"] == "2"
+    result = sf.restful("composite/sobjects", method="DELETE", params={"ids": f"{a},{b}"})
+    assert all(r["success"] for r in result) and org_server.org.get("Account", a) is None
+    user_id = org_server.admin_user_id
+    r = creds.requests_session().get(f"{creds.instance_url}/id/{org_server.org.org_id}/{user_id}",
+                                     headers=_headers(sf.session_id), timeout=30)
+    assert r.status_code == 200 and r.json()["username"] == creds.username
+    assert sf.User.get_by_custom_id("Username", creds.username)["Id"] == user_id

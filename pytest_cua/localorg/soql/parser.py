@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from pytest_cua.localorg.errors import OrgError
@@ -372,7 +372,3 @@ def parse(text: str) -> Query:
         raise OrgError("MALFORMED_QUERY", f"query is longer than {MAX_QUERY_LENGTH} characters")
     return _parse_cached(text)
 
-
-def nodes(tree: Tree) -> list[Any]:  # pragma: no cover - debugging helper
-    """Flat list of subtrees (for debugging the grammar)."""
-    return list(tree.iter_subtrees())
