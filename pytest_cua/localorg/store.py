@@ -147,6 +147,9 @@ class Org:
         obj = self.object(sobject)
         if obj.name_field and record.get(obj.name_field):
             return str(record[obj.name_field])
+        keys = [f.name for f in obj.fields.values() if f.required and not f.system][:3]
+        if keys:
+            return ", ".join(f"{k}={record.get(k)}" for k in keys)
         return str(record.get("Id"))
 
     def query(self, soql: str, *, api: str = "data", version: str = "59.0") -> dict[str, Any]:

@@ -302,3 +302,23 @@ def test_composite_update_and_delete_and_identity(sf: Salesforce, org_server: Or
                                      headers=_headers(sf.session_id), timeout=30)
     assert r.status_code == 200 and r.json()["username"] == creds.username
     assert sf.User.get_by_custom_id("Username", creds.username)["Id"] == user_id
+
+
+def test_ui_extensions_register_routes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from werkzeug.wrappers import Response
+
+    from pytest_cua.localorg.app import OrgApp, RequestContext
+
+    def home(ctx: RequestContext) -> Response:
+        return Response(f"custom home for {ctx.user_id}")
+
+    def register(app: OrgApp) -> None:
+        app.add_route("/", home, ["GET"], auth="ui")
+
+    with OrgServer(tmp_path, extensions=[register]) as server:
+        creds = server.org_credentials
+        assert creds is not None
+        s = creds.requests_session()
+        assert s.get(creds.instance_url + "/", allow_redirects=False, timeout=30).status_code == 302
+        s.get(f"{creds.instance_url}/secur/frontdoor.jsp", params={"sid": server.access_token()}, timeout=30)
+        assert s.get(creds.instance_url + "/", timeout=30).text == f"custom home for {server.admin_user_id}"
