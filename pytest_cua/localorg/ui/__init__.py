@@ -1,0 +1,18 @@
+"""The embedded org's web interface: server-rendered, accessible pages over the same store as the API.
+
+``register(app)`` is called by ``OrgServer`` (the module is picked up automatically) and adds every UI route with
+``auth="ui"`` (a browser session; a redirect to the login page otherwise). See ``README.md`` for the URLs and the
+accessible names the pages expose.
+"""
+
+from __future__ import annotations
+
+from pytest_cua.localorg.app import OrgApp
+
+
+def register(app: OrgApp) -> None:
+    """Add the UI routes (records, lead conversion, setup) to ``app``."""
+    from pytest_cua.localorg.ui import routes_records, routes_setup
+
+    routes_records.register(app)
+    routes_setup.register(app)
