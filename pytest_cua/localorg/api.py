@@ -69,8 +69,10 @@ def sobject_root(ctx: RequestContext, version: str, sobject: str, api: str = "da
         rid = ctx.org.create(obj.name, body, user_id=ctx.user_id)
         return json_response({"id": rid, "success": True, "errors": []}, status=201,
                              headers={"Location": f"/services/data/v{version}/sobjects/{obj.name}/{rid}"})
+    with ctx.org.lock:
+        latest = list(ctx.org.table(obj.name).values())[-5:]
     recent = [_with_attributes(obj, {"Id": r["Id"], obj.name_field or "Id": r.get(obj.name_field or "Id")}, version,
-                               api) for r in list(ctx.org.table(obj.name).values())[-5:]]
+                               api) for r in latest]
     return json_response({"objectDescribe": obj.describe_global_entry(version), "recentItems": recent})
 
 

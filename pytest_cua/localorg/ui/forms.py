@@ -42,12 +42,13 @@ class FormErrors:
     def __bool__(self) -> bool:
         return bool(self.fields or self.page)
 
-    def add(self, message: str, field_name: str | None = None) -> None:
-        """Record ``message`` next to ``field_name`` (and in the page summary)."""
+    def add(self, message: str, field_name: str | None = None, label: str | None = None) -> None:
+        """Record ``message`` next to ``field_name`` and in the page summary (prefixed by ``label``)."""
         if field_name and field_name not in self.fields:
             self.fields[field_name] = message
-        if message not in self.page:
-            self.page.append(message)
+        shown = f"{label}: {message}" if label and not message.startswith(label) else message
+        if shown not in self.page:
+            self.page.append(shown)
 
 
 def form_fields(obj: ObjectSchema, *, creating: bool) -> list[FieldSchema]:
@@ -68,8 +69,10 @@ def form_fields(obj: ObjectSchema, *, creating: bool) -> list[FieldSchema]:
 
 
 def display_fields(obj: ObjectSchema) -> list[FieldSchema]:
-    """The fields a record page's details section shows (everything but raw JSON and deletion flags)."""
-    return [f for f in obj.fields.values() if f.type != "json" and f.name not in ("IsDeleted", "SystemModstamp")]
+    """The fields a record page's details section shows: the object's own fields, then owner and system fields
+    (no raw JSON, no deletion flag)."""
+    shown = [f for f in obj.fields.values() if f.type != "json" and f.name not in ("IsDeleted", "SystemModstamp")]
+    return [f for f in shown if not f.system] + [f for f in shown if f.system]
 
 
 def record_name(org: Org, sobject: str, record: Mapping[str, Any] | None) -> str:
@@ -251,7 +254,7 @@ def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: Mul
                                f"{f.label}: bad value for picklist field: {raw}", [f.name])
             out[f.name] = values.coerce(f, raw)
         except OrgError as err:
-            errors.add(field_message(obj, err), f.name)
+            errors.add(field_message(obj, err), f.name, f.label)
     return out
 
 
