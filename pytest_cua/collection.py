@@ -62,7 +62,20 @@ def marks_for(config: pytest.Config, task: Task) -> list[pytest.MarkDecorator]:
         if name not in registered:  # dynamic values are registered so --strict-markers accepts them
             config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
             registered.add(name)
-    return [getattr(pytest.mark, n) for n in names]
+    marks = [getattr(pytest.mark, n) for n in names]
+    if config.pluginmanager.hasplugin("timeout"):
+        marks.append(pytest.mark.timeout(backstop_timeout(config, task)))
+    return marks
+
+
+def backstop_timeout(config: pytest.Config, task: Task) -> float:
+    """pytest-timeout's limit for a task: past the episode's own limit (which always fires first, so that
+    rollback runs), plus time for provisioning, evaluation and rollback."""
+    from pytest_cua.records import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    limit = settings.time_limit_s if settings is not None and settings.time_limit_s else task.limits.time_limit_s
+    return round(limit * 1.1 + 300, 1)
 
 
 def parametrize_tasks(metafunc: pytest.Metafunc) -> None:

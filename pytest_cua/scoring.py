@@ -97,7 +97,7 @@ class ScoreCard:
 
     @property
     def score(self) -> float:
-        return round(sum(r.weight for r in self.results if r.passed), 6)
+        return round(float(sum(r.weight for r in self.results if r.passed)), 6)
 
     @property
     def success(self) -> bool:

@@ -97,3 +97,17 @@ def test_same_collection_on_every_worker(pytester, kv_suite):
     kv_suite("t.json", [task(f"t{i:02d}") for i in range(12)])
     result = pytester.runpytest_subprocess("-n", "2", "--agent", "oracle", "-p", "no:randomly")
     result.assert_outcomes(passed=12)
+
+
+def test_pytest_timeout_is_a_backstop_past_the_task_limit(pytester, kv_suite):
+    kv_suite("t.json", [task("l1", limits={"time_limit_s": 100}), task("l2")])
+    pytester.makeconftest('''
+def pytest_collection_modifyitems(items):
+    for item in items:
+        print("TIMEOUT", item.name, item.get_closest_marker("timeout").args[0])
+''')
+    out = pytester.runpytest("--collect-only", "-q", "-s").stdout.str()
+    assert "TIMEOUT test_task[l1] 410.0" in out  # 100 s * 1.1 + 300 s
+    assert "TIMEOUT test_task[l2] 6240.0" in out  # the default 90 minutes
+    out = pytester.runpytest("--collect-only", "-q", "-s", "--cua-time-limit", "10").stdout.str()
+    assert "TIMEOUT test_task[l1] 311.0" in out

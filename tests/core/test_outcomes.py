@@ -233,3 +233,29 @@ def test_baseline_gate_fails_a_worse_run(pytester, kv_suite):
     out = worse.stdout.str()
     assert "success_rate: 0.000 vs baseline 1.000 (-1.000; allowed drop 0.000) REGRESSION" in out
     assert "tasks that passed in the baseline and not now (2): g1, g2" in out
+
+
+def test_pdb_stops_at_the_failing_milestone_with_the_environment_alive(pytester, kv_suite):
+    pytest.importorskip("pexpect")
+    kv_suite("t.json", [task("d1", {"a": "1", "b": "2"})])
+    child = pytester.spawn_pytest("--agent noop --pdb -p no:cacheprovider")
+    child.expect(r"MilestonesFailed: task d1 scored 0.00")
+    child.expect(r"\(Pdb\)")
+    child.sendline("p (self.card.score, [r.name for r in self.card.results if not r.passed], self.env.closed)")
+    child.expect(r"\(0\.0, \['a is 1', 'b is 2'\], False\)")
+    child.sendline("c")
+    child.expect("1 failed")
+    child.wait()
+
+
+def test_doctor_lists_every_check_with_a_fix(capsys):
+    from pytest_cua.cli import main
+
+    rc = main(["doctor"])
+    out = capsys.readouterr().out
+    for name in ("playwright", "chromium", "Xvfb", "allure-pytest", "allure CLI"):
+        assert name in out
+    assert rc in (0, 1)
+    for line in out.splitlines():
+        if line.startswith("MISSING"):
+            assert "fix:" in out
