@@ -14,6 +14,7 @@ URL with a fresh session id) and every fresh context opens that instead of ``sta
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import os
@@ -53,7 +54,7 @@ DIALOG_SCRIPT = """(() => {
   window.confirm = (msg) => { note("confirm", msg); return true; };
   window.prompt = (msg, def) => { note("prompt", msg); return def === undefined ? "" : String(def); };
 })();"""
-TAKE_DIALOGS = "() => (window.__cuaDialogs || []).splice(0)"
+PAGE_STATE = "() => [document.title, (window.__cuaDialogs || []).splice(0)]"
 
 QUIET_FLAGS = ("--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                "--disable-component-update", "--disable-sync")
@@ -608,7 +609,7 @@ class BrowserEnvironment(Environment):
                 obs.extra["observe_error"] = short_error(exc2)
                 return obs
 
-    def _observe(self, kinds: frozenset[str]) -> Observation:
+    def _observe(self, kinds: frozenset[str], _retry: bool = False) -> Observation:
         page = self.page
         for _ in range(2):
             try:
@@ -641,27 +642,42 @@ class BrowserEnvironment(Environment):
                 t0 = time.perf_counter()
                 obs.som = draw_marks(png, obs.elements, self.options.viewport)
                 timings["som_ms"] = (time.perf_counter() - t0) * 1000
-        obs.title = redact(page.title())
-        obs.tabs = self.tabs()
         try:
-            self._dialogs.extend(redact(str(m)) for m in page.evaluate(TAKE_DIALOGS))
+            title, dialogs = page.evaluate(PAGE_STATE)  # one round trip for the title and dialog messages
+            self._dialogs.extend(redact(str(m)) for m in dialogs)
         except Exception:  # noqa: BLE001 - navigating
-            pass
+            title = page.title()
+        obs.title = redact(title)
+        obs.tabs = self.tabs(active_title=title)
         if self._dialogs:
             obs.extra["dialogs"] = list(self._dialogs)
             self._dialogs.clear()
         obs.extra["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
+        if self.page is not page and not _retry:
+            # a tab opened by the last action became active while this one was observed: observe that one
+            self._step -= 1
+            return self._observe(kinds, _retry=True)
         return obs
 
     def screenshot(self) -> bytes:
-        """A PNG of the active tab's viewport."""
-        return self.page.screenshot(type="png", timeout=self.options.navigation_timeout_s * 1000)
+        """A PNG of the active tab's viewport (CDP's fast capture: about half the time of page.screenshot)."""
+        page = self.page
+        try:
+            cdp = getattr(page, "_cua_cdp", None)
+            if cdp is None:
+                cdp = self.context.new_cdp_session(page)
+                page._cua_cdp = cdp  # type: ignore[attr-defined]
+            data = cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+            return base64.b64decode(data["data"])
+        except Exception:  # noqa: BLE001 - fall back to Playwright's own capture
+            return page.screenshot(type="png", timeout=self.options.navigation_timeout_s * 1000)
 
-    def tabs(self) -> list[dict[str, Any]]:
+    def tabs(self, active_title: str | None = None) -> list[dict[str, Any]]:
+        """The open tabs: index, url, title and which one is active."""
         out = []
         for i, p in enumerate(self.context.pages):
             try:
-                title = p.title()
+                title = active_title if (i == self._active and active_title is not None) else p.title()
             except Exception:  # noqa: BLE001 - navigating
                 title = ""
             out.append({"index": i, "url": redact(p.url), "title": redact(title), "active": i == self._active})
@@ -677,8 +693,8 @@ class BrowserEnvironment(Environment):
 
     def _collect_frame(self, frame: "Frame", path: str, offset: tuple[float, float],
                        elements: dict[str, Element], depth: int) -> list[str]:
-        result = frame.evaluate(SCRIPT, {"next": self._next_id, "attr": ID_ATTR, "frameAttr": FRAME_ATTR,
-                                         "maxText": 200, "maxLines": 4000})
+        result = json.loads(frame.evaluate(SCRIPT, {"next": self._next_id, "attr": ID_ATTR, "frameAttr": FRAME_ATTR,
+                                                    "maxText": 200, "maxLines": 4000}))
         self._next_id = max(self._next_id, int(result["next"]))
         ox, oy = offset
         for item in result["elements"]:
