@@ -12,6 +12,8 @@ backend; its record-level rollback is not part of this provider yet, so asking f
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +141,35 @@ class SalesforceEnvironment(Environment):
             self.server.stop()
 
 
+ORG_DIR_PREFIX = "pytest-cua-org-"
+OWNER_FILE = "owner.pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_org_dirs(tmp: str | Path | None = None) -> list[Path]:
+    """Remove the data folders of orgs whose process is gone (a crashed or killed worker); return them."""
+    removed = []
+    for path in sorted(Path(tmp or tempfile.gettempdir()).glob(f"{ORG_DIR_PREFIX}*")):
+        owner = path / OWNER_FILE
+        try:
+            pid = int(owner.read_text().strip())
+        except (OSError, ValueError):
+            continue  # not ours, or being created right now
+        if not _alive(pid):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def create(ctx: EnvContext) -> SalesforceEnvironment:
     """The ``salesforce`` provider: an embedded org and a browser for one xdist worker."""
     from pytest_cua.envs.browser import BrowserEnvironment, BrowserOptions
@@ -148,7 +179,9 @@ def create(ctx: EnvContext) -> SalesforceEnvironment:
     if which != "local":
         raise ProvisioningError(f"--cua-org {which!r}: only the embedded org ('local') is supported by this "
                                 f"version; a real org's record-level rollback is not implemented yet")
-    data_dir = Path(tempfile.mkdtemp(prefix=f"pytest-cua-org-{ctx.run_id}-{ctx.worker_id}-"))
+    sweep_stale_org_dirs()
+    data_dir = Path(tempfile.mkdtemp(prefix=f"{ORG_DIR_PREFIX}{ctx.run_id}-{ctx.worker_id}-"))
+    (data_dir / OWNER_FILE).write_text(str(os.getpid()))
     server = OrgServer(data_dir)
     env: SalesforceEnvironment | None = None
     try:
