@@ -12,7 +12,8 @@ from pytest_cua.localorg.app import OrgApp
 
 def register(app: OrgApp) -> None:
     """Add the UI routes (records, lead conversion, setup) to ``app``."""
-    from pytest_cua.localorg.ui import routes_records, routes_setup
+    from pytest_cua.localorg.ui import routes_convert, routes_records, routes_setup
 
+    routes_convert.register(app)
     routes_records.register(app)
     routes_setup.register(app)
