@@ -1,0 +1,70 @@
+"""Admin persona, sharing: organization-wide defaults of an object.
+
+SCUBA's ``create_owd_settings``: ground truth ``object_name`` (API name or label), ``internal_visibility`` and
+``external_visibility`` as Setup shows them ("Private", "Public Read Only", "Public Read/Write", ...). The
+embedded org keeps the defaults on EntityDefinition (``InternalSharingModel`` / ``ExternalSharingModel``),
+read through the Tooling API.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from pytest_cua.actions import Action, Done, SelectOption
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext, Template
+
+from ._service_admin import click_button, click_link, object_api_name, sharing_label, sharing_model, tooling_rows
+from .common import goto, soql_str
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+def _definition(sf: Any, object_name: str) -> dict[str, Any] | None:
+    api = object_api_name(sf, object_name) or object_name
+    found = tooling_rows(sf, f"SELECT Id, QualifiedApiName, Label, InternalSharingModel, ExternalSharingModel "
+                             f"FROM EntityDefinition WHERE QualifiedApiName = {soql_str(api)}")
+    return found[0] if found else None
+
+
+class OrgWideDefaults(Template):
+    """Default internal and external access of one object."""
+
+    name = "create_owd_settings"
+    objects = ("EntityDefinition",)
+    milestones = {"default internal access": 0.5, "default external access": 0.5}
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        sf, truth = ctx.env.org, ctx.truth
+        name = str(truth.get("object_name", ""))
+        definition = _definition(sf, name)
+        for side, key, field_name in (("internal", "internal_visibility", "InternalSharingModel"),
+                                      ("external", "external_visibility", "ExternalSharingModel")):
+            with milestone(f"default {side} access", 0.5):
+                assert definition is not None, f"no object {name!r}"
+                want, got = sharing_model(truth.get(key)), definition.get(field_name)
+                assert got == want, (f"{name} default {side} access is {sharing_label(str(got))!r}, "
+                                     f"expected {truth.get(key)!r}")
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        definition = _definition(sf, str(truth["object_name"]))
+        assert definition is not None, f"no object {truth['object_name']!r}"
+        sf.EntityDefinition.update(definition["Id"], {
+            "InternalSharingModel": sharing_model(truth["internal_visibility"]),
+            "ExternalSharingModel": sharing_model(truth["external_visibility"])})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        definition = _definition(sf, str(truth["object_name"]))
+        label = str((definition or {}).get("Label") or truth["object_name"])
+        internal = sharing_label(sharing_model(truth["internal_visibility"]))
+        external = sharing_label(sharing_model(truth["external_visibility"]))
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Sharing Settings"), click_button("Edit"),
+                SelectOption(f"label={label} Default Internal Access", internal),
+                SelectOption(f"label={label} Default External Access", external), click_button("Save"), Done()]
+
+
+TEMPLATES = [OrgWideDefaults()]
