@@ -1,0 +1,60 @@
+"""Sales questions answered from the org's records (``qa_sales_lookup``), scored by SCUBA's rule: token F1
+counts only when the ground truth occurs in the answer.
+
+A task says where a person finds the answer in an ``evidence`` list (kept in the task's extra fields), used
+by the demonstration: ``{"object": "Opportunity", "name": "..."}`` opens that record,
+``{"list": "Campaign", "sort": "BudgetedCost", "dir": "desc"}`` opens a list page sorted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+from urllib.parse import urlencode
+
+from pytest_cua.actions import Action, Answer
+from pytest_cua.scoring import milestone, score_answer
+from pytest_cua.suite import EvalContext, Template
+
+from . import _sales as s
+from .common import goto
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+class QuestionTemplate(Template):
+    """A question task: one milestone, the answer (ground truth ``answer``)."""
+
+    objects = ()
+    milestones = {"answer": 1.0}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        result = score_answer(ctx.answer, str(ctx.truth.get("answer", "")))
+        with milestone("answer", 1.0):
+            assert result.passed, result.detail
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        """Nothing to change in the org: the oracle answers with the ground truth."""
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        steps: list[Action] = []
+        for ev in _evidence(task):
+            if "object" in ev:
+                rid = s.require_id(env.org, ev["object"], ev["name"], ev.get("field", "Name"))  # type: ignore[attr-defined]
+                steps += s.open_record(env, ev["object"], rid)
+            elif "list" in ev:
+                query = {k: ev[k] for k in ("q", "sort", "dir") if k in ev}
+                steps.append(goto(env, f"/lightning/o/{ev['list']}/list" + (f"?{urlencode(query)}" if query else "")))
+        return [*steps, Answer(str(task.ground_truth.get("answer", "")))]
+
+
+def _evidence(task: "Task") -> list[dict[str, Any]]:
+    raw = task.extra.get("evidence", [])
+    return [dict(e) for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+
+
+TEMPLATES = [QuestionTemplate("qa_sales_lookup")]
