@@ -1,0 +1,266 @@
+"""The SCUBA release importer: a small SCUBA-format release of our own (tests/scuba/fixtures/release, a fake
+checkout) collected through ``--scuba-root``: ids, markers, ``--demos`` text, seed install, a bad record as a
+collection error naming the task and field, a task without an evaluator skipped with the reason."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from pytest_cua.localorg.seed import SeedError, seeded_org  # noqa: E402
+from pytest_cua.tasks import TaskFileError  # noqa: E402
+from suites.scuba import release  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("scuba_suite_copy", Path(__file__).parent / "fixtures" / "suite_copy.py")
+assert _spec is not None and _spec.loader is not None
+suite_copy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(suite_copy)
+
+FIXTURE = suite_copy.RELEASE_FIXTURE
+SEED = FIXTURE / release.SEED_DIR
+IDS = ["admin_903_001", "sales_901_001", "sales_904_001", "service_902_001"]
+
+
+def run_pytest(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """An inner pytest in a subprocess (the org and Chromium of a run stay out of this process)."""
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    return subprocess.run(cmd, cwd=cwd, text=True, capture_output=True, timeout=timeout)
+
+
+def collect(*args: str, root: Path = FIXTURE) -> subprocess.CompletedProcess[str]:
+    return run_pytest(["suites/scuba", "--scuba-root", str(root), "--collect-only", "-q", *args], cwd=REPO)
+
+
+def collected_ids(out: str) -> list[str]:
+    return sorted(line.split("[", 1)[1].rstrip("]") for line in out.splitlines()
+                  if line.startswith("suites/scuba/test_scuba.py::test_task["))
+
+
+# --- records -> tasks ------------------------------------------------------------------------------------
+
+def test_zero_shot_records_become_tasks() -> None:
+    tasks = release.load_release(FIXTURE / release.ZERO_SHOT_FILE, demos=False)
+    assert sorted(t.id for t in tasks) == IDS
+    task = {t.id: t for t in tasks}["sales_901_001"]
+    assert task.persona == "sales" and task.difficulty == "easy" and task.template == "probe_seed"
+    assert task.instruction.startswith("Check that Quillfeather Books is an account")
+    assert task.ground_truth["account_name"] == "Quillfeather Books"
+    assert task.demonstration_text is None
+    assert task.extra["release"] is True and task.extra["objects"] == ["Account", "Opportunity", "Task"]
+    assert task.extra["subcategory"] == "Probe" and task.extra["template_id"] == "sales_901"
+    question = {t.id: t for t in tasks}["admin_903_001"]
+    assert question.is_question
+
+
+def test_demos_give_the_memory_as_demonstration_text() -> None:
+    records = json.loads((FIXTURE / release.DEMO_AUG_FILE).read_text())
+    tasks = {t.id: t for t in release.load_release(FIXTURE / release.DEMO_AUG_FILE, demos=True)}
+    for record in records:
+        task = tasks[record["task_id"]]
+        assert task.demonstration_text == record["memory"]
+        assert task.instruction == record["query"]
+
+
+def test_demos_need_the_memory_field(tmp_path: Path) -> None:
+    records = json.loads((FIXTURE / release.ZERO_SHOT_FILE).read_text())
+    path = tmp_path / "test_demo_aug.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(TaskFileError) as info:
+        release.load_release(path, demos=True)
+    assert info.value.task_id == "sales_901_001" and info.value.field_name == "memory"
+
+
+@pytest.mark.parametrize("key, value, field_name", [
+    ("difficulty", "impossible", "difficulty"),
+    ("category", "marketing", "category"),
+    ("query", "", "query"),
+    ("query_template_name", None, "query_template_name"),
+    ("ground_truth_dict", ["not", "an", "object"], "ground_truth_dict"),
+    ("query_template_metadata", {"objects": "Account"}, "query_template_metadata.objects"),
+])
+def test_a_record_that_does_not_fit_names_the_task_and_field(tmp_path: Path, key: str, value: Any,
+                                                             field_name: str) -> None:
+    records = json.loads((FIXTURE / release.ZERO_SHOT_FILE).read_text())
+    records[2][key] = value
+    path = tmp_path / "test_zero_shot.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(TaskFileError) as info:
+        release.load_release(path, demos=False)
+    assert info.value.task_id == records[2]["task_id"]
+    assert info.value.field_name == field_name
+    assert f"task {records[2]['task_id']!r}" in str(info.value) and f"field {field_name!r}" in str(info.value)
+
+
+def test_a_record_without_task_id_is_named_by_its_index(tmp_path: Path) -> None:
+    path = tmp_path / "test_zero_shot.json"
+    path.write_text(json.dumps([{"query": "x"}]))
+    with pytest.raises(TaskFileError) as info:
+        release.load_release(path, demos=False)
+    assert info.value.task_id == "#0" and info.value.field_name == "task_id"
+
+
+def test_a_missing_release_file_says_what_root_is_expected(tmp_path: Path) -> None:
+    with pytest.raises(TaskFileError, match="--scuba-root"):
+        release.load_release(tmp_path / release.ZERO_SHOT_FILE, demos=False)
+
+
+# --- rollback scope of release tasks -----------------------------------------------------------------------
+
+def test_release_scope_falls_back_to_the_records_objects() -> None:
+    suite = release.ScubaSuite("scuba", environment="salesforce", templates={})
+    tasks = {t.id: t for t in release.load_release(FIXTURE / release.ZERO_SHOT_FILE, demos=False)}
+    assert suite.rollback_scope(tasks["sales_901_001"]) == ("Account", "Opportunity", "Task")
+    assert release.scope_names(["Queue", "Knowledge__ka", "CustomObject", "Report", "Nope"],
+                               ["Group", "GroupMember", "QueueSobject", "Knowledge__kav", "EntityDefinition"]) == \
+        ("EntityDefinition", "Group", "GroupMember", "Knowledge__kav", "QueueSobject")
+
+
+def test_a_declared_template_scope_wins() -> None:
+    from pytest_cua.suite import Template
+
+    class Declared(Template):
+        name = "probe_seed"
+        objects = ("Lead",)
+
+    suite = release.ScubaSuite("scuba", environment="salesforce", templates={"probe_seed": Declared()})
+    task = {t.id: t for t in release.load_release(FIXTURE / release.ZERO_SHOT_FILE, demos=False)}["sales_901_001"]
+    assert suite.rollback_scope(task) == ("Lead",)
+
+
+# --- seed records ------------------------------------------------------------------------------------------
+
+def test_seed_records_are_adapted_and_installed() -> None:
+    org = seeded_org()
+    report = release.install_seed(org, SEED)
+    assert report.installed == {"Account": 2, "Contact": 2, "Opportunity": 1, "PricebookEntry": 2, "Product2": 2,
+                                "Task": 1, "User": 1}
+    contact = org.query("SELECT Account.Name FROM Contact WHERE LastName = 'Brandvold'")["records"][0]
+    assert contact["Account"]["Name"] == "Quillfeather Books"  # a reference given by name
+    task = org.query("SELECT What.Name FROM Task WHERE Subject = 'Send refit proposal'")["records"][0]
+    assert task["What"]["Name"] == "Tidewell Ferries Fleet Refit"  # a combined file, ids of the exporting org
+    entries = org.query("SELECT Product2.Name, Pricebook2.Name, UnitPrice FROM PricebookEntry "
+                        "WHERE Product2.Name IN ('Glaze Kit', 'Kiln Timer') ORDER BY UnitPrice")["records"]
+    assert [(e["Product2"]["Name"], e["Pricebook2"]["Name"], e["UnitPrice"]) for e in entries] == \
+        [("Kiln Timer", "Standard Price Book", 19), ("Glaze Kit", "Standard Price Book", 48)]
+    user = org.find("User", Alias="cmere")[0]
+    assert user["IsActive"] is True
+    notes = "\n".join(report.notes)
+    assert "Widget__x" in notes and "Contact.CurrencyIsoCode left out" in notes
+    assert "Task.IsClosed left out (read-only)" in notes
+
+
+def test_a_seed_record_that_does_not_fit_names_object_record_and_field(tmp_path: Path) -> None:
+    checkout = suite_copy.copy_release(tmp_path)
+    seed = checkout / release.SEED_DIR
+    (seed / "Account.json").write_text(json.dumps([{"Name": "Fine Account"}, {"Industry": "Retail"}]))
+    org = seeded_org()
+    snap = org.snapshot()
+    with pytest.raises(SeedError) as info:
+        release.install_seed(org, seed)
+    assert info.value.sobject == "Account" and info.value.index == 1 and info.value.field == "Name"
+    assert org.residue(snap) == []  # all or nothing
+
+
+def test_prepare_installs_the_seed_only_with_a_root() -> None:
+    suite = release.ScubaSuite("scuba", environment="salesforce", templates={})
+    org = seeded_org()
+    before = org.counts()
+    env = SimpleNamespace(name="salesforce", store=org)
+    suite.prepare(env, SimpleNamespace(getoption=lambda name: None))  # type: ignore[arg-type]
+    assert org.counts() == before
+    options = {"scuba_root": str(FIXTURE), "cua_demos": False}
+    suite.prepare(env, SimpleNamespace(getoption=options.__getitem__))  # type: ignore[arg-type]
+    assert org.counts()["Account"] == before["Account"] + 2
+    assert suite.seed_reports and suite.seed_reports[0].installed["Account"] == 2
+
+
+def test_the_sample_release_seed_installs() -> None:
+    """SCUBA's own prerequisites (when this machine has the reference copy) install without an error."""
+    sample = Path("/work/shared/scuba/prerequisites")
+    if not sample.is_dir():
+        pytest.skip("no reference copy of SCUBA's prerequisites on this machine")
+    report = release.install_seed(seeded_org(), sample)
+    assert sum(report.installed.values()) > 100
+
+
+# --- collection through --scuba-root ---------------------------------------------------------------------
+
+def test_scuba_root_collects_the_release_with_ids_and_markers() -> None:
+    result = collect("-m", "scuba_release")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert collected_ids(result.stdout) == IDS
+    header = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "--collect-only", "-m", "scuba_release"],
+                        cwd=REPO)
+    assert "scuba release:" in header.stdout and "test_zero_shot.json" in header.stdout
+    for expr, expected in [("sales and easy", ["sales_901_001"]), ("service and medium", ["service_902_001"]),
+                           ("template_template_nobody_wrote or (admin and hard and question)",
+                            ["admin_903_001", "sales_904_001"])]:
+        found = collect("-m", f"scuba_release and ({expr})")
+        assert collected_ids(found.stdout) == expected, (expr, found.stdout)
+
+
+def test_without_scuba_root_no_release_task_is_collected() -> None:
+    result = run_pytest(["suites/scuba", "--collect-only", "-q", "-m", "scuba_release"], cwd=REPO)
+    assert collected_ids(result.stdout) == []
+
+
+def test_demos_read_the_demonstration_augmented_file() -> None:
+    result = collect("-m", "scuba_release", "--demos")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert collected_ids(result.stdout) == IDS
+    header = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "--collect-only", "--demos", "-m", "x"],
+                        cwd=REPO)
+    assert "test_demo_aug.json" in header.stdout
+
+
+def test_a_bad_record_is_a_collection_error_and_own_tasks_still_collect(tmp_path: Path) -> None:
+    checkout = suite_copy.copy_release(tmp_path)
+    path = checkout / release.ZERO_SHOT_FILE
+    records = json.loads(path.read_text())
+    records[1]["difficulty"] = "impossible"
+    path.write_text(json.dumps(records))
+    result = collect(root=checkout)
+    out = result.stdout + result.stderr
+    assert result.returncode == 2, out
+    assert "scuba-release:test_zero_shot.json" in out
+    assert "task 'service_902_001'" in out and "field 'difficulty'" in out
+    assert collected_ids(result.stdout) == collected_ids(run_pytest(
+        ["suites/scuba", "--collect-only", "-q"], cwd=REPO).stdout)  # the own tasks, all of them
+
+
+def test_a_task_whose_template_has_no_evaluator_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    result = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "-k", "sales_904_001", "--agent", "noop",
+                         "--cua-reports", str(tmp_path / "reports"), "-rs"], cwd=REPO)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "1 skipped" in out
+    assert "template 'template_nobody_wrote' has no evaluator yet" in out
+    summary = suite_copy.read_summary(tmp_path / "reports")
+    (task,) = summary["tasks"]
+    assert task["id"] == "sales_904_001" and task["outcome"] == "skipped"
+
+
+@pytest.mark.browser
+def test_release_seed_is_in_the_org_the_tasks_run_on(tmp_path: Path) -> None:
+    """End to end: a copy of the suite with a probe template that reads the release's seed records through
+    the API, run with --scuba-root and --agent oracle on the embedded org."""
+    suite_copy.copy_suite(tmp_path)
+    reports = tmp_path / "reports"
+    result = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "-k", "sales_901_001", "--agent", "oracle",
+                         "--cua-reports", str(reports)], cwd=tmp_path)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    task = suite_copy.by_id(suite_copy.read_summary(reports))["sales_901_001"]
+    assert task["outcome"] == "passed", task
+    assert task["score"] == 1.0
