@@ -17,25 +17,21 @@ from __future__ import annotations
 
 import importlib
 import json
-import logging
 import shutil
-import socket
 import tempfile
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
-
 from pytest_cua.localorg import api, pages
 from pytest_cua.localorg.app import OrgApp
 from pytest_cua.localorg.auth import DEFAULT_TTL, TokenStore, load_or_create_credentials
+from pytest_cua.localorg.httpserver import OrgHTTPServer
 from pytest_cua.localorg.seed import admin_user_id, seeded_org
 from pytest_cua.localorg.store import Org
 from pytest_cua.localorg.tls import ensure_tls, server_context
 
-access_log = logging.getLogger("pytest_cua.localorg.access")
 UI_MODULE = "pytest_cua.localorg.ui"
 
 
@@ -80,32 +76,6 @@ class OrgCredentials:
         return f"OrgCredentials(instance_url={self.instance_url!r}, username={self.username!r}, ca_path={self.ca_path!r})"
 
 
-class QuietRequestHandler(WSGIRequestHandler):
-    """Werkzeug's handler with an access log that never shows query strings (``sid=``) or headers, a timeout for
-    idle or stalled connections, and the TLS handshake done in the connection's own thread."""
-
-    timeout = 60
-
-    def setup(self) -> None:
-        # werkzeug closes every connection after one response and writes headers and body separately: without
-        # TCP_NODELAY, Nagle's algorithm and delayed ACKs add ~10 ms to every request
-        try:
-            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass
-        super().setup()
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        path = getattr(self, "path", "") or ""
-        access_log.info("%s %s %s", getattr(self, "command", "-"), path.split("?", 1)[0], code)
-
-    def log(self, type: str, message: str, *args: Any) -> None:
-        text = message % args if args else message
-        if "?" in text:
-            text = text.split("?", 1)[0] + "?<redacted>"
-        access_log.debug("%s: %s", type, text)
-
-
 def _default_extensions() -> list[Callable[[OrgApp], None]]:
     try:
         module = importlib.import_module(UI_MODULE)
@@ -146,7 +116,7 @@ class OrgServer:
         for register in exts:
             register(self.app)
         pages.register(self.app, home_page=not any(r.rule == "/" for r in self.app.url_map.iter_rules()))
-        self._server: BaseWSGIServer | None = None
+        self._server: OrgHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.org_credentials: OrgCredentials | None = None
 
@@ -163,11 +133,7 @@ class OrgServer:
             assert self.org_credentials is not None
             return self.org_credentials
         files = ensure_tls(self.data_dir, self.host)
-        server = make_server(self.host, self.port, self.app, threaded=True, request_handler=QuietRequestHandler)
-        ctx = server_context(files)
-        server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
-        server.ssl_context = ctx  # type: ignore[assignment]
-        server.daemon_threads = True
+        server = OrgHTTPServer((self.host, self.port), self.app, server_context(files))
         self._server = server
         port = server.server_port
         shown_host = "127.0.0.1" if self.host in ("0.0.0.0", "") else ("localhost" if self.host == "::" else self.host)

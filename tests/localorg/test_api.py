@@ -322,3 +322,65 @@ def test_ui_extensions_register_routes(tmp_path) -> None:  # type: ignore[no-unt
         assert s.get(creds.instance_url + "/", allow_redirects=False, timeout=30).status_code == 302
         s.get(f"{creds.instance_url}/secur/frontdoor.jsp", params={"sid": server.access_token()}, timeout=30)
         assert s.get(creds.instance_url + "/", timeout=30).text == f"custom home for {server.admin_user_id}"
+
+
+def _tls(creds: OrgCredentials):  # type: ignore[no-untyped-def]
+    import socket
+    import ssl
+
+    host, port = creds.instance_url.split("//")[1].split(":")
+    ctx = ssl.create_default_context(cafile=creds.ca_path)
+    raw = socket.create_connection((host, int(port)), timeout=10)
+    return ctx.wrap_socket(raw, server_hostname=host)
+
+
+def _read_response(f) -> tuple[int, dict[str, str], bytes]:  # type: ignore[no-untyped-def]
+    status = int(f.readline().split()[1])
+    headers = {}
+    while True:
+        line = f.readline().decode().strip()
+        if not line:
+            break
+        k, v = line.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    body = f.read(int(headers.get("content-length", "0")))
+    return status, headers, body
+
+
+def test_keep_alive_chunked_and_unread_bodies(org_server: OrgServer, creds: OrgCredentials) -> None:
+    token = org_server.access_token()
+    with _tls(creds) as conn:
+        f = conn.makefile("rb")
+        q = "/services/data/v59.0/query?q=SELECT+COUNT()+FROM+User"
+        # 1: unauthenticated POST whose body the app never looks at; 2: chunked POST; 3: GET; all on one connection
+        body = b'{"Name": "Chunky Ltd"}'
+        conn.sendall(b"POST /services/data/v59.0/sobjects/Account HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000)
+        conn.sendall(b"POST /services/data/v59.0/sobjects/Account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                     + token.encode() + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     + f"{len(body[:10]):x}\r\n".encode() + body[:10] + b"\r\n"
+                     + f"{len(body[10:]):x}\r\n".encode() + body[10:] + b"\r\n0\r\n\r\n")
+        conn.sendall(f"GET {q} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+        assert _read_response(f)[0] == 401
+        status, _, created = _read_response(f)
+        assert status == 201 and b'"success":true' in created
+        status, _, counted = _read_response(f)
+        assert status == 200 and b'"totalSize"' in counted
+        conn.sendall(b"POST /services/data/v59.0/sobjects/Account HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n")
+        assert _read_response(f)[0] == 400
+    assert org_server.org.find("Account", Name="Chunky Ltd")
+
+
+def test_head_and_oversized_chunked_body(org_server: OrgServer, creds: OrgCredentials) -> None:
+    token = org_server.access_token()
+    s = creds.requests_session()
+    r = s.head(f"{creds.instance_url}/services/data/v59.0/sobjects", headers=_headers(token), timeout=30)
+    assert r.status_code == 200 and r.content == b""
+
+    def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(11):
+            yield b"x" * (1024 * 1024)
+    r = s.post(f"{creds.instance_url}/services/data/v59.0/sobjects/Account", data=chunks(), headers=_headers(token),
+               timeout=60)
+    assert r.status_code == 413 and r.json()[0]["errorCode"] == "REQUEST_ENTITY_TOO_LARGE"
+    assert s.get(f"{creds.instance_url}/services/data/v59.0/limits", headers=_headers(token), timeout=30).ok

@@ -1,0 +1,42 @@
+"""Shared pieces of the setup screens: the setup navigation, rendering inside the setup layout, API-name
+derivation and small form helpers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from werkzeug.wrappers import Response
+
+from pytest_cua.localorg.app import RequestContext
+from pytest_cua.localorg.ui.web import render
+
+SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
+             ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
+             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager")]
+
+
+def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
+    """Render a setup page (the setup navigation beside the content)."""
+    items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
+    current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
+    return render(ctx, template, status=status, setup_nav=items, setup_current=current, **values)
+
+
+def api_name(text: str, limit: int = 80) -> str:
+    """A developer name from a label: ``"Tier 3 Support"`` -> ``"Tier_3_Support"``."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", text.strip()).strip("_")
+    if name and not name[0].isalpha():
+        name = "X" + name
+    return name[:limit]
+
+
+def valid_api_name(name: str) -> bool:
+    """Salesforce's rule for API names: a letter first, then letters, digits and single underscores, no
+    trailing underscore."""
+    return bool(re.match(r"^[A-Za-z](?:[A-Za-z0-9]|_(?!_))*$", name)) and not name.endswith("_")
+
+
+API_NAME_RULE = ("The API name can contain only underscores and alphanumeric characters. It must be unique, begin "
+                 "with a letter, not include spaces, not end with an underscore, and not contain two consecutive "
+                 "underscores.")
