@@ -56,7 +56,7 @@ def bench_queries(queries: int = 500, seconds: float = 10.0, query: str = TYPICA
 
     from pytest_cua.localorg.server import OrgServer
 
-    with OrgServer(host="127.0.0.1", port=0) as server:
+    with OrgServer(host="127.0.0.1", port=0, extensions=[]) as server:
         creds = server.org_credentials
         assert creds is not None
         sf = Salesforce(instance_url=creds.instance_url, session_id=creds.login(), session=creds.requests_session())

@@ -22,7 +22,8 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s")
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures)
+    server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures,
+                       extensions=[] if args.no_ui else None)
     creds = server.start()
     sys.stdout.write(creds.to_json() + "\n")
     sys.stdout.flush()
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sv.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     sv.add_argument("--data-dir", default=None, help=f"TLS files and credentials (default {default_data_dir()})")
     sv.add_argument("--fixtures", default=None, help="schema and seed directory (default <repo>/fixtures/localorg)")
+    sv.add_argument("--no-ui", action="store_true", help="serve the API only (no web UI pages)")
     sv.add_argument("-v", "--verbose", action="store_true", help="log requests (paths only, never query strings)")
     sv.set_defaults(func=serve)
     org.set_defaults(func=lambda args: (org.print_help(), 2)[1])

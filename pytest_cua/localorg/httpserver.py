@@ -217,6 +217,8 @@ class OrgHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], app: Callable, ssl_context: ssl.SSLContext) -> None:
         self.app = app
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
         super().__init__(address, OrgRequestHandler)
         self.socket = ssl_context.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
 

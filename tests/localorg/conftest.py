@@ -28,7 +28,8 @@ def org(_module_org: Org) -> Iterator[Org]:
 @pytest.fixture(scope="session")
 def org_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OrgServer]:
     """A running org server on 127.0.0.1 (one per session)."""
-    server = OrgServer(tmp_path_factory.mktemp("orgdata"), host="127.0.0.1", port=0)
+    # extensions=[]: these tests cover the backend; the UI package has its own tests
+    server = OrgServer(tmp_path_factory.mktemp("orgdata"), host="127.0.0.1", port=0, extensions=[])
     server.start()
     yield server
     server.stop()

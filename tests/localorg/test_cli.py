@@ -14,7 +14,7 @@ from pytest_cua.localorg.server import OrgCredentials
 def test_org_serve_prints_credentials_and_serves(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data_dir = tmp_path / "org"
     proc = subprocess.Popen([sys.executable, "-m", "pytest_cua.cli", "org", "serve", "--data-dir", str(data_dir),
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--port", "0", "--no-ui"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
         info = json.loads(line)
