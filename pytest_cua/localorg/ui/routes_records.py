@@ -303,9 +303,12 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
     extra: list[dict[str, str]] = []
     post_actions: list[dict[str, str]] = []
     if obj.name == "User":
-        from pytest_cua.localorg.ui.routes_setup import user_actions
+        from pytest_cua.localorg.ui.routes_setup import user_actions, user_login
 
         post_actions = user_actions(ctx, record)
+        login = user_login(ctx, record["Id"])
+        if login is not None:
+            details.insert(0, {"label": "Frozen", "text": "Yes" if login.get("IsFrozen") else "No", "link": None})
     return render(ctx, "record.html", title=record_name(ctx.org, obj.name, record), obj=obj, rid=record["Id"],
                   record=record, name=record_name(ctx.org, obj.name, record), details=details,
                   related=_related_lists(ctx, obj, record["Id"]), extra_actions=extra, post_actions=post_actions)
