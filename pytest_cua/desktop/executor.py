@@ -68,12 +68,21 @@ def start_display() -> None:
         # a container made from a committed snapshot carries the old server's lock and socket: drop them
         for stale in (sock, Path(f"/tmp/.X{number}-lock")):
             stale.unlink(missing_ok=True)
-        _spawn(["Xvfb", DISPLAY, "-screen", "0", SCREEN, "-nolisten", "tcp", "-ac", "+extension", "RANDR"],
-               "xvfb")
+        # -noreset: without it the server resets when its last client leaves (our own probe), and a window
+        # manager connecting during that reset fails to open the display
+        _spawn(["Xvfb", DISPLAY, "-screen", "0", SCREEN, "-nolisten", "tcp", "-ac", "-noreset",
+                "+extension", "RANDR"], "xvfb")
         _wait(lambda: sock.exists() and _run_ok(["xdpyinfo"]), 60, "Xvfb to accept connections")
     if not _run_ok(["wmctrl", "-m"]):
-        _spawn(["openbox", "--sm-disable"], "openbox")
-        _wait(lambda: _run_ok(["wmctrl", "-m"]), 60, "openbox to manage the display")
+        wm: list[subprocess.Popen] = []
+
+        def wm_up() -> bool:
+            if not wm or wm[-1].poll() is not None:  # not started, or died: (re)start it
+                _spawn(["openbox", "--sm-disable"], "openbox")
+                wm.append(_CHILDREN[-1])
+            return _run_ok(["wmctrl", "-m"])
+
+        _wait(wm_up, 60, "openbox to manage the display")
 
 
 def _spawn(argv: list[str], name: str, cwd: str | None = None, env: dict[str, str] | None = None) -> int:

@@ -113,7 +113,9 @@ def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = pri
         return BuildResult(recipe.name, recipe.image, digest, True, 0.0, size)
     started = time.monotonic()
     if recipe.base is not None:
-        build_image(recipe.base, force=False, progress=progress, client=client)
+        base_tar = cache_dir() / "rootfs" / f"{recipe.base.name}-{recipe.base.recipe_hash()}.tar"
+        # the base's root file system tarball is where this build starts: rebuild the base when it is gone
+        build_image(recipe.base, force=not base_tar.is_file(), progress=progress, client=client)
     _RootfsBuild(recipe, digest, progress).run(tar_path)
     _import(client, recipe, digest, tar_path, progress)
     seconds = time.monotonic() - started

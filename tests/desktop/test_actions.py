@@ -1,0 +1,128 @@
+"""Every desktop action, carried out by the executor in a real container against the probe window."""
+
+from __future__ import annotations
+
+import io
+import time
+from typing import Any
+
+import pytest
+
+from desktop_helpers import events, probe_task, wait_for
+from pytest_cua.actions import Action
+from pytest_cua.envs.base import roll_back
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def probe(desktop: Any) -> Any:
+    """The desktop rolled back to its snapshot with the probe window open and focused."""
+    roll_back(desktop, desktop.test_snapshot)
+    desktop.begin_task(probe_task())
+    return desktop
+
+
+def act(env: Any, **action: Any) -> Any:
+    result = env.act(Action.from_dict(action))
+    assert result.ok, result.error
+    return result
+
+
+def _at(items: list[dict], x: int, y: int) -> list[dict]:
+    return [e for e in items if abs(e["x"] - x) <= 1 and abs(e["y"] - y) <= 1]
+
+
+def test_click_lands_on_the_point(probe: Any) -> None:
+    act(probe, type="click", target={"x": 200, "y": 150})
+    presses = wait_for(lambda: _at(events(probe, "press"), 200, 150), what="a press at (200, 150)")
+    assert presses[0]["num"] == 1
+
+
+def test_double_click(probe: Any) -> None:
+    act(probe, type="double_click", target={"x": 300, "y": 120})
+    wait_for(lambda: _at(events(probe, "double"), 300, 120), what="a double click at (300, 120)")
+
+
+def test_right_click(probe: Any) -> None:
+    act(probe, type="right_click", target={"x": 250, "y": 100})
+    presses = wait_for(lambda: _at(events(probe, "press"), 250, 100), what="a press at (250, 100)")
+    assert presses[0]["num"] == 3
+
+
+def test_move_without_clicking(probe: Any) -> None:
+    act(probe, type="move", target={"x": 410, "y": 140})
+    wait_for(lambda: _at(events(probe, "motion"), 410, 140), what="pointer motion to (410, 140)")
+    assert not events(probe, "press")
+
+
+def test_drag_presses_at_source_and_releases_at_destination(probe: Any) -> None:
+    act(probe, type="drag", source={"x": 100, "y": 100}, destination={"x": 500, "y": 200})
+    wait_for(lambda: _at(events(probe, "release"), 500, 200), what="a release at (500, 200)")
+    assert _at(events(probe, "press"), 100, 100)
+
+
+def test_scroll_down_sends_wheel_events(probe: Any) -> None:
+    act(probe, type="scroll", dy=120, target={"x": 300, "y": 150})
+    wheel = wait_for(lambda: [e for e in events(probe, "press") if e["num"] == 5], what="wheel-down presses")
+    assert len(wheel) >= 2
+    assert not [e for e in events(probe, "press") if e["num"] == 4]
+
+
+def test_type_keeps_angle_brackets_and_newlines(probe: Any) -> None:
+    text = "a<b>c & 'q' \"d\" {x}"
+    act(probe, type="type", text=text + "\nline2")
+    wait_for(lambda: any(e["text"] == text + "\nline2" for e in events(probe, "text")),
+             what=f"the probe's text to read {text!r} + newline + 'line2'")
+
+
+def test_press_and_hotkey(probe: Any) -> None:
+    act(probe, type="press", key="Enter")
+    act(probe, type="hotkey", keys=["ctrl", "a"])
+    keys = wait_for(lambda: [e for e in events(probe, "key") if e["keysym"] in ("Return", "a")],
+                    what="Return and ctrl+a key events")
+    assert keys[0]["keysym"] == "Return"
+    ctrl_a = [e for e in keys if e["keysym"] == "a"]
+    assert ctrl_a and ctrl_a[0]["state"] & 4, f"'a' without the control modifier: {ctrl_a}"
+
+
+def test_wait_waits(probe: Any) -> None:
+    started = time.monotonic()
+    act(probe, type="wait", seconds=0.5)
+    assert time.monotonic() - started >= 0.5
+
+
+@pytest.mark.parametrize("action, message", [
+    ({"type": "click", "target": "e3"}, "element ids"),
+    ({"type": "click", "target": {"x": 5000, "y": 10}}, "outside the screen"),
+    ({"type": "goto", "url": "http://example.org"}, "not supported on the desktop"),
+    ({"type": "press", "key": "NoSuchKey"}, "unknown key"),
+])
+def test_refused_actions_are_failed_results_not_crashes(probe: Any, action: dict, message: str) -> None:
+    result = probe.act(Action.from_dict(action))
+    assert not result.ok
+    assert message in (result.error or "")
+    assert probe.observe(frozenset({"screenshot"})).last_error == result.error
+
+
+def test_executor_refuses_raw_requests_outside_its_whitelist(probe: Any) -> None:
+    from pytest_cua.desktop.client import ExecutorError
+
+    with pytest.raises(ExecutorError, match="not supported"):
+        probe.box.client.request("act", action={"type": "eval", "code": "__import__('os').system('id')"})
+    with pytest.raises(ExecutorError, match="has no field"):
+        probe.box.client.request("act", action={"type": "click", "target": {"x": 1, "y": 1}, "shell": "id"})
+    with pytest.raises(ExecutorError, match="outside the transfer folder"):
+        probe.box.client.request("put", src="../../etc/passwd", dest="/root/x")
+
+
+def test_screenshot_shows_the_window(probe: Any) -> None:
+    from PIL import Image
+
+    obs = probe.observe(frozenset({"screenshot", "axtree"}))
+    image = Image.open(io.BytesIO(obs.screenshot))
+    assert image.size == (1280, 800)
+    assert image.convert("RGB").getpixel((450, 150)) == (255, 0, 0), "the probe's red canvas is not on screen"
+    assert "cua-probe" in obs.extra["windows"]
+    assert obs.title == "cua-probe"
+    assert obs.axtree is None and obs.extra["unsupported_kinds"] == ["axtree"]
