@@ -137,3 +137,52 @@ def redact_data(obj: Any) -> Any:
 
 def redact_bytes(data: bytes) -> bytes:
     return REDACTOR.redact_bytes(data)
+
+
+# --- logs and pytest reports -----------------------------------------------------------------------------
+
+_LOG_FACTORY_INSTALLED = False
+
+
+def install_log_redaction() -> None:
+    """Redact every log record of this process when it is created (message and arguments), so no handler
+    (pytest's log capture, allure-pytest's log attachment, a file handler) ever sees a secret. Idempotent."""
+    import logging
+
+    global _LOG_FACTORY_INSTALLED
+    if _LOG_FACTORY_INSTALLED:
+        return
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a broken format string: leave it to the handler
+            return record
+        cleaned = REDACTOR.redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _LOG_FACTORY_INSTALLED = True
+
+
+def redact_report(report: Any) -> None:
+    """Redact a pytest ``TestReport`` in place: its failure text, captured sections and user properties.
+
+    Call it from a ``pytest_runtest_makereport`` hook wrapper that runs before the reporters read the
+    report (JUnit XML, allure-pytest, the terminal)."""
+    longrepr = getattr(report, "longrepr", None)
+    if longrepr is not None:
+        text = str(longrepr)
+        cleaned = REDACTOR.redact(text)
+        if cleaned != text:
+            report.longrepr = cleaned
+    sections = getattr(report, "sections", None)
+    if sections:
+        report.sections = [(title, REDACTOR.redact(content)) for title, content in sections]
+    props = getattr(report, "user_properties", None)
+    if props:
+        report.user_properties = [(name, REDACTOR.redact_data(value)) for name, value in props]

@@ -169,3 +169,27 @@ def test_redactor_patterns() -> None:
     assert r.redact("q=hunter2%2Dlong") == "q=hunter2%2Dlong"  # only exact or fully quoted forms
     r.register("a b&c=d")
     assert r.redact("x=a%20b%26c%3Dd") == "x=[REDACTED]"
+
+
+def test_log_records_and_reports_are_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from pytest_cua.redaction import install_log_redaction, redact_report
+
+    for secret in SECRETS:
+        register_secret(secret)
+    install_log_redaction()
+    install_log_redaction()  # idempotent
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("pytest_cua.test").info("opening %s/secur/frontdoor.jsp?sid=%s", "https://org", SESSION)
+    assert SESSION not in caplog.text and "sid=[REDACTED]" in caplog.text
+
+    class Report:
+        longrepr = f"AssertionError: <Page url='https://org/?sid={SESSION}'>"
+        sections = [("Captured stdout call", f"password {PASSWORD}")]
+        user_properties = [("cua", {"url": f"https://org/?sid={SESSION}"})]
+
+    report = Report()
+    redact_report(report)
+    assert SESSION not in report.longrepr and PASSWORD not in report.sections[0][1]
+    assert SESSION not in str(report.user_properties)
