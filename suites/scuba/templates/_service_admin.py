@@ -266,3 +266,8 @@ def checked_rows(sf: Any, soql: str) -> list[dict[str, Any]]:
 def record_url(env: Any, obj: str, record_id: str, action: str = "view") -> str:
     """The UI path of a record page (``/lightning/r/Case/500.../view``)."""
     return f"/lightning/r/{obj}/{record_id}/{action}"
+
+
+def field_labels(sf: Any, obj: str) -> dict[str, str]:
+    """Field API name -> the label forms show (from the object's describe)."""
+    return {str(f["name"]): str(f.get("label") or f["name"]) for f in sf.restful(f"sobjects/{obj}/describe")["fields"]}

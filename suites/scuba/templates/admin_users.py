@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Done, Fill, Press, SelectOption, Uncheck
+from pytest_cua.actions import Action, Done, Fill, Uncheck
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 

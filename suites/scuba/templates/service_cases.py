@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, Done, Fill, Press, SelectOption
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 
-from ._service_admin import checked_rows, click_button, click_link, norm, same_text, user_by_name
+from ._service_admin import checked_rows, click_button, click_link, field_labels, norm, same_text, user_by_name
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
@@ -22,11 +22,6 @@ if TYPE_CHECKING:
 # reference fields an update may name, with the relationship whose Name the ground truth gives
 _REFERENCES = {"OwnerId": "Owner", "ContactId": "Contact", "AccountId": "Account", "EntitlementId": "Entitlement",
                "ParentId": "Parent", "ProductId": "Product"}
-# form labels of the fields these tasks touch (the schema's labels)
-_LABELS = {"Status": "Status", "Priority": "Priority", "PotentialLiability__c": "Potential Liability",
-           "SLAViolation__c": "SLA Violation", "OwnerId": "Owner", "Origin": "Case Origin", "Type": "Type",
-           "Reason": "Case Reason"}
-_PICKLISTS = {"Status", "Priority", "PotentialLiability__c", "SLAViolation__c", "Origin", "Type", "Reason"}
 
 
 def _updates(truth: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,12 +83,14 @@ class EscalateCase(Template):
         case = first(sf, f"SELECT Id, CaseNumber FROM Case WHERE Subject = {soql_str(subject)}")
         assert case is not None, f"seed has no case {subject!r}"
         steps: list[Action] = [goto(env, "/lightning/o/Case/list"),
-                               Fill('role=searchbox[name="Search this list..."]', subject), Press("Enter"),
+                               Fill('role=searchbox[name="Search this list..."]', subject), click_button("Search"),
                                click_link(case["CaseNumber"]), click_button("Edit"),
                                SelectOption("label=Status", str(truth["new_status"]))]
+        described = {f["name"]: f for f in sf.restful("sobjects/Case/describe")["fields"]}
+        labels = field_labels(sf, "Case")
         for name, value in _updates(truth).items():
-            label = _LABELS.get(name, name)
-            if name in _PICKLISTS:
+            label = labels.get(name, name)
+            if (described.get(name) or {}).get("type") == "picklist":
                 steps.append(SelectOption(f"label={label}", str(value)))
             else:
                 steps.append(Fill(f"label={label}", str(value)))

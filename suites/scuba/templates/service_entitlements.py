@@ -74,8 +74,8 @@ class CreateEntitlement(Template):
         truth = task.ground_truth
         start, ends = _dates(truth)
         return [goto(env, "/lightning/o/Entitlement/list"), click_button("New"),
-                Fill("label=Entitlement Name", str(truth["entitlement_name"])),
-                Fill("label=Account Name", str(truth["account_name"])),
+                Fill("label=Name", str(truth["entitlement_name"])),
+                Fill("label=Account", str(truth["account_name"])),
                 SelectOption("label=Type", str(truth["support_type"])),
                 Fill("label=Start Date", start.isoformat() if start else ""),
                 Fill("label=End Date", ends[0].isoformat() if ends[0] else ""),

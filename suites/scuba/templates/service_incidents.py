@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Done, Fill, Press, SelectOption
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 
-from ._service_admin import as_list, checked_rows, click_button, click_link, norm, same_text
+from ._service_admin import as_list, checked_rows, click_button, click_link, field_labels, norm, same_text
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
@@ -81,15 +81,17 @@ class CreateIncident(Template):
             sf.IncidentRelatedItem.create({"IncidentId": created["id"], "Product2Id": p["Id"], "ImpactType": impact})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        truth = task.ground_truth
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         subject = str(truth["incident_subject"])
+        product_label = field_labels(sf, "IncidentRelatedItem").get("Product2Id", "Product")
         steps: list[Action] = [goto(env, "/lightning/o/Incident/list"), click_button("New"),
                                Fill("label=Subject", subject), SelectOption("label=Urgency", str(truth["urgency"])),
                                SelectOption("label=Impact", str(truth["impact"])),
                                SelectOption("label=Priority", str(truth["priority"])), click_button("Save")]
         for product, impact in zip(as_list(truth.get("products")), as_list(truth.get("product_impact_type"))):
-            steps += [click_button("New Incident Related Item"), Fill("label=Product", product),
-                      SelectOption("label=Impact Type", impact), click_button("Save")]
+            # saving opens the new item's page; its Incident link leads back to the incident
+            steps += [click_button("New Incident Related Item"), Fill(f"label={product_label}", product),
+                      SelectOption("label=Impact Type", impact), click_button("Save"), click_link(subject)]
         steps.append(Done())
         return steps
 
@@ -156,7 +158,7 @@ class LinkChangeRequest(Template):
                   click_button("New Change Request Related Issue"), Fill("label=Related Issue", inc_subject),
                   click_button("Save"),
                   goto(env, "/lightning/o/Incident/list"),
-                  Fill('role=searchbox[name="Search this list..."]', inc_subject), Press("Enter"),
+                  Fill('role=searchbox[name="Search this list..."]', inc_subject), click_button("Search"),
                   click_link(inc_subject), click_button("Edit"),
                   SelectOption("label=Status", str(truth["incident_new_status"])), click_button("Save"), Done()]
         return steps

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Answer, Done, Fill, Press, SelectOption
+from pytest_cua.actions import Action, Answer, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone, score_answer
 from pytest_cua.suite import EvalContext, Template
 
@@ -74,7 +74,7 @@ class CreateKnowledgeArticle(Template):
         truth = task.ground_truth
         title = str(truth["article_title"])
         return [goto(env, "/lightning/o/Knowledge__kav/list"), click_button("New"),
-                Fill("label=Title", title), Fill("label=URL Name", url_name(title)),
+                Fill("label=Title", title), Fill("label=Url Name", url_name(title)),
                 Fill("label=Question", str(truth["question_desc"])), Fill("label=Answer", str(truth["answer_desc"])),
                 SelectOption("label=Publish Status", str(truth.get("article_published") or "Online")),
                 click_button("Save"), Done()]
@@ -99,7 +99,7 @@ class KnowledgeQuestion(Template):
         truth = task.ground_truth
         title = str(truth.get("article_title", ""))
         return [goto(env, "/lightning/o/Knowledge__kav/list"),
-                Fill('role=searchbox[name="Search this list..."]', title), Press("Enter"),
+                Fill('role=searchbox[name="Search this list..."]', title), click_button("Search"),
                 click_link(title), Answer(str(truth["answer"]))]
 
 
