@@ -319,8 +319,16 @@ class BrowserEnvironment(Environment):
         return pages[self._active]
 
     def close_contexts(self) -> None:
-        """Close every context this environment opened (finalizing videos and traces)."""
-        self._stop_trace(None)
+        """Close every context this environment opened (finalizing videos and traces). A task that ended
+        without ``end_task`` (its episode broke) keeps its trace: it is the one worth looking at."""
+        if self._tracing and self._task_id and self.artifacts_dir is not None and self.options.trace != "off":
+            path = self.artifacts_dir / "traces" / f"{_safe_name(self._task_id)}.zip"
+            self._stop_trace(path)
+            if path.exists():
+                self.last_artifacts = {"trace": str(path)}
+        else:
+            self._stop_trace(None)
+        self._task_id = None
         if self._browser is None:
             return
         for ctx in list(self._browser.contexts):
@@ -425,13 +433,14 @@ class BrowserEnvironment(Environment):
     def begin_task(self, task: "Task") -> None:
         """A fresh context for the task (reusing the one restore just opened when it is untouched)."""
         self._check_alive()
-        self._task_id = task.id
         url = task.extra.get("start_url") if isinstance(task.extra.get("start_url"), str) else None
         if url is not None and not url.startswith(ALLOWED_URL_SCHEMES):
             url = urljoin(self.home_url or self.start_url, url)
         reuse = self._pristine and self._context is not None and not self.options.video and url is None
         if not reuse:
             self.new_context(url=url)
+        self._task_id = task.id
+        self.last_artifacts = {}
         self._start_trace()
         self._step = 0
         self._pristine = False

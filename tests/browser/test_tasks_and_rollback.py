@@ -229,3 +229,20 @@ def test_keep_env_leaves_the_browser_running(pages_url: str, chromium_available:
     finally:
         browser_module._release_playwright(pw)
         os.kill(info["pid"], 15)
+
+
+def test_trace_of_a_task_without_end_task_is_kept(pages_url: str, chromium_available: None, tmp_path: Path) -> None:
+    env = BrowserEnvironment(BrowserOptions(viewport=(640, 400), trace="retain-on-failure"), artifacts_dir=tmp_path,
+                             start_url=pages_url + "actions.html")
+    try:
+        env.start()
+        snap = env.snapshot()
+        env.begin_task(make_task("broken-episode"))
+        env.observe(frozenset({"axtree"}))
+        env.restore(snap)  # the episode broke: no end_task before the rollback
+        assert env.last_artifacts == {"trace": str(tmp_path / "traces" / "broken-episode.zip")}
+        assert (tmp_path / "traces" / "broken-episode.zip").stat().st_size > 1000
+        env.begin_task(make_task("next"))
+        assert env.last_artifacts == {}
+    finally:
+        env.close()
