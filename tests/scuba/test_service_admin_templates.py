@@ -1,0 +1,313 @@
+"""The service and admin templates of the SCUBA suite against a real embedded org over HTTPS.
+
+For every task: the untouched seed scores below 1 and the oracle solver scores exactly 1 (and its work stays
+inside the template's rollback scope). For every template: partial work earns partial credit, and ground
+truths naming records that do not exist fail milestones with reasons instead of crashing the evaluator.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import pytest
+
+from pytest_cua.envs.salesforce import SalesforceEnvironment
+from pytest_cua.localorg.server import OrgServer
+from pytest_cua.scoring import ScoreCard, active_card
+from pytest_cua.suite import EvalContext, Template
+from pytest_cua.tasks import Task, load_task_file
+from suites.scuba.templates import _service_admin as helpers
+from suites.scuba.templates import discover
+from suites.scuba.templates.common import first, soql_str
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "suites" / "scuba"
+MODULES = ("service_", "admin_")
+
+
+def _task_files() -> list[Path]:
+    return sorted(p for prefix in MODULES for p in (SUITE / "tasks").glob(f"{prefix}*.json"))
+
+
+TASKS: list[Task] = [t for p in _task_files() for t in load_task_file(p, suite="scuba", root=SUITE)]
+TEMPLATES: dict[str, Template] = discover()
+OURS = sorted({t.template for t in TASKS if t.template})
+
+
+@pytest.fixture(scope="module")
+def _env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SalesforceEnvironment]:
+    server = OrgServer(tmp_path_factory.mktemp("scuba-org"), extensions=[])
+    env = SalesforceEnvironment(server, None)
+    yield env
+    env.close()
+
+
+@pytest.fixture
+def env(_env: SalesforceEnvironment) -> Iterator[SalesforceEnvironment]:
+    """The org, restored to the seed after the test (and proven clean)."""
+    snap = _env.snapshot()
+    yield _env
+    _env.restore(snap)
+    assert _env.residue(snap) == []
+
+
+def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
+    card = ScoreCard(task.id, task.template)
+    template = TEMPLATES[task.template or ""]
+    with active_card(card):
+        template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))
+    card.check_complete()
+    assert [r.name for r in card.results] == list(template.milestones or {}), "milestones differ from declared"
+    return card
+
+
+def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
+    return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))
+
+
+def test_every_template_has_five_tasks_over_the_difficulties() -> None:
+    assert len(OURS) >= 12
+    for name in OURS:
+        mine = [t for t in TASKS if t.template == name]
+        assert len(mine) >= 5, name
+        assert {t.difficulty for t in mine} == {"easy", "medium", "hard"}, name
+        assert all(t.id == f"{name}_{i}" for i, t in enumerate(mine, 1)), name
+        template = TEMPLATES[name]
+        assert template.has("evaluate") and template.has("solve") and template.has("demonstrate")
+        assert abs(sum((template.milestones or {}).values()) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_seed_falls_short_and_oracle_scores_one(env: SalesforceEnvironment, task: Task) -> None:
+    assert evaluate(env, task).score < 1, "a do-nothing agent would pass"
+    template = TEMPLATES[task.template or ""]
+    snap = env.snapshot()
+    template.solve(task, env)
+    card = evaluate(env, task, answer=task.ground_truth.get("answer"))
+    assert card.score == 1, card.table()
+    env.restore(snap, scope=list(template.objects) or None)
+    assert env.residue(snap) == [], "the solver changed objects outside the template's rollback scope"
+    actions = template.demonstrate(task, env)
+    assert actions and actions[-1].terminal
+
+
+# -- partial credit ---------------------------------------------------------------------------------------
+
+def _one(task_id: str) -> Task:
+    return next(t for t in TASKS if t.id == task_id)
+
+
+def _id(sf: Any, soql: str) -> str:
+    rec = first(sf, soql)
+    assert rec is not None, soql
+    return str(rec["Id"])
+
+
+def _escalate(sf: Any, t: Task) -> None:
+    sf.Case.update(_id(sf, f"SELECT Id FROM Case WHERE Subject = {soql_str(t.ground_truth['case_subject'])}"),
+                   {"Status": t.ground_truth["new_status"]})
+
+
+def _queue(sf: Any, t: Task) -> None:
+    sf.Group.create({"Name": "Cold Chain Support", "DeveloperName": t.ground_truth["queue_name"], "Type": "Queue",
+                     "Email": t.ground_truth["email_address"]})
+
+
+def _incident(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Incident.create({"Subject": g["incident_subject"], "Urgency": g["urgency"], "Impact": g["impact"],
+                        "Priority": g["priority"]})
+
+
+def _change(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.ChangeRequest.create({"Subject": g["change_request_subject"], "Priority": g["change_request_priority"],
+                             "Impact": g["change_request_impact"], "RiskLevel": g["change_request_risk_level"]})
+
+
+def _article(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Knowledge__kav.create({"Title": g["article_title"], "UrlName": "partial", "Question__c": g["question_desc"],
+                              "Answer__c": "Something else."})
+
+
+def _entitlement(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    acc = _id(sf, f"SELECT Id FROM Account WHERE Name = {soql_str(g['account_name'])}")
+    sf.Entitlement.create({"Name": g["entitlement_name"], "AccountId": acc, "Type": g["support_type"]})
+
+
+def _user(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    first_name, last_name = g["user_name"].split(" ", 1)
+    profile = _id(sf, f"SELECT Id FROM Profile WHERE Name = {soql_str(g['profile'])}")
+    sf.User.create({"FirstName": first_name, "LastName": last_name, "Email": g["email"], "Username": g["username"],
+                    "ProfileId": profile})
+
+
+def _deactivate_instead(sf: Any, t: Task) -> None:
+    user = helpers.user_by_name(sf, t.ground_truth["username"])
+    assert user is not None
+    sf.User.update(user["Id"], {"IsActive": False})
+
+
+def _roles_wrong_parent(sf: Any, t: Task) -> None:
+    for e in t.ground_truth["hierarchy"]:
+        if e["is_new"]:
+            sf.UserRole.create({"Name": e["role_name"], "DeveloperName": helpers.norm(e["role_name"]).replace(" ", "_")})
+
+
+def _group_users_only(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    gid = sf.Group.create({"Name": g["group_name"], "DeveloperName": "Partial_Group", "Type": "Regular"})["id"]
+    for name in g["users"]:
+        user = helpers.user_by_name(sf, name)
+        assert user is not None
+        sf.GroupMember.create({"GroupId": gid, "UserOrGroupId": user["Id"]})
+
+
+def _one_of_two_sets(sf: Any, t: Task) -> None:
+    user = helpers.user_by_name(sf, t.ground_truth["username"])
+    ps = _id(sf, f"SELECT Id FROM PermissionSet WHERE Label = {soql_str(t.ground_truth['permission_set'][0])}")
+    assert user is not None
+    sf.PermissionSetAssignment.create({"AssigneeId": user["Id"], "PermissionSetId": ps})
+
+
+def _internal_only(sf: Any, t: Task) -> None:
+    rec = helpers.tooling_rows(sf, f"SELECT Id FROM EntityDefinition WHERE QualifiedApiName = "
+                                   f"{soql_str(t.ground_truth['object_name'])}")[0]
+    sf.EntityDefinition.update(rec["Id"], {
+        "InternalSharingModel": helpers.sharing_model(t.ground_truth["internal_visibility"])})
+
+
+def _rule_wrong_message(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.toolingexecute("sobjects/ValidationRule", method="POST", data={
+        "ValidationName": "Partial", "EntityDefinitionId": g["object_name"], "Active": True,
+        "ErrorConditionFormula": g["error_condition_formula"].replace(" ", "  "), "ErrorMessage": "Nope."})
+
+
+def _view_one_filter(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.ListView.create({"Name": g["list_name"], "DeveloperName": "Partial_View", "SobjectType": g["object_name"],
+                        "Filters": json.dumps([{"field": "Priority", "operator": "equals", "value": "High"}]),
+                        "Visibility": "Private"})
+
+
+PARTIAL: dict[str, tuple[str, Callable[[Any, Task], None], float]] = {
+    "escalate_case_change_owner": ("escalate_case_change_owner_3", _escalate, 0.5),
+    "create_queue_with_members": ("create_queue_with_members_1", _queue, 0.5),
+    "create_incident_record": ("create_incident_record_3", _incident, 0.5),
+    "create_change_request_link_incident": ("create_change_request_link_incident_1", _change, 0.5),
+    "create_knowledge_article": ("create_knowledge_article_4", _article, 0.75),
+    "create_entitlement_record": ("create_entitlement_record_1", _entitlement, 0.5),
+    "create_user": ("create_user_1", _user, 0.75),
+    "freeze_user": ("freeze_user_3", _deactivate_instead, 0.0),
+    "define_role_hierarchy": ("define_role_hierarchy_4", _roles_wrong_parent, 0.4),
+    "create_public_group": ("create_public_group_3", _group_users_only, 0.7),
+    "assign_permission_set_to_user": ("assign_permission_set_to_user_5", _one_of_two_sets, 0.0),
+    "create_owd_settings": ("create_owd_settings_4", _internal_only, 0.5),
+    "create_validation_rule": ("create_validation_rule_4", _rule_wrong_message, 0.6),
+    "create_list_view": ("create_list_view_1", _view_one_filter, 0.55),
+}
+
+
+@pytest.mark.parametrize("template", sorted(PARTIAL))
+def test_partial_work_earns_partial_credit(env: SalesforceEnvironment, template: str) -> None:
+    task_id, work, expected = PARTIAL[template]
+    task = _one(task_id)
+    work(env.org, task)
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(expected), card.table()
+    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
+
+
+def test_question_scored_on_the_answer(env: SalesforceEnvironment) -> None:
+    task = _one("qa_service_knowledge_2")
+    assert evaluate(env, task, answer=None).score == 0
+    assert evaluate(env, task, answer="Exports stop after 60 seconds or 20,000 rows.").score == 1
+    assert evaluate(env, task, answer="Exports stop after a minute.").score == 0
+
+
+# -- missing records never crash ----------------------------------------------------------------------------
+
+GHOSTS: dict[str, dict[str, Any]] = {
+    "escalate_case_change_owner": {"case_subject": "No such case", "new_status": "Escalated",
+                                   "other_updates": {"Priority": "High", "OwnerId": "Nobody Here"}},
+    "create_queue_with_members": {"queue_name": "No_Queue", "group_type": "Gadget", "email_address": "x@y.test",
+                                  "role_members": ["Ghost Role"]},
+    "create_incident_record": {"incident_subject": "ghost", "urgency": "High", "impact": "High", "priority": "High",
+                               "products": ["Ghost"], "product_impact_type": ["Affected"]},
+    "create_change_request_link_incident": {"incident_subject": "ghost", "change_request_subject": "ghost",
+                                            "change_request_priority": "High", "change_request_impact": "High",
+                                            "change_request_risk_level": "High", "incident_new_status": "Closed"},
+    "create_knowledge_article": {"article_title": "ghost", "article_published": "Online", "question_desc": "q",
+                                 "answer_desc": "a"},
+    "create_entitlement_record": {"account_name": "Ghost Ltd", "entitlement_name": "ghost", "support_type": "Web Support",
+                                  "start_date_relative": "whenever", "end_date_relative": "someday"},
+    "qa_service_knowledge": {"answer": "ghost"},
+    "create_user": {"user_name": "Ghost Person", "email": "g@h.test", "username": "g@h.test", "profile": "Nope",
+                    "role": "Nope"},
+    "deactivate_user": {"username": "Ghost Person"},
+    "freeze_user": {"username": "Ghost Person"},
+    "define_role_hierarchy": {"hierarchy": [{"role_name": "Ghost", "parent_role_name": "Phantom", "is_new": False}]},
+    "create_public_group": {"group_name": "Ghosts", "users": ["Ghost Person"], "roles": ["Ghost Role"]},
+    "assign_permission_set_to_user": {"username": "Ghost Person", "permission_set": "Ghost Set"},
+    "assign_permset_group_to_user": {"permission_set_group": "Ghost Group", "user_name": "Ghost Person"},
+    "create_owd_settings": {"object_name": "Ghost__c", "internal_visibility": "Private", "external_visibility": "Private"},
+    "create_validation_rule": {"object_name": "Ghost__c", "error_condition_formula": "TRUE", "error_message": "x"},
+    "create_list_view": {"object_name": "Ghost__c", "list_name": "ghost", "key1": "A", "key2": "B", "operator1": "equals",
+                         "operator2": "equals", "value1": "1", "value2": "2"},
+}
+
+
+@pytest.mark.parametrize("template", OURS)
+@pytest.mark.parametrize("kind", ["ghosts", "empty", "quotes"])
+def test_missing_records_fail_milestones_without_crashing(env: SalesforceEnvironment, template: str, kind: str) -> None:
+    truth: dict[str, Any] = dict(GHOSTS[template]) if kind != "empty" else {}
+    if kind == "quotes":
+        truth = {k: (f"O'Brien \\ {v}" if isinstance(v, str) else v) for k, v in truth.items()}
+    card = evaluate(env, task_of(template, truth))
+    assert card.score < 1
+    assert all(r.detail for r in card.results if not r.passed)
+
+
+def test_ghost_table_covers_every_template() -> None:
+    assert set(GHOSTS) == set(OURS)
+    assert set(PARTIAL) <= set(OURS)
+
+
+# -- helpers ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("LEN(AccountNumber) <> 8", "len( AccountNumber ) != 8"),
+    ("(Amount < 0)", "Amount<0"),
+    ('AND(ISPICKVAL(Status, "Closed"), ISBLANK(Description))', "and(ispickval(Status,'Closed'),isblank(Description))"),
+])
+def test_formulas_compare_after_normalisation(a: str, b: str) -> None:
+    assert helpers.normalize_formula(a) == helpers.normalize_formula(b)
+
+
+def test_formula_string_literals_keep_their_case() -> None:
+    assert helpers.normalize_formula('CONTAINS(Email, "@A.test")') != helpers.normalize_formula('CONTAINS(Email, "@a.test")')
+
+
+def test_relative_dates() -> None:
+    base = _dt.date(2026, 1, 31)
+    assert helpers.relative_date("today", base) == base
+    assert helpers.relative_date("1 week", base) == _dt.date(2026, 2, 7)
+    assert helpers.relative_date("1 month", base) == _dt.date(2026, 2, 28)
+    assert helpers.relative_date("2 years", base) == _dt.date(2028, 1, 31)
+    assert helpers.relative_date("tomorrow", base) == _dt.date(2026, 2, 1)
+    assert helpers.relative_date("2026-05-01", base) == _dt.date(2026, 5, 1)
+    assert helpers.relative_date("someday", base) is None
+
+
+def test_sharing_labels_round_trip() -> None:
+    for label, model in helpers.SHARING_LABELS.items():
+        assert helpers.sharing_model(label) == model
+        assert helpers.sharing_model(model) == model
+        assert helpers.sharing_label(model) == label
