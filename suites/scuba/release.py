@@ -39,6 +39,7 @@ What still does not fit after that (a missing required field, a picklist value t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -46,7 +47,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from pytest_cua.localorg import ids
-from pytest_cua.suite import Suite, TaskSource
+from pytest_cua.scoring import EvaluatorCrash, WeightError
+from pytest_cua.suite import EvalContext, Suite, TaskSource, Template
 from pytest_cua.tasks import DIFFICULTIES, Task, TaskFileError, _ID
 
 if TYPE_CHECKING:
@@ -388,11 +390,34 @@ def _schema_objects() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in (default_repo_fixtures() / "schema").glob("*.json")))
 
 
+def guard_evaluator(template: Template) -> Template:
+    """Make any exception of ``template.evaluate`` an ``EvaluatorCrash`` naming the template (an error
+    outcome), also when it is raised outside a milestone, where the plugin does not wrap it."""
+    evaluate = template.evaluate
+    if getattr(evaluate, "_scuba_guarded", False) or not template.has("evaluate"):
+        return template
+
+    @functools.wraps(evaluate)
+    def guarded(ctx: EvalContext) -> None:
+        try:
+            evaluate(ctx)
+        except (EvaluatorCrash, WeightError):
+            raise
+        except Exception as exc:
+            raise EvaluatorCrash(template.name, None, exc) from exc
+
+    guarded._scuba_guarded = True  # type: ignore[attr-defined]
+    template.evaluate = guarded  # type: ignore[method-assign]
+    return template
+
+
 class ScubaSuite(Suite):
     """The SCUBA suite: its own task files, plus SCUBA's release when ``--scuba-root`` is given."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for template in self.templates.values():
+            guard_evaluator(template)
         self.seed_reports: list[SeedReport] = []
         self._known_objects: tuple[str, ...] | None = None
 

@@ -1,0 +1,203 @@
+"""The SCUBA suite end to end on the embedded org, in real Chromium.
+
+- ``--agent noop`` passes no task (a task a do-nothing agent passes is broken) and the mean milestone score is
+  reported;
+- ``--agent oracle`` passes every own task; a handful of tasks across personas pass with ``--agent replay``;
+- a task that changes an object outside its template's declared scope is a rollback error (own task and
+  release task, whose scope falls back to the record's ``objects``);
+- an evaluator that raises is an error outcome naming the template, never a failure.
+
+These tests run whatever tasks the suite has (``suites/scuba/tasks``); each run is one inner pytest in a
+subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+_spec = importlib.util.spec_from_file_location("scuba_suite_copy", Path(__file__).parent / "fixtures" / "suite_copy.py")
+assert _spec is not None and _spec.loader is not None
+suite_copy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(suite_copy)
+
+pytestmark = pytest.mark.browser
+
+REPLAY_PER_PERSONA = 2  # tasks per persona in the replay sample (CI time)
+RUN_TIMEOUT_S = 3600
+
+
+class Run:
+    """An inner pytest run: its exit code, output and summary.json."""
+
+    def __init__(self, args: list[str], cwd: Path, reports: Path) -> None:
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--cua-reports", str(reports), *args]
+        self.proc = subprocess.run(cmd, cwd=cwd, text=True, capture_output=True, timeout=RUN_TIMEOUT_S)
+        self.output = self.proc.stdout + self.proc.stderr
+        path = reports / "summary.json"
+        assert path.exists(), f"the inner run wrote no summary.json:\n{self.output[-6000:]}"
+        self.summary: dict[str, Any] = suite_copy.read_summary(reports)
+        self.tasks: dict[str, Mapping[str, Any]] = suite_copy.by_id(self.summary)
+
+    def outcome(self, wanted: str) -> list[str]:
+        return sorted(i for i, t in self.tasks.items() if t["outcome"] == wanted)
+
+    def explain(self, ids: list[str]) -> str:
+        return "\n".join(f"{i}: {self.tasks[i]['outcome']} {self.tasks[i].get('error_kind') or ''} "
+                         f"score={self.tasks[i]['score']} {str(self.tasks[i].get('error') or '')[:300]}" for i in ids)
+
+
+def own_tasks() -> list[Any]:
+    """The suite's own tasks, loaded the way the plugin loads them."""
+    from suites.scuba.test_scuba import CUA_SUITE
+
+    CUA_SUITE.bind(REPO / "suites" / "scuba" / "test_scuba.py")
+    loaded = CUA_SUITE.load(None)
+    assert not loaded.errors, f"task files that do not load: {loaded.errors}"
+    return loaded.tasks
+
+
+def runnable(tasks: list[Any]) -> list[Any]:
+    """Tasks whose template has an evaluator (the others are skipped by design)."""
+    from suites.scuba.test_scuba import CUA_SUITE
+
+    return [t for t in tasks if CUA_SUITE.template_for(t) is not None]
+
+
+# --- the suite's own tasks --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def noop_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    if not runnable(own_tasks()):
+        pytest.skip("the suite has no task with an evaluator yet")
+    return Run(["suites/scuba", "--agent", "noop", "-n", "2"], REPO, tmp_path_factory.mktemp("noop"))
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    if not runnable(own_tasks()):
+        pytest.skip("the suite has no task with an evaluator yet")
+    return Run(["suites/scuba", "--agent", "oracle", "-n", "2"], REPO, tmp_path_factory.mktemp("oracle"))
+
+
+def test_noop_passes_no_task(noop_run: Run) -> None:
+    passed = noop_run.outcome("passed")
+    assert not passed, ("tasks a do-nothing agent passes are broken (their evaluator accepts the seeded org):\n"
+                        + noop_run.explain(passed))
+    assert len(noop_run.tasks) == len(own_tasks())
+
+
+def test_noop_run_has_no_errors(noop_run: Run) -> None:
+    errors = noop_run.outcome("error")
+    assert not errors, "infrastructure errors under noop:\n" + noop_run.explain(errors)
+
+
+def test_noop_run_reports_the_mean_milestone_score(noop_run: Run) -> None:
+    totals = noop_run.summary["totals"]
+    assert totals["mean_score"] is not None and 0.0 <= totals["mean_score"] < 1.0
+    assert totals["passed"] == 0 and totals["failed"] == len(runnable(own_tasks()))
+    assert "score" in noop_run.output and f"{totals['mean_score']:.3f}" in noop_run.output
+
+
+def test_oracle_passes_every_own_task(oracle_run: Run) -> None:
+    expected = sorted(t.id for t in runnable(own_tasks()))
+    not_passed = [i for i in expected if oracle_run.tasks.get(i, {}).get("outcome") != "passed"]
+    assert not not_passed, "own tasks the oracle does not pass:\n" + oracle_run.explain(
+        [i for i in not_passed if i in oracle_run.tasks])
+    assert oracle_run.summary["totals"]["success_rate"] == 1.0
+
+
+def replay_sample() -> list[Any]:
+    """Up to REPLAY_PER_PERSONA tasks per persona that have a demonstration (sorted by id: stable)."""
+    from suites.scuba.test_scuba import CUA_SUITE
+
+    chosen: dict[str, list[Any]] = {}
+    for task in runnable(own_tasks()):
+        template = CUA_SUITE.template_for(task)
+        if not (template is not None and template.has("demonstrate")) and task.demonstration_actions is None:
+            continue
+        bucket = chosen.setdefault(task.persona or "-", [])
+        if len(bucket) < REPLAY_PER_PERSONA:
+            bucket.append(task)
+    return [t for persona in sorted(chosen) for t in chosen[persona]]
+
+
+def test_replay_passes_a_sample_across_personas(tmp_path: Path) -> None:
+    sample = replay_sample()
+    if not sample:
+        pytest.skip("no own task has a demonstration yet")
+    nodes = [f"suites/scuba/test_scuba.py::test_task[{t.id}]" for t in sample]
+    run = Run([*nodes, "--agent", "replay", "-n", "2"], REPO, tmp_path / "reports")
+    ids = sorted(t.id for t in sample)
+    assert sorted(run.tasks) == ids
+    not_passed = [i for i in ids if run.tasks[i]["outcome"] != "passed"]
+    assert not not_passed, "sampled tasks the replay agent does not pass:\n" + run.explain(not_passed)
+
+
+# --- rollback scope and evaluator crashes (a copy of the suite with probe templates) ----------------------
+
+PROBE_TASKS = [
+    {"id": "zz_probe_scope_own", "instruction": "Create the account Probe Scope Ltd.", "persona": "sales",
+     "difficulty": "easy", "template": "probe_scope", "ground_truth": {"account_name": "Probe Scope Ltd"}},
+    {"id": "zz_probe_in_scope_own", "instruction": "Create the account Probe Clean Ltd.", "persona": "sales",
+     "difficulty": "easy", "template": "probe_in_scope", "ground_truth": {"account_name": "Probe Clean Ltd"}},
+    {"id": "zz_probe_crash_in", "instruction": "Do nothing.", "persona": "admin", "difficulty": "easy",
+     "template": "probe_crash", "ground_truth": {}},
+    {"id": "zz_probe_crash_out", "instruction": "Do nothing.", "persona": "admin", "difficulty": "easy",
+     "template": "probe_crash_outside", "ground_truth": {}},
+]
+
+
+@pytest.fixture(scope="module")
+def probe_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    base = tmp_path_factory.mktemp("probes")
+    suite_copy.copy_suite(base, tasks={"zz_probes.json": PROBE_TASKS})
+    selected = "template_probe_scope or template_probe_scope_release or template_probe_in_scope or " \
+               "template_probe_crash or template_probe_crash_outside"
+    return Run(["suites/scuba", "--scuba-root", str(suite_copy.RELEASE_FIXTURE), "-m", selected,
+                "--agent", "oracle"], base, base / "reports")
+
+
+def test_probe_run_collects_what_it_should(probe_run: Run) -> None:
+    assert sorted(probe_run.tasks) == sorted([t["id"] for t in PROBE_TASKS] + ["service_902_001"]), probe_run.output
+
+
+def test_a_change_outside_the_declared_scope_is_a_rollback_error(probe_run: Run) -> None:
+    task = probe_run.tasks["zz_probe_scope_own"]
+    assert task["outcome"] == "error" and task["error_kind"] == "rollback", task
+    assert "Contact" in task["error"] and "Touched outside the scope" in task["error"]
+    assert "Probe Scope Ltd" not in task["error"]  # the declared object was restored
+
+
+def test_a_release_task_falls_back_to_its_records_objects(probe_run: Run) -> None:
+    task = probe_run.tasks["service_902_001"]
+    assert task["outcome"] == "error" and task["error_kind"] == "rollback", task
+    assert "Contact" in task["error"] and "Marrowgate Studio" not in task["error"]
+
+
+def test_changes_inside_the_scope_roll_back_cleanly(probe_run: Run) -> None:
+    task = probe_run.tasks["zz_probe_in_scope_own"]
+    assert task["outcome"] == "passed", task
+    assert task["times"]["reset_s"] is not None
+
+
+def test_an_evaluator_crash_is_an_error_naming_the_template(probe_run: Run) -> None:
+    task = probe_run.tasks["zz_probe_crash_in"]
+    assert task["outcome"] == "error" and task["error_kind"] == "evaluator", task
+    assert "template 'probe_crash'" in task["error"] and "KeyError" in task["error"]
+    assert probe_run.summary["totals"]["failed"] == 0  # never counted as the agent's failure
+
+
+def test_an_evaluator_crash_before_any_milestone_names_the_template(probe_run: Run) -> None:
+    task = probe_run.tasks["zz_probe_crash_out"]
+    assert task["outcome"] == "error", task
+    assert task["error_kind"] == "evaluator" and "template 'probe_crash_outside'" in task["error"], task
