@@ -14,6 +14,7 @@ URL with a fresh session id) and every fresh context opens that instead of ``sta
 
 from __future__ import annotations
 
+import atexit
 import base64
 import io
 import json
@@ -251,7 +252,19 @@ class BrowserEnvironment(Environment):
             self._stop_playwright()
             raise ProvisioningError(f"Chromium did not start: {short_error(exc, 600)}") from exc
         self._browser.on("disconnected", lambda _b: self._mark_crashed("the browser disconnected"))
+        if self.options.keep_env:
+            atexit.register(self._announce_kept)
         return self
+
+    def _announce_kept(self) -> None:
+        """At exit (after pytest's output capture ended): say where the kept browser is, once."""
+        if self._cdp_process is None or self._cdp_process.poll() is not None or getattr(self, "_announced", False):
+            return
+        self._announced = True
+        try:
+            sys.__stderr__.write(self.keep_env_message(with_tabs=False) + "\n")  # type: ignore[union-attr]
+        except Exception:  # noqa: BLE001
+            pass
 
     def _launch_detached(self, path: str | None) -> "Browser":
         """--keep-env: run Chromium as its own process (it outlives this one) and connect over CDP."""
@@ -547,6 +560,7 @@ class BrowserEnvironment(Environment):
         if self.options.keep_env and self._browser is not None:
             message = self.keep_env_message()
             KEPT_ENVIRONMENTS.append(message)
+            self._announced = True
             try:
                 sys.__stderr__.write(message + "\n")  # type: ignore[union-attr]
             except Exception:  # noqa: BLE001
@@ -566,7 +580,7 @@ class BrowserEnvironment(Environment):
         if self._user_data_dir:
             shutil.rmtree(self._user_data_dir, ignore_errors=True)
 
-    def keep_env_message(self) -> str:
+    def keep_env_message(self, *, with_tabs: bool = True) -> str:
         """How to reach the browser left running by --keep-env."""
         lines = [f"pytest-cua --keep-env: browser of worker {self.worker_id} left running"]
         if self._cdp_process is not None:
@@ -575,7 +589,7 @@ class BrowserEnvironment(Environment):
                          f"or open {self._cdp_endpoint}/json in a browser")
             lines.append(f"  stop it: kill {self._cdp_process.pid}")
         try:
-            if self._context is not None:
+            if self._context is not None and with_tabs:
                 for i, p in enumerate(self._context.pages):
                     lines.append(f"  tab {i}: {redact(p.url)}")
         except Exception:  # noqa: BLE001
