@@ -411,6 +411,26 @@ def guard_evaluator(template: Template) -> Template:
     return template
 
 
+class ReleaseQuestion(Template):
+    """SCUBA's question templates (``qa_*``) of the release that have no template here: the answer is scored
+    by SCUBA's rule (token F1, counted only when the answer contains the ground truth); the oracle answers with
+    the ground truth (nothing to change in the org). Its scope is the record's ``objects``."""
+
+    name = "qa (release)"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        from pytest_cua.scoring import score_answer
+
+        verdict = score_answer(ctx.answer, str(ctx.truth.get("answer", "")))
+        ctx.card.record("answer", 1.0, verdict.passed, verdict.detail)
+
+    def solve(self, task: Task, env: "Environment") -> None:
+        """Nothing to change: the oracle agent answers with the ground truth."""
+
+
 class ScubaSuite(Suite):
     """The SCUBA suite: its own task files, plus SCUBA's release when ``--scuba-root`` is given."""
 
@@ -419,6 +439,7 @@ class ScubaSuite(Suite):
         for template in self.templates.values():
             guard_evaluator(template)
         self.seed_reports: list[SeedReport] = []
+        self._questions: dict[str, Template] = {}
         self._known_objects: tuple[str, ...] | None = None
 
     def task_sources(self, config: Any) -> list[TaskSource]:
@@ -444,6 +465,14 @@ class ScubaSuite(Suite):
             raise ProvisioningError(f"suite {self.name!r}: the environment {env.name!r} has no org store for "
                                     f"SCUBA's seed records")
         self.seed_reports.append(install_seed(store, root / SEED_DIR))
+
+    def template_for(self, task: Task) -> Template | None:
+        """The task's template; for a release question task whose ``qa_*`` template has none here, SCUBA's
+        answer scoring (``ReleaseQuestion``)."""
+        template = super().template_for(task)
+        if template is None and task.extra.get("release") and task.is_question and task.template:
+            template = self._questions.setdefault(task.template, guard_evaluator(ReleaseQuestion(task.template)))
+        return template
 
     def rollback_scope(self, task: Task) -> tuple[str, ...] | None:
         """The template's ``objects``; for a release task whose template declares none, the record's
