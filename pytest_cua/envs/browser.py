@@ -587,7 +587,7 @@ class BrowserEnvironment(Environment):
             lines.append(f"  pid {self._cdp_process.pid}; DevTools endpoint {self._cdp_endpoint}")
             lines.append(f"  connect: playwright chromium.connect_over_cdp('{self._cdp_endpoint}'), "
                          f"or open {self._cdp_endpoint}/json in a browser")
-            lines.append(f"  stop it: kill {self._cdp_process.pid}")
+            lines.append(f"  stop it: kill {self._cdp_process.pid}; then remove its profile {self._user_data_dir}")
         try:
             if self._context is not None and with_tabs:
                 for i, p in enumerate(self._context.pages):

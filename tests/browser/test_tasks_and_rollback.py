@@ -229,6 +229,11 @@ def test_keep_env_leaves_the_browser_running(pages_url: str, chromium_available:
     finally:
         browser_module._release_playwright(pw)
         os.kill(info["pid"], 15)
+        import shutil
+        import time
+
+        time.sleep(0.5)
+        shutil.rmtree(env._user_data_dir or "/nonexistent", ignore_errors=True)
 
 
 def test_trace_of_a_task_without_end_task_is_kept(pages_url: str, chromium_available: None, tmp_path: Path) -> None:
