@@ -35,7 +35,7 @@ class CreatePriceBooks(Template):
 
     name = "create_price_books"
     objects = ("Pricebook2", "PricebookEntry")
-    milestones = {"first price book": 0.2, "second price book": 0.2, "first price": 0.3, "second price": 0.3}
+    milestones = {"first price book": 0.2, "first price": 0.3, "second price book": 0.2, "second price": 0.3}
 
     def evaluate(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth

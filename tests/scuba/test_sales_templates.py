@@ -1,0 +1,352 @@
+"""The sales templates of the SCUBA suite against a real embedded org over HTTPS (no browser).
+
+For every task: the untouched seed scores below 1, the oracle solver scores exactly 1 and stays inside the
+template's rollback scope, and the demonstration ends with a terminal action. For every template: partial
+work earns partial credit, and ground truths naming records that do not exist fail milestones with reasons
+instead of crashing the evaluator. The date and answer rules are checked on their own.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import pytest
+
+from pytest_cua.actions import Answer, Done
+from pytest_cua.envs.salesforce import SalesforceEnvironment
+from pytest_cua.localorg.server import OrgServer
+from pytest_cua.scoring import ScoreCard, active_card
+from pytest_cua.suite import EvalContext, Template
+from pytest_cua.tasks import Task, load_task_file
+from suites.scuba.templates import _sales as s
+from suites.scuba.templates import discover
+from suites.scuba.templates.common import first, soql_str
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "suites" / "scuba"
+
+TASKS: list[Task] = [t for p in sorted((SUITE / "tasks").glob("sales_*.json"))
+                     for t in load_task_file(p, suite="scuba", root=SUITE)]
+TEMPLATES: dict[str, Template] = discover()
+OURS = sorted({t.template for t in TASKS if t.template})
+
+
+@pytest.fixture(scope="module")
+def _env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SalesforceEnvironment]:
+    server = OrgServer(tmp_path_factory.mktemp("sales-org"), extensions=[])
+    env = SalesforceEnvironment(server, None)
+    yield env
+    env.close()
+
+
+@pytest.fixture
+def env(_env: SalesforceEnvironment) -> Iterator[SalesforceEnvironment]:
+    """The org, restored to the seed after the test (and proven clean)."""
+    snap = _env.snapshot()
+    yield _env
+    _env.restore(snap)
+    assert _env.residue(snap) == []
+
+
+def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
+    """Run the template's evaluator; the recorded milestones must be the declared ones, in order."""
+    card = ScoreCard(task.id, task.template)
+    template = TEMPLATES[task.template or ""]
+    with active_card(card):
+        template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))
+    card.check_complete()
+    assert [r.name for r in card.results] == list(template.milestones or {}), "milestones differ from declared"
+    return card
+
+
+def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
+    return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))
+
+
+def one(task_id: str) -> Task:
+    return next(t for t in TASKS if t.id == task_id)
+
+
+def rid(sf: Any, sobject: str, name: str) -> str:
+    rec = first(sf, f"SELECT Id FROM {sobject} WHERE Name = {soql_str(name)} LIMIT 1")
+    assert rec is not None, f"{sobject} {name!r} is not in the seed"
+    return str(rec["Id"])
+
+
+# -- the task files ---------------------------------------------------------------------------------------
+
+def test_templates_and_tasks_cover_the_sales_persona() -> None:
+    assert len(OURS) >= 8
+    for name in OURS:
+        mine = [t for t in TASKS if t.template == name]
+        assert len(mine) >= 5, name
+        assert {t.difficulty for t in mine} == {"easy", "medium", "hard"}, name
+        assert [t.id for t in mine] == [f"{name}_{i}" for i in range(1, len(mine) + 1)], name
+        assert all(t.persona == "sales" for t in mine), name
+        template = TEMPLATES[name]
+        assert template.has("evaluate") and template.has("solve") and template.has("demonstrate"), name
+        assert abs(sum((template.milestones or {}).values()) - 1) < 1e-9, name
+    assert any(t.is_question for t in TASKS), "no question task"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+def test_seed_falls_short_and_oracle_scores_one(env: SalesforceEnvironment, task: Task) -> None:
+    assert evaluate(env, task).score < 1, "a do-nothing agent would pass"
+    template = TEMPLATES[task.template or ""]
+    snap = env.snapshot()
+    template.solve(task, env)
+    card = evaluate(env, task, answer=task.ground_truth.get("answer"))
+    assert card.score == 1, card.table()
+    env.restore(snap, scope=list(template.objects) or None)
+    assert env.residue(snap) == [], "the solver changed objects outside the template's rollback scope"
+    actions = template.demonstrate(task, env)
+    assert actions and actions[-1].terminal
+    assert isinstance(actions[-1], Answer if task.is_question else Done)
+
+
+# -- partial credit ---------------------------------------------------------------------------------------
+
+def _account_only(sf: Any, t: Task) -> None:
+    sf.Account.create({"Name": t.ground_truth["company_name"]})
+
+
+def _contact_without_email(sf: Any, t: Task) -> None:
+    acc = sf.Account.create({"Name": t.ground_truth["company_name"]})
+    first_name, last = t.ground_truth["contact_name"].split(" ", 1)
+    sf.Contact.create({"FirstName": first_name, "LastName": last, "AccountId": acc["id"],
+                       "Phone": t.ground_truth["phone_number"]})
+
+
+def _lead_wrong_rating(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    first_name, last = g["lead_name"].split(" ", 1)
+    sf.Lead.create({"FirstName": first_name, "LastName": last, "Company": g["company_name"],
+                    "LeadSource": g["lead_source"], "Rating": "Cold" if g["rating"] != "Cold" else "Hot"})
+
+
+def _stage_only(sf: Any, t: Task) -> None:
+    sf.Opportunity.update(rid(sf, "Opportunity", t.ground_truth["opportunity_name"]),
+                          {"StageName": t.ground_truth["stage_name"]})
+
+
+def _task_instead_of_event(sf: Any, t: Task) -> None:
+    sf.Task.create({"Subject": t.ground_truth["activity_description"],
+                    "WhatId": rid(sf, "Opportunity", t.ground_truth["opportunity_name"])})
+
+
+def _campaign_without_members(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Campaign.create({"Name": g["campaign_name"], "Type": g["campaign_type"],
+                        "StartDate": s.resolve_date(g["start_date"], int_unit_days=7).isoformat(),  # type: ignore[union-attr]
+                        "BudgetedCost": g["budget_amount"], "ExpectedRevenue": g["expected_revenue"]})
+
+
+def _first_book_only(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    book = sf.Pricebook2.create({"Name": g["price_book_name1"], "IsActive": True})
+    sf.PricebookEntry.create({"Pricebook2Id": book["id"], "Product2Id": rid(sf, "Product2", g["product_name"]),
+                              "UnitPrice": g["unit_price1"], "IsActive": True})
+
+
+def _both_books_wrong_price(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    for n in (1, 2):
+        book = sf.Pricebook2.create({"Name": g[f"price_book_name{n}"]})
+        sf.PricebookEntry.create({"Pricebook2Id": book["id"], "Product2Id": rid(sf, "Product2", g["product_name"]),
+                                  "UnitPrice": 1})
+
+
+def _quote_without_lines(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Quote.create({"Name": g["quote_name"], "OpportunityId": rid(sf, "Opportunity", g["opportunity_name"]),
+                     "ExpirationDate": s.resolve_date(g["expiration_duration"]).isoformat()})  # type: ignore[union-attr]
+
+
+def _quote_line_at_sales_price(sf: Any, t: Task) -> None:
+    """No Discount field, but the sales price is the list price less the percentage: the discount holds;
+    the quote expires a day late."""
+    g = t.ground_truth
+    quote = sf.Quote.create({"Name": g["quote_name"], "OpportunityId": rid(sf, "Opportunity", g["opportunity_name"]),
+                             "ExpirationDate": (s.resolve_date(g["expiration_duration"])  # type: ignore[operator]
+                                                + _dt.timedelta(days=1)).isoformat()})
+    price = s.standard_price(sf, g["product_name"])
+    assert price is not None
+    sf.QuoteLineItem.create({"QuoteId": quote["id"], "Product2Id": rid(sf, "Product2", g["product_name"]),
+                             "Quantity": g["quantity"], "UnitPrice": round(price * (1 - g["discount_percentage"] / 100), 2)})
+
+
+def _contract_only(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Contract.create({"AccountId": rid(sf, "Account", g["account_name"]), "Status": "Draft",
+                        "StartDate": s.resolve_date(g["start_date"]).isoformat(),  # type: ignore[union-attr]
+                        "ContractTerm": g["contract_term_months"]})
+
+
+def _order_on_the_wrong_day(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    account = rid(sf, "Account", g["account_name"])
+    start = s.resolve_date(g["start_date"])
+    assert start is not None
+    contract = sf.Contract.create({"AccountId": account, "Status": "Draft", "StartDate": start.isoformat(),
+                                   "ContractTerm": g["contract_term_months"]})
+    sf.Order.create({"AccountId": account, "ContractId": contract["id"], "EffectiveDate": start.isoformat(),
+                     "Status": "Draft"})
+
+
+PARTIAL: list[tuple[str, Callable[[Any, Task], None], float]] = [
+    ("create_account_and_contact_1", _account_only, 0.25),
+    ("create_account_and_contact_3", _contact_without_email, 0.8),
+    ("create_lead_2", _lead_wrong_rating, 0.8),
+    ("update_opportunity_stage_and_activity_1", _stage_only, 0.5),
+    ("update_opportunity_stage_and_activity_3", _task_instead_of_event, 0.0),
+    ("create_campaign_3", _campaign_without_members, 0.75),
+    ("create_price_books_1", _first_book_only, 0.5),
+    ("create_price_books_4", _both_books_wrong_price, 0.4),
+    ("create_quote_2", _quote_without_lines, 0.5),
+    ("create_quote_5", _quote_line_at_sales_price, 0.8),
+    ("create_contract_and_order_4", _contract_only, 0.7),
+    ("create_contract_and_order_1", _order_on_the_wrong_day, 0.85),
+]
+
+
+@pytest.mark.parametrize("task_id, work, expected", PARTIAL, ids=[f"{p[0]}-{p[1].__name__.strip('_')}" for p in PARTIAL])
+def test_partial_work_earns_partial_credit(env: SalesforceEnvironment, task_id: str,
+                                           work: Callable[[Any, Task], None], expected: float) -> None:
+    task = one(task_id)
+    work(env.org, task)
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(expected), card.table()
+    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
+
+
+def test_conversion_without_opportunity_misses_only_the_opportunity(env: SalesforceEnvironment) -> None:
+    task = one("convert_lead_1")
+    env.store.convert_lead(rid(env.org, "Lead", task.ground_truth["lead_name"]), create_opportunity=False)
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(0.7), card.table()
+
+
+def test_conversion_into_a_new_account_when_an_existing_one_was_asked_for(env: SalesforceEnvironment) -> None:
+    task = one("convert_lead_4")
+    g = task.ground_truth
+    env.store.convert_lead(rid(env.org, "Lead", g["lead_name"]), opportunity_name=g["opportunity_name"])
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(0.7), card.table()
+    assert "expected 'Granite Peak Engineering'" in next(r.detail for r in card.results if r.name == "account")
+
+
+def test_conversion_that_duplicates_the_account_loses_the_account_milestone(env: SalesforceEnvironment) -> None:
+    task = task_of("convert_lead", {"lead_name": "Maya Feldman", "opportunity_name": "Branch Sensors"})
+    env.org.Account.create({"Name": "Orchard Street Bank"})  # exists before the conversion ...
+    env.store.convert_lead(rid(env.org, "Lead", "Maya Feldman"), opportunity_name="Branch Sensors")  # ... new one made
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(0.7), card.table()
+    assert "duplicate" in next(r.detail for r in card.results if r.name == "account")
+
+
+def test_campaign_missing_one_lead_names_it(env: SalesforceEnvironment) -> None:
+    task = one("create_campaign_5")
+    _campaign_without_members(env.org, task)
+    camp = rid(env.org, "Campaign", task.ground_truth["campaign_name"])
+    env.org.CampaignMember.create({"CampaignId": camp, "LeadId": rid(env.org, "Lead", "Rowan Mackie")})
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(0.75), card.table()
+    detail = next(r.detail for r in card.results if r.name == "leads invited")
+    assert "Yusuf Demir" in detail and "Elif Yilmaz" in detail and "Rowan Mackie" not in detail
+
+
+# -- nothing to find: milestones fail with reasons, the evaluator never crashes ---------------------------
+
+MISSING: list[tuple[str, dict[str, Any]]] = [
+    ("create_account_and_contact", {"company_name": "Nowhere Ltd", "contact_name": "No Body", "phone_number": "1",
+                                    "email_address": "no@body.example"}),
+    ("create_lead", {"lead_name": "No Body", "company_name": "Nowhere", "lead_source": "Web", "rating": "Hot"}),
+    ("convert_lead", {"lead_name": "No Body", "opportunity_name": "Nothing"}),
+    ("convert_lead", {"lead_name": "No Body", "opportunity_name": "Nothing", "account_name": "Nowhere Ltd"}),
+    ("update_opportunity_stage_and_activity", {"opportunity_name": "Nothing", "stage_name": "Closed Won",
+                                               "activity_type": "Event", "activity_description": "meet"}),
+    ("update_opportunity_stage_and_activity", {"opportunity_name": "Nothing", "stage_name": "Closed Won",
+                                               "activity_type": "Call", "activity_description": "ring"}),
+    ("create_campaign", {"campaign_name": "Nothing", "campaign_type": "Email", "start_date": 2, "budget_amount": 1,
+                         "expected_revenue": 2, "leads": "No Body and Some One"}),
+    ("create_price_books", {"product_name": "Nothing", "price_book_name1": "A'B", "unit_price1": 1,
+                            "price_book_name2": "C", "unit_price2": 2}),
+    ("create_quote", {"product_name": "Nothing", "quote_name": "Nothing", "opportunity_name": "Nothing",
+                      "expiration_duration": "tendays", "discount_percentage": 10, "quantity": 10}),
+    ("create_contract_and_order", {"account_name": "Nowhere Ltd", "start_date": "today", "contract_term_months": 12,
+                                   "order_start_date": "next friday"}),
+    ("qa_sales_lookup", {"answer": "Needs Analysis"}),
+]
+
+
+@pytest.mark.parametrize("template, truth", MISSING, ids=[f"{m[0]}-{i}" for i, m in enumerate(MISSING)])
+def test_missing_records_fail_with_reasons(env: SalesforceEnvironment, template: str, truth: dict[str, Any]) -> None:
+    card = evaluate(env, task_of(template, truth))
+    assert card.score == 0, card.table()
+    assert all(r.detail for r in card.results)
+
+
+def test_unreadable_relative_dates_fail_the_milestone_not_the_evaluator(env: SalesforceEnvironment) -> None:
+    task = one("create_contract_and_order_1")
+    TEMPLATES[task.template or ""].solve(task, env)
+    odd = task_of("create_contract_and_order", {**task.ground_truth, "order_start_date": "whenever suits"})
+    card = evaluate(env, odd)
+    assert card.score == pytest.approx(0.85), card.table()
+    assert "cannot read" in next(r.detail for r in card.results if r.name == "order start date")
+
+
+# -- questions ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, passed", [
+    ("Needs Analysis", True),
+    ("The stage is Needs Analysis.", True),
+    ("needs analysis", True),
+    ("Value Proposition", False),
+    ("It is currently sitting in Needs Analysis according to the opportunity record page I opened", False),
+    (None, False),
+])
+def test_question_answers_follow_scubas_rule(env: SalesforceEnvironment, answer: str | None, passed: bool) -> None:
+    card = evaluate(env, one("qa_sales_lookup_1"), answer=answer)
+    assert card.success is passed, card.table()
+
+
+# -- dates --------------------------------------------------------------------------------------------------
+
+FRIDAY = _dt.date(2026, 11, 27)
+MONDAY = _dt.date(2026, 11, 30)
+
+
+@pytest.mark.parametrize("value, base, expected", [
+    ("today", MONDAY, MONDAY),
+    ("2027-01-04", MONDAY, _dt.date(2027, 1, 4)),
+    ("next friday", MONDAY, _dt.date(2026, 12, 4)),
+    ("next friday", FRIDAY, _dt.date(2026, 12, 4)),  # strictly after
+    ("the Friday following the contract start date", MONDAY, _dt.date(2026, 12, 4)),
+    ("next monday", _dt.date(2027, 2, 1), _dt.date(2027, 2, 8)),
+    ("tendays", MONDAY, _dt.date(2026, 12, 10)),
+    ("10 days", MONDAY, _dt.date(2026, 12, 10)),
+    ("two weeks from today", MONDAY, _dt.date(2026, 12, 14)),
+    ("14 days from today", MONDAY, _dt.date(2026, 12, 14)),
+    ("twentyone days", MONDAY, _dt.date(2026, 12, 21)),
+    (3, MONDAY, _dt.date(2026, 12, 3)),
+    ("whenever", MONDAY, None),
+    (None, MONDAY, None),
+])
+def test_relative_dates(value: Any, base: _dt.date, expected: _dt.date | None) -> None:
+    assert s.resolve_date(value, base=base) == expected
+
+
+def test_a_bare_number_of_campaign_start_counts_weeks() -> None:
+    assert s.resolve_date(2, base=MONDAY, int_unit_days=7) == _dt.date(2026, 12, 14)
+
+
+@pytest.mark.parametrize("expected, actual, same", [
+    ("Meeting with the client to discuss implementation timeline.",
+     "Schedule an event for meeting with the client to discuss implementation timeline", True),
+    ("Site visit to review underground sensor coverage", "Site visit: underground sensor coverage review", True),
+    ("Site visit to review underground sensor coverage", "Quarterly business review", False),
+])
+def test_activity_descriptions_match_on_content_words(expected: str, actual: str, same: bool) -> None:
+    assert s.covers(expected, actual) is same
