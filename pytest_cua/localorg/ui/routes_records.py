@@ -106,6 +106,9 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
     view = next((v for v in views if view_key and view_key.lower() in (str(v.get("DeveloperName")).lower(),
                                                                        str(v.get("Id")).lower(),
                                                                        str(v.get("Id"))[:15].lower())), None)
+    all_view = next((v for v in views if str(v.get("Name")).lower() == f"all {plural(obj)}".lower()), None)
+    if view is None and all_view is not None:
+        view = all_view  # an org's own "All <Plural>" view is the default one
     names = listing.default_columns(obj)
     filters: list[Any] = []
     mine = None
@@ -134,7 +137,7 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
     sort_label = next((c.label for c in columns if c.name == sort_field.name), sort_field.label)
     return render(ctx, "list.html", title=plural(obj), heading=plural(obj), obj=obj, columns=columns, rows=rows,
                   total=total, page=page, pages=pages, q=q, sort=sort_field.name, dir=direction,
-                  sort_label=sort_label, views=views, view=view)
+                  sort_label=sort_label, views=views, view=view, synthetic_all=all_view is None)
 
 
 # ---------------------------------------------------------------------------------------------------- forms

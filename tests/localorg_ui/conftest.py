@@ -1,0 +1,90 @@
+"""Fixtures of the UI tests: one org server and one Chromium per test module, a page logged in through
+frontdoor, the org rolled back after every test, and simple-salesforce to read what the UI wrote."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pytest_cua.localorg.server import OrgServer
+from pytest_cua.localorg.store import Org
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OrgServer]:
+    """A running org server with the UI (one per module)."""
+    server = OrgServer(tmp_path_factory.mktemp("uiorg"), host="127.0.0.1", port=0)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def ui_browser() -> Iterator[Any]:
+    """Headless Chromium through Playwright's sync API (one per module)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not found")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def _ui_context(ui_browser: Any, ui_server: OrgServer) -> Iterator[Any]:
+    context = ui_browser.new_context(ignore_https_errors=True, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(5000)
+    page = context.new_page()
+    page.goto(f"{ui_server.url}/secur/frontdoor.jsp?sid={ui_server.access_token()}&retURL=/lightning/page/home")
+    assert page.url.endswith("/lightning/page/home")
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def org(ui_server: OrgServer) -> Iterator[Org]:
+    """The served org, restored to its state before the test afterwards (and proven clean)."""
+    snap = ui_server.org.snapshot()
+    yield ui_server.org
+    ui_server.org.restore(snap)
+    assert ui_server.org.residue(snap) == []
+
+
+@pytest.fixture
+def page(_ui_context: Any, org: Org) -> Any:
+    """The logged-in page of the module's browser (the org is rolled back after the test)."""
+    return _ui_context.pages[0]
+
+
+@pytest.fixture
+def base(ui_server: OrgServer) -> str:
+    """The instance URL."""
+    return ui_server.url
+
+
+@pytest.fixture(scope="module")
+def sf(ui_server: OrgServer) -> Any:
+    """simple-salesforce against the same org over HTTPS."""
+    from simple_salesforce import Salesforce
+
+    creds = ui_server.org_credentials
+    assert creds is not None
+    return Salesforce(instance_url=creds.instance_url, session_id=ui_server.access_token(),
+                      session=creds.requests_session())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test here as a browser test."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
