@@ -97,7 +97,8 @@
     if (aria && aria.trim()) return clean(aria);
     const by = el.getAttribute("aria-labelledby");
     if (by) {
-      const t = by.split(/\s+/).map((id) => doc.getElementById(id)).filter(Boolean)
+      const root = el.getRootNode && el.getRootNode().getElementById ? el.getRootNode() : doc;
+      const t = by.split(/\s+/).map((id) => root.getElementById(id)).filter(Boolean)
         .map((n) => n.innerText || n.textContent).join(" ");
       if (t.trim()) return clean(t);
     }
@@ -144,7 +145,8 @@
     const exp = el.getAttribute("aria-expanded");
     if (exp !== null) st.expanded = exp;
     if (el.getAttribute("aria-selected") === "true") st.selected = "true";
-    if (doc.activeElement === el) st.focused = "true";
+    const root = el.getRootNode ? el.getRootNode() : doc;
+    if ((root.activeElement || doc.activeElement) === el) st.focused = "true";
     return st;
   }
 
@@ -171,10 +173,21 @@
     if (lines.length < maxLines) lines.push("  ".repeat(depth) + text);
   }
 
+  // Children in rendered order: an open shadow root instead of the host's light DOM, and a slot's
+  // assigned nodes (or its fallback content) in place of the slot.
+  function childrenOf(node) {
+    if (node.nodeType === 1 && node.shadowRoot) return Array.from(node.shadowRoot.childNodes);
+    if (node.nodeType === 1 && node.tagName === "SLOT") {
+      const assigned = node.assignedNodes({flatten: true});
+      return assigned.length ? assigned : Array.from(node.childNodes);
+    }
+    return Array.from(node.childNodes);
+  }
+
   let frameCount = 0;
   function walk(node, depth) {
     if (lines.length >= maxLines && elements.length > 5000) return;
-    for (let child = node.firstChild; child; child = child.nextSibling) {
+    for (const child of childrenOf(node)) {
       if (child.nodeType === 3) {
         const t = clean(child.nodeValue);
         if (t) emit(depth, "text " + q(t));
@@ -210,7 +223,7 @@
                        bbox: [r.left, r.top, r.width, r.height], attributes: st});
         emit(depth, "[" + id + "] " + (role || tag.toLowerCase()) + " " + q(name) + describeState(st));
         // a few containers hold further controls (e.g. a clickable row with a checkbox inside)
-        if (el.querySelector("input,button,select,textarea,a[href],[role=button],[role=link],[role=checkbox]")
+        if ((el.shadowRoot || el.querySelector("input,button,select,textarea,a[href],[role=button],[role=link],[role=checkbox]"))
             && !["SELECT", "BUTTON", "A"].includes(tag)) walk(el, depth + 1);
         continue;
       }

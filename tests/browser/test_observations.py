@@ -118,3 +118,15 @@ def test_record_page_outline(env: BrowserEnvironment, pages_url: str) -> None:
     assert len(obs.elements) > 100
     assert 'text "Billing City"' in obs.axtree
     assert any(el.name == "Edit Billing City" and el.role == "button" for el in obs.elements.values())
+
+
+def test_open_shadow_dom_and_slots(env: BrowserEnvironment) -> None:
+    obs = env.observe(frozenset({"axtree", "dom"}))
+    e = by_name(obs)
+    assert f'[{e["Shadow button"]}] button "Shadow button"' in obs.axtree
+    assert f'[{e["Slotted field"]}] textbox "Slotted field"' in obs.axtree
+    assert 'region "Card"' in obs.axtree
+    assert env.act(A.Click(e["Shadow button"])).ok
+    assert env.act(A.Fill(e["Slotted field"], "through the slot")).ok
+    assert env.page.evaluate("window.events") == ["shadow-click"]
+    assert env.page.input_value("#slotted") == "through the slot"
