@@ -130,3 +130,22 @@ def test_open_shadow_dom_and_slots(env: BrowserEnvironment) -> None:
     assert env.act(A.Fill(e["Slotted field"], "through the slot")).ok
     assert env.page.evaluate("window.events") == ["shadow-click"]
     assert env.page.input_value("#slotted") == "through the slot"
+
+
+def test_cross_site_iframe(env: BrowserEnvironment, pages_url: str) -> None:
+    other_site = pages_url.replace("127.0.0.1", "localhost")  # another site: an out-of-process frame
+    env.page.set_content(f'<h1>Host</h1><iframe src="{other_site}frame.html" title="Other site" '
+                         'width="500" height="200"></iframe>')
+    env.page.frame_locator("iframe").locator("#inner").wait_for()
+    obs = env.observe(frozenset({"axtree", "som"}))
+    e = by_name(obs)
+    assert obs.elements[e["Inner field"]].frame == "f1"
+    assert 'iframe "Other site"' in obs.axtree
+    assert env.act(A.Fill(e["Inner field"], "cross-site")).ok
+    assert env.page.frame_locator("iframe").locator("#inner").input_value() == "cross-site"
+    # the box is where the field is on screen: a click just inside its corner focuses it
+    # (Playwright's own bounding_box of an out-of-process frame's element leaves out the iframe's border)
+    box = obs.elements[e["Inner field"]].bbox
+    inner = env.page.frame_locator("iframe").locator("#inner")
+    env.page.mouse.click(box[0] + 0.6, box[1] + 0.6)
+    assert inner.evaluate("el => document.activeElement === el")
