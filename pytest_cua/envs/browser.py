@@ -365,6 +365,7 @@ class BrowserEnvironment(Environment):
         """Close all contexts and open a fresh one with one tab at ``url`` (or the login / start URL)."""
         browser = self.browser
         self.close_contexts()
+        self._video_pages = []  # videos of contexts closed without end_task belong to no task
         w, h = self.options.viewport
         video = self.options.video if record_video is None else record_video
         if self._cdp_endpoint:
