@@ -52,7 +52,8 @@ class FormErrors:
 
 
 def form_fields(obj: ObjectSchema, *, creating: bool) -> list[FieldSchema]:
-    """The fields a new (``creating``) or edit form of ``obj`` shows, in schema order, OwnerId first."""
+    """The fields a new (``creating``) or edit form of ``obj`` shows, in schema order, OwnerId first (blank on a
+    new form means the current user)."""
     derived = DERIVED.get(obj.name, set())
     out = []
     for f in obj.fields.values():
@@ -63,7 +64,7 @@ def form_fields(obj: ObjectSchema, *, creating: bool) -> list[FieldSchema]:
         if not (f.createable if creating else f.updateable):
             continue
         out.append(f)
-    if "OwnerId" in obj.fields and not creating:
+    if "OwnerId" in obj.fields:
         out.insert(0, obj.fields["OwnerId"])
     return out
 
@@ -224,9 +225,10 @@ def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
 
 
 def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: MultiDict,
-               errors: FormErrors) -> dict[str, Any]:
+               errors: FormErrors, current: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Field values from a posted form (store-ready, each coerced on its own so that every bad field is
-    reported at once); problems go into ``errors``."""
+    reported at once); problems go into ``errors``. A lookup whose text is still the name of the ``current``
+    record's value keeps that value (so two records with one name never block saving an untouched lookup)."""
     out: dict[str, Any] = {}
     for f in fields:
         try:
@@ -241,7 +243,11 @@ def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: Mul
                 out[f.name] = None
                 continue
             if f.type == "reference":
-                out[f.name] = resolve_lookup(org, f, raw)
+                kept = (current or {}).get(f.name)
+                if kept and raw == reference_name(org, kept):
+                    out[f.name] = kept
+                else:
+                    out[f.name] = resolve_lookup(org, f, raw)
                 continue
             if f.type == "date":
                 raw = normalise_date(raw)

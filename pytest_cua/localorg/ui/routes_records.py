@@ -171,7 +171,7 @@ def save_form(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | N
     fields = labelled(obj, form_fields(obj, creating=creating))
     form = ctx.request.form
     errors = FormErrors()
-    data = parse_form(ctx.org, obj, fields, form, errors)
+    data = parse_form(ctx.org, obj, fields, form, errors, record)
     for f in fields:
         if is_required(f) and data.get(f.name) is None and f.name not in errors.fields:
             errors.fields[f.name] = "Complete this field."

@@ -306,9 +306,9 @@ def _object_page(ctx: RequestContext, obj_name: str, **values: Any) -> Response:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
     base = f"/lightning/setup/ObjectManager/{obj.name}"
     values.setdefault("actions", [])
-    values["actions"] = [{"label": "Details", "url": f"{base}/Details/view"},
-                         {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
-                         {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"}] + values["actions"]
+    values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
+                       {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
+                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"}]
     values.setdefault("heading", obj.label)
     values.setdefault("kicker", "Object Manager")
     return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
