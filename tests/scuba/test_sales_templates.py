@@ -195,7 +195,14 @@ def _order_on_the_wrong_day(sf: Any, t: Task) -> None:
                      "Status": "Draft"})
 
 
+def _products_outside_the_family(sf: Any, t: Task) -> None:
+    g = t.ground_truth
+    sf.Product2.create({"Name": g["product_1_name"], "Description": g["product_1_description"], "Family": "Hardware"})
+    sf.Product2.create({"Name": g["product_2_name"], "Family": g["product_family_name"]})
+
+
 PARTIAL: list[tuple[str, Callable[[Any, Task], None], float]] = [
+    ("create_product_family_and_products_3", _products_outside_the_family, 0.6),
     ("create_account_and_contact_1", _account_only, 0.25),
     ("create_account_and_contact_3", _contact_without_email, 0.8),
     ("create_lead_2", _lead_wrong_rating, 0.8),
@@ -271,6 +278,9 @@ MISSING: list[tuple[str, dict[str, Any]]] = [
                                                "activity_type": "Call", "activity_description": "ring"}),
     ("create_campaign", {"campaign_name": "Nothing", "campaign_type": "Email", "start_date": 2, "budget_amount": 1,
                          "expected_revenue": 2, "leads": "No Body and Some One"}),
+    ("create_product_family_and_products", {"product_family_name": "Nothing", "product_1_name": "No Such",
+                                            "product_1_description": "x", "product_2_name": "Nor This",
+                                            "product_2_description": "y"}),
     ("create_price_books", {"product_name": "Nothing", "price_book_name1": "A'B", "unit_price1": 1,
                             "price_book_name2": "C", "unit_price2": 2}),
     ("create_quote", {"product_name": "Nothing", "quote_name": "Nothing", "opportunity_name": "Nothing",
