@@ -132,6 +132,7 @@ def task_from_record(record: Any, *, index: int, path: str, demos: bool, suite: 
         "metadata_types": lists["metadata_types"],
         "query_templated": record.get("query_templated"),
         "instance": record.get("instance_dict"),
+        "prerequisites": meta.get("prerequisites") or {},
     }
     return Task(id=tid, suite=suite, instruction=query, persona=persona, difficulty=difficulty, template=template,
                 ground_truth=dict(truth), demonstration_text=memory, source=f"{path}#{index}", extra=extra)
@@ -354,6 +355,39 @@ def install_seed(org: "Org", directory: str | Path) -> SeedReport:
     return _SeedAdapter(org, Path(directory)).install()
 
 
+def custom_objects(task: Task) -> list[str]:
+    """The custom objects a release task's metadata prerequisites name (``types_and_members.CustomObject``)."""
+    prereq = task.extra.get("prerequisites") or {}
+    meta = prereq.get("metadata") if isinstance(prereq, Mapping) else None
+    members = meta.get("types_and_members") if isinstance(meta, Mapping) else None
+    found = members.get("CustomObject") if isinstance(members, Mapping) else None
+    return [m for m in found if isinstance(m, str)] if isinstance(found, list) else []
+
+
+def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport | None = None) -> list[str]:
+    """An ``EntityDefinition`` (the org-wide sharing settings' home) for each custom object the release's
+    metadata prerequisites name and the org lacks: SCUBA deploys those objects before its tasks. Defaults are
+    Salesforce's for a new custom object (internal ReadWrite, external Private)."""
+    from pytest_cua.localorg.seed import load_records
+
+    if "EntityDefinition" not in org.schema:
+        return []
+    existing = {str(r.get("QualifiedApiName", "")).lower() for r in org.records("EntityDefinition")}
+    wanted = sorted({m for t in tasks if t.extra.get("release") for m in custom_objects(t)})
+    new = [m for m in wanted if m.lower() not in existing]
+    rows = []
+    for name in new:
+        label = name.removesuffix("__c").replace("_", " ")
+        rows.append({"QualifiedApiName": name, "DeveloperName": name.removesuffix("__c"), "Label": label,
+                     "PluralLabel": f"{label}s", "InternalSharingModel": "ReadWrite",
+                     "ExternalSharingModel": "Private"})
+    load_records(org, "EntityDefinition", rows, source="release metadata prerequisites (CustomObject)")
+    if report is not None and new:
+        report.installed["EntityDefinition"] = report.installed.get("EntityDefinition", 0) + len(new)
+        report.notes.append(f"custom objects of the metadata prerequisites as EntityDefinition only: {', '.join(new)}")
+    return new
+
+
 # --- the suite -------------------------------------------------------------------------------------------
 
 def release_root(config: Any) -> Path | None:
@@ -464,7 +498,14 @@ class ScubaSuite(Suite):
 
             raise ProvisioningError(f"suite {self.name!r}: the environment {env.name!r} has no org store for "
                                     f"SCUBA's seed records")
-        self.seed_reports.append(install_seed(store, root / SEED_DIR))
+        report = install_seed(store, root / SEED_DIR)
+        try:
+            tasks = load_release(release_file(root, demos=demos_wanted(config)), demos=demos_wanted(config),
+                                 suite=self.name)
+        except TaskFileError:
+            tasks = []  # already a collection error of its own
+        install_custom_objects(store, tasks, report)
+        self.seed_reports.append(report)
 
     def template_for(self, task: Task) -> Template | None:
         """The task's template; for a release question task whose ``qa_*`` template has none here, SCUBA's

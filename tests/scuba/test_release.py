@@ -185,6 +185,15 @@ def test_prepare_installs_the_seed_only_with_a_root() -> None:
     assert suite.seed_reports and suite.seed_reports[0].installed["Account"] == 2
 
 
+def test_custom_objects_of_the_metadata_prerequisites_get_sharing_settings() -> None:
+    org = seeded_org()
+    tasks = release.load_release(FIXTURE / release.ZERO_SHOT_FILE, demos=False)
+    assert release.install_custom_objects(org, tasks) == ["Ferry__c"]
+    (entity,) = org.find("EntityDefinition", QualifiedApiName="Ferry__c")
+    assert entity["InternalSharingModel"] == "ReadWrite" and entity["ExternalSharingModel"] == "Private"
+    assert release.install_custom_objects(org, tasks) == []  # already there
+
+
 def test_the_sample_release_seed_installs() -> None:
     """SCUBA's own prerequisites (when this machine has the reference copy) install without an error."""
     sample = Path("/work/shared/scuba/prerequisites")
