@@ -1,0 +1,93 @@
+"""Recipes (no docker needed) and image builds with caching (a tiny recipe on top of the base image)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_cua.desktop.recipes import RecipeError, load_recipe
+
+
+def _write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_recipe_errors_name_the_file_and_field(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "cua-bad.json", {"packages": "xterm"})
+    with pytest.raises(RecipeError, match=r"cua-bad.json: field 'packages' must be a list"):
+        load_recipe(bad)
+    unknown = _write(tmp_path / "cua-unknown.json", {"pakages": ["xterm"]})
+    with pytest.raises(RecipeError, match=r"cua-unknown.json: field 'pakages' is not a recipe field"):
+        load_recipe(unknown)
+    missing = _write(tmp_path / "cua-missing.json", {"files": [{"src": "nope.py", "dest": "/opt/nope.py"}]})
+    with pytest.raises(RecipeError, match=r"field 'files\[0\]': src 'nope.py' does not exist"):
+        load_recipe(missing)
+    orphan = _write(tmp_path / "cua-orphan.json", {"base": "cua-no-such-base"})
+    with pytest.raises(RecipeError, match=r"field 'base': no image recipe 'cua-no-such-base'"):
+        load_recipe(orphan)
+
+
+def test_shipped_recipes_load_and_chain() -> None:
+    office = load_recipe("cua-desktop-office")
+    assert [r.name for r in office.chain()] == ["cua-desktop-base", "cua-desktop-office"]
+    assert office.effective_cmd()[:2] == ["python3", "/opt/cua/executor.py"]
+    assert office.effective_env()["DISPLAY"] == ":0"
+
+
+def test_hash_follows_copied_files_and_base(tmp_path: Path) -> None:
+    payload = tmp_path / "payload.txt"
+    payload.write_text("one")
+    recipe = _write(tmp_path / "cua-hash.json", {"base": "cua-desktop-base",
+                                                  "files": [{"src": "payload.txt", "dest": "/opt/p.txt"}]})
+    first = load_recipe(recipe).recipe_hash()
+    assert load_recipe(recipe).recipe_hash() == first
+    payload.write_text("two")
+    assert load_recipe(recipe).recipe_hash() != first
+
+
+def _cat(client: Any, path: str) -> bytes:
+    container = client.containers.run("cua-test-tiny:latest", ["cat", path], network_mode="none", detach=True)
+    try:
+        container.wait(timeout=60)
+        return container.logs(stdout=True, stderr=False)
+    finally:
+        container.remove(force=True)
+
+
+@pytest.mark.docker
+def test_build_labels_caches_and_rebuilds_on_change(base_image: str, docker_client: Any, tmp_path: Path) -> None:
+    from pytest_cua.desktop.images import LABEL_BUILT, LABEL_HASH, build_image, cache_dir
+
+    marker = tmp_path / "marker.txt"
+    marker.write_text("first")
+    path = _write(tmp_path / "cua-test-tiny.json", {
+        "base": "cua-desktop-base", "files": [{"src": "marker.txt", "dest": "/opt/cua/marker.txt"}],
+        "labels": {"pytest-cua.test": "tiny"}})
+    lines: list[str] = []
+    try:
+        built = build_image(load_recipe(path), client=docker_client, progress=lines.append)
+        assert not built.skipped and built.size_bytes > 0
+        assert any("unpack base cua-desktop-base" in line for line in lines), lines
+        labels = docker_client.images.get("cua-test-tiny:latest").labels
+        assert labels[LABEL_HASH] == built.recipe_hash and labels[LABEL_BUILT]
+        assert labels["pytest-cua.test"] == "tiny"
+        assert _cat(docker_client, "/opt/cua/marker.txt") == b"first"
+
+        again = build_image(load_recipe(path), client=docker_client, progress=lines.append)
+        assert again.skipped and again.recipe_hash == built.recipe_hash
+
+        marker.write_text("second")
+        changed = build_image(load_recipe(path), client=docker_client, progress=lines.append)
+        assert not changed.skipped and changed.recipe_hash != built.recipe_hash
+        assert _cat(docker_client, "/opt/cua/marker.txt") == b"second"
+    finally:
+        try:
+            docker_client.images.remove("cua-test-tiny:latest", force=True)
+        except Exception:
+            pass
+        for tar in (cache_dir() / "rootfs").glob("cua-test-tiny-*.tar"):
+            tar.unlink()
