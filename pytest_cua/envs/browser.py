@@ -176,6 +176,81 @@ def _release_playwright(pw: "Playwright") -> None:
                 return
 
 
+def find_ffmpeg() -> str | None:
+    """An ffmpeg for the screencast video fallback: imageio-ffmpeg's bundled binary, else one on PATH."""
+    try:
+        import imageio_ffmpeg
+
+        return str(imageio_ffmpeg.get_ffmpeg_exe())
+    except Exception:  # noqa: BLE001 - not installed, or no binary for this platform
+        return shutil.which("ffmpeg")
+
+
+class _Screencast:
+    """A video of one tab from CDP screencast frames, encoded to WebM with ffmpeg at the end.
+
+    Used for ``--cua-video`` when Playwright's own ffmpeg is not installed (it cannot be downloaded
+    everywhere); frames arrive whenever the page repaints, and their timestamps set the timing."""
+
+    FPS = 5
+    MAX_SECONDS = 1800
+
+    def __init__(self, context: "BrowserContext", page: "Page", size: tuple[int, int]) -> None:
+        self.frames: list[tuple[float, bytes]] = []
+        self.size = (size[0] - size[0] % 2, size[1] - size[1] % 2)
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.on("Page.screencastFrame", self._on_frame)
+        self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70, "maxWidth": self.size[0],
+                                               "maxHeight": self.size[1]})
+        self.active = True
+
+    def _on_frame(self, params: dict[str, Any]) -> None:
+        try:
+            self.frames.append((float(params["metadata"].get("timestamp") or time.time()),
+                                base64.b64decode(params["data"])))
+            self.cdp.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
+        except Exception:  # noqa: BLE001 - the tab closed meanwhile
+            pass
+
+    def stop(self) -> None:
+        if self.active:
+            self.active = False
+            try:
+                self.cdp.send("Page.stopScreencast")
+                self.cdp.detach()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+    def encode(self, ffmpeg: str, dest: Path) -> bool:
+        """Write the frames as a constant-rate WebM; False when there was nothing to write."""
+        self.stop()
+        if not self.frames:
+            return False
+        frames = sorted(self.frames, key=lambda f: f[0])
+        start, end = frames[0][0], min(frames[-1][0] + 1.0, frames[0][0] + self.MAX_SECONDS)
+        count = max(1, int((end - start) * self.FPS))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        w, h = self.size
+        proc = subprocess.Popen(
+            [ffmpeg, "-y", "-loglevel", "error", "-f", "image2pipe", "-framerate", str(self.FPS), "-c:v", "mjpeg",
+             "-i", "-", "-vf", f"scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}",
+             "-c:v", "libvpx", "-b:v", "1M", "-pix_fmt", "yuv420p", str(dest)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        index = 0
+        try:
+            for n in range(count):
+                t = start + n / self.FPS
+                while index + 1 < len(frames) and frames[index + 1][0] <= t:
+                    index += 1
+                assert proc.stdin is not None
+                proc.stdin.write(frames[index][1])
+            proc.stdin.close()  # type: ignore[union-attr]
+        except BrokenPipeError:
+            pass
+        proc.wait(timeout=300)
+        return proc.returncode == 0 and dest.exists()
+
+
 @dataclass
 class _Resolved:
     """An element id resolved for one action."""
@@ -222,6 +297,8 @@ class BrowserEnvironment(Environment):
         self._task_id: str | None = None
         self._video_pages: list[Page] = []
         self.last_artifacts: dict[str, Any] = {}
+        self._video_backend: str | None = None  # "playwright" or "screencast" once known
+        self._screencasts: list[_Screencast] = []
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -342,6 +419,9 @@ class BrowserEnvironment(Environment):
         else:
             self._stop_trace(None)
         self._task_id = None
+        for cast in self._screencasts:
+            cast.stop()
+        self._screencasts = []
         if self._browser is None:
             return
         for ctx in list(self._browser.contexts):
@@ -376,7 +456,7 @@ class BrowserEnvironment(Environment):
         else:
             kwargs: dict[str, Any] = {"viewport": {"width": w, "height": h},
                                       "ignore_https_errors": self.ignore_https_errors}
-            if video and self.artifacts_dir is not None:
+            if video and self.artifacts_dir is not None and self._video_backend != "screencast":
                 kwargs["record_video_dir"] = str(self.artifacts_dir / "videos" / "tmp")
                 kwargs["record_video_size"] = {"width": min(w, 1280), "height": min(h, 720)}
             ctx = browser.new_context(**kwargs)
@@ -396,12 +476,18 @@ class BrowserEnvironment(Environment):
         try:
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
         except Exception as exc:  # noqa: BLE001
-            if "ffmpeg" in str(exc):
-                ctx.close()
-                self._context = None
-                raise ProvisioningError("--cua-video needs Playwright's ffmpeg, which is not installed: run "
-                                        "'playwright install ffmpeg', or drop --cua-video") from None
-            raise
+            if "ffmpeg" not in str(exc):
+                raise
+            ctx.close()
+            self._context = None
+            if find_ffmpeg() is None:
+                raise ProvisioningError("--cua-video needs an ffmpeg: run 'playwright install ffmpeg' or "
+                                        "'pip install imageio-ffmpeg' (or put ffmpeg on PATH), or drop --cua-video"
+                                        ) from None
+            self._video_backend = "screencast"  # Playwright's ffmpeg is missing: record from CDP frames
+            return self.new_context(url=url, record_video=record_video)
+        if video and self._video_backend is None:
+            self._video_backend = "playwright"
         self._watch_page(page)
         target = url if url is not None else self.landing_url()
         if target and target != "about:blank":
@@ -431,6 +517,13 @@ class BrowserEnvironment(Environment):
         page.on("dialog", self._on_dialog)
         if page.video is not None:
             self._video_pages.append(page)
+        elif (self.options.video and self._video_backend == "screencast" and self._context is not None
+              and not self._cdp_endpoint):
+            w, h = self.options.viewport
+            try:
+                self._screencasts.append(_Screencast(self._context, page, (min(w, 1280), min(h, 720))))
+            except Exception:  # noqa: BLE001 - a video is a debugging aid, never a failure
+                pass
 
     def _on_dialog(self, dialog: Any) -> None:
         self._dialogs.append(redact(f"{dialog.type}: {dialog.message}"))
@@ -491,6 +584,21 @@ class BrowserEnvironment(Environment):
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.move(str(src), dest)
                     videos.append(str(dest))
+            if videos:
+                artifacts["video"] = videos[0]
+                if len(videos) > 1:
+                    artifacts["videos"] = videos
+        if self._screencasts and self.artifacts_dir is not None:
+            casts, self._screencasts = self._screencasts, []
+            ffmpeg = find_ffmpeg()
+            videos = []
+            for i, cast in enumerate(casts):
+                dest = self.artifacts_dir / "videos" / f"{stem}{'' if i == 0 else f'-tab{i}'}.webm"
+                try:
+                    if ffmpeg and cast.encode(ffmpeg, dest):
+                        videos.append(str(dest))
+                except Exception:  # noqa: BLE001 - a video is a debugging aid, never a failure
+                    cast.stop()
             if videos:
                 artifacts["video"] = videos[0]
                 if len(videos) > 1:

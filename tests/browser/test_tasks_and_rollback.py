@@ -93,10 +93,13 @@ def test_video_is_recorded(pages_url: str, chromium_available: None, tmp_path: P
         try:
             env.begin_task(make_task("filmed"))
         except ProvisioningError as exc:
-            assert "playwright install ffmpeg" in str(exc)
+            assert "playwright install ffmpeg" in str(exc) and "imageio-ffmpeg" in str(exc)
             pytest.skip(str(exc))
         env.observe(frozenset({"axtree"}))
         env.act(A.Scroll(dy=300))
+        env.act(A.Wait(0.5))
+        env.act(A.Scroll(dy=-300))
+        env.act(A.Wait(0.5))
         artifacts = env.end_task(make_task("filmed"), failed=False)
     finally:
         env.close()
