@@ -270,6 +270,8 @@ def _related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str) -> list[dic
             continue
         fixed = RELATED_LABELS.get(child.name)
         label, new_label = fixed if fixed else (plural(child), f"New {child.label}")
+        if child.name == obj.name:
+            label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", rel.name)
         if counts[child.name] > 1:
             pretty = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", rel.name)
             label = pretty
@@ -282,7 +284,8 @@ def _related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str) -> list[dic
                                    {rel.field: rid, "retURL": f"/lightning/r/{obj.name}/{rid}/view"}),
                     "columns": columns,
                     "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]})
-    return out
+    activities = {"Task": 1, "Event": 2}
+    return sorted(out, key=lambda rl: (activities.get(rl["object"], 0), rl["label"].lower()))
 
 
 def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
