@@ -360,3 +360,15 @@ def test_a_bare_number_of_campaign_start_counts_weeks() -> None:
 ])
 def test_activity_descriptions_match_on_content_words(expected: str, actual: str, same: bool) -> None:
     assert s.covers(expected, actual) is same
+
+
+def test_a_lead_whose_company_is_an_account_converts_into_it(env: SalesforceEnvironment) -> None:
+    """SCUBA's wording: use the account that matches the lead's company, create one only when there is none."""
+    task = task_of("convert_lead", {"lead_name": "Rowan Mackie", "opportunity_name": "Thistle Cell Monitoring"})
+    env.org.Account.create({"Name": "Thistle Robotics"})
+    template = TEMPLATES["convert_lead"]
+    actions = template.demonstrate(task, env)
+    assert any(getattr(a, "target", "") == 'role=radio[name="Choose Existing Account"]' for a in actions)
+    template.solve(task, env)
+    card = evaluate(env, task)
+    assert card.score == 1, card.table()

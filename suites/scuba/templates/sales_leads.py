@@ -103,17 +103,30 @@ class ConvertLead(Template):
         # oracle converts in the org's store, as convertLead would.
         t, sf = task.ground_truth, env.org  # type: ignore[attr-defined]
         lead_id = s.require_id(sf, "Lead", t["lead_name"])
-        account_id = s.require_id(sf, "Account", t["account_name"]) if t.get("account_name") else None
+        existing = self._existing_account(sf, t)
+        account_id = s.require_id(sf, "Account", existing) if existing else None
         env.store.convert_lead(lead_id, account_id=account_id,  # type: ignore[attr-defined]
                                opportunity_name=t["opportunity_name"])
 
+    @staticmethod
+    def _existing_account(sf: Any, t: Any) -> str | None:
+        """The account to convert into: ``account_name``, else an account named like the lead's company."""
+        if t.get("account_name"):
+            return str(t["account_name"])
+        lead = first(sf, f"SELECT Company FROM Lead WHERE Name = {soql_str(t['lead_name'])} LIMIT 1")
+        company = field(lead, "Company")
+        if company and s.record_id(sf, "Account", company):
+            return str(company)
+        return None
+
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         t = task.ground_truth
-        lead_id = s.require_id(env.org, "Lead", t["lead_name"])  # type: ignore[attr-defined]
+        sf = env.org  # type: ignore[attr-defined]
+        lead_id = s.require_id(sf, "Lead", t["lead_name"])
         steps: list[Action] = [*s.open_record(env, "Lead", lead_id), Click(s.button("Convert"))]
-        if t.get("account_name"):
-            steps += [Click('role=radio[name="Choose Existing Account"]'),
-                      Fill("label=Account Name", str(t["account_name"]))]
+        existing = self._existing_account(sf, t)
+        if existing:
+            steps += [Click('role=radio[name="Choose Existing Account"]'), Fill("label=Account Name", existing)]
         steps += [Fill("label=Opportunity Name", str(t["opportunity_name"])),
                   SelectOption("label=Converted Status", "Closed - Converted"),
                   Click(s.button("Convert")), Done()]
