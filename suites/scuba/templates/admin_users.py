@@ -13,7 +13,8 @@ from pytest_cua.actions import Action, Done, Fill, Uncheck
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 
-from ._service_admin import checked_rows, click_button, click_link, role_by_name, same_text, user_by_name
+from ._service_admin import (checked_rows, click_button, click_link, field_labels, role_by_name, same_text,
+                             user_by_name)
 from .common import first, goto, soql_str, split_name
 
 if TYPE_CHECKING:
@@ -68,13 +69,15 @@ class CreateUser(Template):
                         "UserRoleId": role["Id"]})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        truth = task.ground_truth
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         first_name, last_name = split_name(str(truth["user_name"]))
+        labels = field_labels(sf, "User")
         return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Users"), click_button("New User"),
-                Fill("label=First Name", first_name), Fill("label=Last Name", last_name),
-                Fill("label=Email", str(truth["email"])), Fill("label=Username", str(truth["username"])),
-                Fill("label=Profile", str(truth["profile"])), Fill("label=Role", str(truth["role"])),
-                click_button("Save"), Done()]
+                Fill(f"label={labels['FirstName']}", first_name), Fill(f"label={labels['LastName']}", last_name),
+                Fill(f"label={labels['Email']}", str(truth["email"])),
+                Fill(f"label={labels['Username']}", str(truth["username"])),
+                Fill(f"label={labels['ProfileId']}", str(truth["profile"])),
+                Fill(f"label={labels['UserRoleId']}", str(truth["role"])), click_button("Save"), Done()]
 
 
 class DeactivateUser(Template):

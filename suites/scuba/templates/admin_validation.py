@@ -74,7 +74,9 @@ class CreateValidationRule(Template):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         obj = object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
-        return [goto(env, f"/lightning/setup/ObjectManager/{obj}/ValidationRules/view"), click_button("New"),
+        label = sf.restful(f"sobjects/{obj}/describe").get("label", obj)
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Object Manager"), click_link(label),
+                click_link("Validation Rules"), click_button("New"),
                 Fill("label=Rule Name", rule_name(str(truth["error_message"]))),
                 Fill("label=Error Condition Formula", str(truth["error_condition_formula"])),
                 Fill("label=Error Message", str(truth["error_message"])), Check("label=Active"),
