@@ -16,15 +16,21 @@ def _id_from(url: str) -> str:
     return m.group(1)
 
 
-def test_unauthenticated_request_goes_to_login(ui_browser: Any, base: str) -> None:
+def test_unauthenticated_request_goes_to_login(ui_browser: Any, base: str, ui_server: Any, org: Org) -> None:
     context = ui_browser.new_context(ignore_https_errors=True)
     try:
         page = context.new_page()
-        page.goto(f"{base}/lightning/o/Account/list?q=x")
+        page.goto(f"{base}/lightning/o/Account/list?q=alder")
         assert "/login?startURL=" in page.url
-        expect(page.get_by_label("Username")).to_be_visible()
         response = page.request.post(f"{base}/lightning/o/Account/new", form={"Name": "Sneaky"}, max_redirects=0)
         assert response.status == 302 and response.headers["location"].startswith("/login")
+        assert not org.find("Account", Name="Sneaky")
+        page.get_by_label("Username").fill(ui_server.credentials.username)
+        page.get_by_label("Password").fill(ui_server.credentials.password)
+        page.get_by_role("button", name="Log In").click()
+        expect(page.get_by_role("heading", name="Accounts", level=1)).to_be_visible()
+        assert page.url.endswith("/lightning/o/Account/list?q=alder")
+        expect(page.get_by_role("searchbox", name="Search this list...")).to_have_value("alder")
     finally:
         context.close()
 

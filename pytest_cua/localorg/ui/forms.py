@@ -255,7 +255,7 @@ def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: Mul
                 raw = normalise_datetime(raw)
             elif f.type in MONEY_TYPES:
                 raw = raw.replace(",", "").replace("$", "").replace("%", "").strip()
-            if f.type == "picklist" and f.values and raw not in f.values:
+            if f.type == "picklist" and f.values and raw not in f.values and raw != (current or {}).get(f.name):
                 raise OrgError("INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
                                f"{f.label}: bad value for picklist field: {raw}", [f.name])
             out[f.name] = values.coerce(f, raw)

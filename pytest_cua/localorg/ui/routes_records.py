@@ -148,7 +148,8 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
     fields = labelled(obj, form_fields(obj, creating=creating))
     if creating:
         heading = f"New {obj.label}"
-        action = url(f"/lightning/o/{obj.name}/new")
+        query = ctx.request.query_string.decode("latin-1")
+        action = f"/lightning/o/{obj.name}/new" + (f"?{query}" if query else "")
     else:
         heading = f"Edit {record_name(ctx.org, obj.name, record)}"
         action = f"/lightning/r/{obj.name}/{record['Id']}/edit"
