@@ -152,7 +152,7 @@ def initial_values(org: Org, obj: ObjectSchema, record: Mapping[str, Any] | None
             out[f.name] = input_value(org, f, f.default)
     for key, value in (prefill or {}).items():
         f = obj.field(key)
-        if f is not None and not f.system or (f is not None and f.name == "OwnerId"):
+        if f is not None and (not f.system or f.name == "OwnerId"):
             if f.type == "boolean":
                 out[f.name] = str(value).lower() in ("1", "true", "on", "yes")
             elif f.type == "multipicklist":

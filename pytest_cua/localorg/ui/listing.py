@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from pytest_cua.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.localorg.store import Org
-from pytest_cua.localorg.ui.forms import display_value, record_name
+from pytest_cua.localorg.ui.forms import display_value
 
 PAGE_SIZE = 25
 DEFAULT_COLUMNS = {
@@ -186,8 +186,3 @@ def select_rows(org: Org, obj: ObjectSchema, columns: list[Column], *, q: str = 
         filled.sort(key=lambda r: sort_key(f, org, r.get(f.name)), reverse=direction == "desc")
         records = filled + blanks
     return records
-
-
-def row_name(org: Org, obj: ObjectSchema, rec: Mapping[str, Any]) -> str:
-    """The link text of a row."""
-    return record_name(org, obj.name, rec)

@@ -196,10 +196,11 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
         groups.append({"title": title, "name": "members", "region": True,
                        "options": [{"value": i, "label": n, "checked": i in vals["members"]} for i, n in opts]})
     heading = f"Edit {label} {g.get('Name')}" if group else f"New {label}"
+    base = f"/lightning/setup/{page}"
     return setup_render(ctx, "setup/form.html", status=400 if errors else 200, title=heading, heading=heading,
                         errors=errors, inputs=inputs, groups=groups,
-                        action=f"/lightning/setup/{page}/{group_id}/edit" if group_id else f"/lightning/setup/{page}/new",
-                        cancel=f"/lightning/setup/{page}/{group_id}/view" if group_id else f"/lightning/setup/{page}/home")
+                        action=f"{base}/{group_id}/edit" if group_id else f"{base}/new",
+                        cancel=f"{base}/{group_id}/view" if group_id else f"{base}/home")
 
 
 def group_delete(ctx: RequestContext, page: str, group_id: str) -> Response:

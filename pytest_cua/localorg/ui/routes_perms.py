@@ -227,7 +227,8 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
             return redirect(f"/lightning/setup/PermSetGroups/{item['Id']}/view",
                             "The permission sets in the group were saved.")
     return setup_render(
-        ctx, "setup/form.html", status=400 if errors else 200, title=f"Permission Sets in Group {item.get('MasterLabel')}",
+        ctx, "setup/form.html", status=400 if errors else 200,
+        title=f"Permission Sets in Group {item.get('MasterLabel')}",
         heading=f"{item.get('MasterLabel')}: Permission Sets in Group", errors=errors,
         action=f"/lightning/setup/PermSetGroups/{item['Id']}/components",
         cancel=f"/lightning/setup/PermSetGroups/{item['Id']}/view", inputs=[],

@@ -16,6 +16,7 @@ from pytest_cua.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.localorg.ui import listing
 from pytest_cua.localorg.ui.forms import (FormErrors, apply_store_error, display_fields, display_value, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
+from pytest_cua.localorg.ui.setup_common import api_name
 from pytest_cua.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, plural, redirect, render,
                                         url)
 
@@ -334,13 +335,6 @@ def view_by_id(ctx: RequestContext, rid: str) -> Response:
 FILTER_ROWS = 5
 
 
-def _developer_name(text: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9]+", "_", text.strip()).strip("_")
-    if name and not name[0].isalpha():
-        name = "X" + name
-    return name[:80]
-
-
 def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
     """``/lightning/o/{Object}/listview/new``: name, API name, up to five filters, visibility -> ListView."""
     obj = object_or_none(ctx, obj_name)
@@ -356,7 +350,7 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
         if not csrf_ok(ctx):
             return forbidden(ctx)
         values["name"] = (form.get("name") or "").strip()
-        values["api"] = (form.get("api") or "").strip() or _developer_name(values["name"])
+        values["api"] = (form.get("api") or "").strip() or api_name(values["name"])
         values["visibility"] = form.get("visibility") if form.get("visibility") in ("Private", "Public") else "Private"
         values["scope"] = "Mine" if form.get("scope") == "Mine" else "Everything"
         filters = []

@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.localorg import formula
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.ui.forms import FormErrors, display_value, record_name, resolve_lookup
+from pytest_cua.localorg.ui.forms import FormErrors, record_name, resolve_lookup
 from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
 from pytest_cua.localorg.ui.web import NAV_OBJECTS, csrf_ok, forbidden, not_found_page, plural, redirect
 
@@ -431,7 +431,8 @@ def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None
         if vals["location"] and obj.field(vals["location"]) is None:
             errors.add("Choose a field or Top of Page.", "location", "Error Location")
         if not errors:
-            data = {"ValidationName": vals["name"], "Active": vals["active"], "Description": vals["description"] or None,
+            data = {"ValidationName": vals["name"], "Active": vals["active"],
+                    "Description": vals["description"] or None,
                     "ErrorConditionFormula": vals["formula"], "ErrorMessage": vals["message"],
                     "ErrorDisplayField": vals["location"] or None}
             try:

@@ -62,17 +62,18 @@ def nav_items(org: Org) -> list[dict[str, str]]:
 
 
 def launcher_items(org: Org) -> list[dict[str, str]]:
-    """The app launcher's items: every data object (main objects first), then Setup."""
+    """The app launcher's items: the main objects first, then every other object with a name field."""
     main = nav_items(org)
     seen = {i["name"] for i in main}
     rest = sorted(({"name": o.name, "label": plural(o), "url": f"/lightning/o/{o.name}/list"}
-                   for o in ctx_objects(org) if o.name not in seen), key=lambda i: i["label"].lower())
+                   for o in launcher_objects(org) if o.name not in seen), key=lambda i: i["label"].lower())
     return main + rest
 
 
-def ctx_objects(org: Org) -> list[ObjectSchema]:
-    """Objects the record pages serve (data API objects and tooling metadata alike)."""
-    return [o for o in org.schema.objects.values() if o.api in ("data", "both")]
+def launcher_objects(org: Org) -> list[ObjectSchema]:
+    """Objects a person opens by name (data API objects with a name field; not the org's own metadata)."""
+    return [o for o in org.schema.objects.values()
+            if o.api in ("data", "both") and o.name_field and o.name not in ("EntityDefinition", "Organization")]
 
 
 def current_user(ctx: RequestContext) -> dict[str, Any]:
