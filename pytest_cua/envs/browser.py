@@ -204,6 +204,15 @@ class _Screencast:
                                                "maxHeight": self.size[1]})
         self.active = True
 
+    def _grab(self) -> None:
+        """One frame on demand: a static page sends no screencast frames after the first."""
+        try:
+            data = self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 70,
+                                                            "optimizeForSpeed": True})
+            self.frames.append((time.time(), base64.b64decode(data["data"])))
+        except Exception:  # noqa: BLE001 - the tab closed meanwhile
+            pass
+
     def _on_frame(self, params: dict[str, Any]) -> None:
         try:
             self.frames.append((float(params["metadata"].get("timestamp") or time.time()),
@@ -214,6 +223,7 @@ class _Screencast:
 
     def stop(self) -> None:
         if self.active:
+            self._grab()
             self.active = False
             try:
                 self.cdp.send("Page.stopScreencast")
