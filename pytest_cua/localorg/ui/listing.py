@@ -37,7 +37,8 @@ DEFAULT_COLUMNS = {
 }
 OPERATORS = [("equals", "equals"), ("notEqual", "not equal to"), ("lessThan", "less than"),
              ("greaterThan", "greater than"), ("lessOrEqual", "less or equal"), ("greaterOrEqual", "greater or equal"),
-             ("contains", "contains"), ("notContain", "does not contain"), ("startsWith", "starts with")]
+             ("contains", "contains"), ("notContain", "does not contain"), ("startsWith", "starts with"),
+             ("includes", "includes"), ("excludes", "excludes")]
 
 
 @dataclass

@@ -340,7 +340,7 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
     obj = object_or_none(ctx, obj_name)
     if obj is None:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
-    fields = sorted((f for f in obj.fields.values() if f.type not in ("json", "textarea") and f.name != "IsDeleted"),
+    fields = sorted((f for f in obj.fields.values() if f.type != "json" and f.name != "IsDeleted"),
                     key=lambda f: f.label.lower())
     form = ctx.request.form
     errors = FormErrors()

@@ -373,6 +373,10 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
         formula.parse(rule.get("ErrorConditionFormula") or "")
     except formula.FormulaUnsupported as exc:
         notes.append(f"The local org does not enforce this rule: {exc}")
+    else:
+        why = ctx.org.unenforced_rules.get(f"{obj.name}.{rule.get('ValidationName')}")
+        if why:
+            notes.append(f"The local org does not enforce this rule: {why}")
     base = f"/lightning/setup/ObjectManager/{obj.name}/ValidationRules/{rule['Id']}"
     field = obj.field(rule.get("ErrorDisplayField") or "")
     return _object_page(ctx, obj.name, kicker=f"{obj.label} Validation Rule", heading=rule.get("ValidationName"),
@@ -385,6 +389,38 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
                                  ("Error Message", rule.get("ErrorMessage") or ""),
                                  ("Error Location", field.label if field else "Top of Page")],
                         sections=[])
+
+
+def formula_syntax_problem(text: str) -> str | None:
+    """What is plainly wrong with a formula (unbalanced parentheses or quotes), else None.
+
+    Formulas beyond the local evaluator's subset are saved (Salesforce accepts them) and listed as not enforced
+    on the rule's page, so only mistakes every formula engine rejects block the save."""
+    depth = 0
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return "Extra ')'."
+    if quote:
+        return f"Missing closing {quote}."
+    if depth > 0:
+        return "Missing ')'."
+    return None
 
 
 def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None = None) -> Response:
@@ -420,12 +456,9 @@ def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None
         if not vals["formula"]:
             errors.add("Complete this field.", "formula", "Error Condition Formula")
         else:
-            try:
-                formula.parse(vals["formula"])
-            except formula.FormulaUnsupported as exc:
-                if "does not parse" in str(exc):
-                    errors.add(f"Error: Syntax error. {str(exc).split(':', 1)[-1].strip()[:200]}", "formula",
-                               "Error Condition Formula")
+            problem = formula_syntax_problem(vals["formula"])
+            if problem:
+                errors.add(f"Error: Syntax error. {problem}", "formula", "Error Condition Formula")
         if not vals["message"]:
             errors.add("Complete this field.", "message", "Error Message")
         if vals["location"] and obj.field(vals["location"]) is None:
