@@ -355,6 +355,65 @@ def install_seed(org: "Org", directory: str | Path) -> SeedReport:
     return _SeedAdapter(org, Path(directory)).install()
 
 
+# What a new Salesforce Developer Edition org has before any data is loaded and SCUBA's tasks take for granted
+# (they name the role "CEO", the role "Customer Support, North America", the user "Security User"): the standard
+# sample role hierarchy and the two system users. Installed with --scuba-root only, when missing.
+ORG_DEFAULT_ROLES: tuple[tuple[str, str | None], ...] = (
+    ("CEO", None),
+    ("CFO", "CEO"),
+    ("COO", "CEO"),
+    ("SVP, Customer Service & Support", "CEO"),
+    ("SVP, Human Resources", "CEO"),
+    ("SVP, Sales & Marketing", "CEO"),
+    ("Customer Support, International", "SVP, Customer Service & Support"),
+    ("Customer Support, North America", "SVP, Customer Service & Support"),
+    ("Installation & Repair Services", "SVP, Customer Service & Support"),
+    ("VP, International Sales", "SVP, Sales & Marketing"),
+    ("VP, Marketing", "SVP, Sales & Marketing"),
+    ("VP, North American Sales", "SVP, Sales & Marketing"),
+    ("Marketing Team", "VP, Marketing"),
+    ("Director, Channel Sales", "VP, North American Sales"),
+    ("Director, Direct Sales", "VP, North American Sales"),
+    ("Channel Sales Team", "Director, Channel Sales"),
+    ("Eastern Sales Team", "Director, Direct Sales"),
+    ("Western Sales Team", "Director, Direct Sales"),
+)
+ORG_DEFAULT_USERS: tuple[tuple[str, str], ...] = (("Integration", "intgr"), ("Security", "secur"))
+
+
+def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[str]:
+    """The standard roles and system users of a new Developer Edition org that ``org`` lacks (see
+    ``ORG_DEFAULT_ROLES``); returns the names installed."""
+    from pytest_cua.localorg.seed import load_records
+
+    added: list[str] = []
+    roles = {str(r.get("Name", "")).lower(): r["Id"] for r in org.records("UserRole")}
+    for name, parent in ORG_DEFAULT_ROLES:
+        if name.lower() in roles:
+            continue
+        row: dict[str, Any] = {"Name": name, "DeveloperName": re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")}
+        if parent is not None and parent.lower() in roles:
+            row["ParentRoleId"] = roles[parent.lower()]
+        roles[name.lower()] = load_records(org, "UserRole", [row], source="Developer Edition org defaults")[0]
+        added.append(f"role {name}")
+    names = {str(r.get("Name") or f"{r.get('FirstName') or ''} {r.get('LastName') or ''}").strip().lower()
+             for r in org.records("User")}
+    for first_name, alias in ORG_DEFAULT_USERS:
+        full = f"{first_name} User"
+        if full.lower() in names:
+            continue
+        username = f"{alias}.{first_name.lower()}@org-defaults.pytest-cua.test"
+        load_records(org, "User", [{"FirstName": first_name, "LastName": "User", "Alias": alias, "Email": username,
+                                    "Username": username, "ProfileId": "Standard User", "IsActive": True}],
+                     source="Developer Edition org defaults")
+        added.append(f"user {full}")
+    if report is not None and added:
+        report.installed["UserRole"] = report.installed.get("UserRole", 0) + sum(a.startswith("role ") for a in added)
+        report.installed["User"] = report.installed.get("User", 0) + sum(a.startswith("user ") for a in added)
+        report.notes.append(f"Developer Edition org defaults: {len(added)} records ({', '.join(added[:3])}, ...)")
+    return added
+
+
 def custom_objects(task: Task) -> list[str]:
     """The custom objects a release task's metadata prerequisites name (``types_and_members.CustomObject``)."""
     prereq = task.extra.get("prerequisites") or {}
@@ -499,6 +558,7 @@ class ScubaSuite(Suite):
             raise ProvisioningError(f"suite {self.name!r}: the environment {env.name!r} has no org store for "
                                     f"SCUBA's seed records")
         report = install_seed(store, root / SEED_DIR)
+        install_org_defaults(store, report)
         try:
             tasks = load_release(release_file(root, demos=demos_wanted(config)), demos=demos_wanted(config),
                                  suite=self.name)

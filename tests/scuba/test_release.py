@@ -194,6 +194,15 @@ def test_custom_objects_of_the_metadata_prerequisites_get_sharing_settings() -> 
     assert release.install_custom_objects(org, tasks) == []  # already there
 
 
+def test_developer_edition_defaults_are_added_once() -> None:
+    org = seeded_org()
+    added = release.install_org_defaults(org)
+    assert "role CEO" in added and "user Security User" in added
+    role = org.query("SELECT ParentRole.Name FROM UserRole WHERE Name = 'Customer Support, North America'")
+    assert role["records"][0]["ParentRole"]["Name"] == "SVP, Customer Service & Support"
+    assert release.install_org_defaults(org) == []
+
+
 def test_the_sample_release_seed_installs() -> None:
     """SCUBA's own prerequisites (when this machine has the reference copy) install without an error."""
     sample = Path("/work/shared/scuba/prerequisites")
