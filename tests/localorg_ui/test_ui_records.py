@@ -51,6 +51,16 @@ def test_nav_launcher_and_no_secrets_in_pages(page: Any, base: str, ui_server: A
     assert sid not in page.content() and "sid=" not in page.url
 
 
+def test_posts_without_the_csrf_token_are_refused(page: Any, base: str, org: Org) -> None:
+    accounts = org.counts()["Account"]
+    forged = page.request.post(f"{base}/lightning/o/Account/new", form={"Name": "Forged", "_csrf": "guess"})
+    assert forged.status == 403
+    user = next(u for u in org.find("User", IsActive=True) if u["Id"] != org.default_user_id)
+    frozen = page.request.post(f"{base}/lightning/setup/ManageUsers/{user['Id']}/freeze", form={})
+    assert frozen.status == 403
+    assert org.counts()["Account"] == accounts and not org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"]
+
+
 def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
     page.goto(f"{base}/lightning/o/Account/list")
     page.get_by_role("button", name="New", exact=True).click()
