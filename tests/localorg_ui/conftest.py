@@ -17,26 +17,38 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+@pytest.fixture(scope="session")
+def _ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # shared by the modules' servers so that the TLS files and credentials are made once
+    return tmp_path_factory.mktemp("uiorg")
+
+
 @pytest.fixture(scope="module")
-def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OrgServer]:
+def ui_server(_ui_data_dir: Path) -> Iterator[OrgServer]:
     """A running org server with the UI (one per module)."""
-    server = OrgServer(tmp_path_factory.mktemp("uiorg"), host="127.0.0.1", port=0)
+    server = OrgServer(_ui_data_dir, host="127.0.0.1", port=0)
     server.start()
     yield server
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def ui_browser() -> Iterator[Any]:
-    """Headless Chromium through Playwright's sync API (one per module)."""
+@pytest.fixture(scope="session")
+def _playwright() -> Iterator[Any]:
+    # the Playwright driver (a node process) starts once; browsers are per module
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not found")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        yield pw
+
+
+@pytest.fixture(scope="module")
+def ui_browser(_playwright: Any) -> Iterator[Any]:
+    """Headless Chromium through Playwright's sync API (one per module)."""
+    browser = _playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture(scope="module")
