@@ -210,8 +210,9 @@ def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
         tobj = org.object(target)
         keys = [k for k in [tobj.name_field, *tobj.lookup_fields] if k]
         for rec in org.records(target):
-            if target == "Group" and rec.get("Type") not in ("Queue", "Regular"):
-                continue
+            if target == "Group" and rec.get("Type") not in (("Queue",) if f.name == "OwnerId" else
+                                                             ("Queue", "Regular")):
+                continue  # owners are users or queues; role groups are never typed by name
             for key in keys:
                 value = rec.get(key)
                 if isinstance(value, str) and value.strip().lower() == low:
