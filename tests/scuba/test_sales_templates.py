@@ -9,12 +9,14 @@ instead of crashing the evaluator. The date and answer rules are checked on thei
 from __future__ import annotations
 
 import datetime as _dt
+import html
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import pytest
 
-from pytest_cua.actions import Answer, Done
+from pytest_cua.actions import Answer, Done, GoTo
 from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.localorg.server import OrgServer
 from pytest_cua.scoring import ScoreCard, active_card
@@ -320,6 +322,31 @@ def test_unreadable_relative_dates_fail_the_milestone_not_the_evaluator(env: Sal
 def test_question_answers_follow_scubas_rule(env: SalesforceEnvironment, answer: str | None, passed: bool) -> None:
     card = evaluate(env, one("qa_sales_lookup_1"), answer=answer)
     assert card.success is passed, card.table()
+
+
+@pytest.fixture(scope="module")
+def ui_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SalesforceEnvironment]:
+    """An org with its web interface (no browser: pages are fetched over HTTPS with a frontdoor session)."""
+    env = SalesforceEnvironment(OrgServer(tmp_path_factory.mktemp("sales-ui-org")), None)
+    yield env
+    env.close()
+
+
+QUESTIONS = [t for t in TASKS if t.is_question]
+
+
+@pytest.mark.parametrize("task", QUESTIONS, ids=[t.id for t in QUESTIONS])
+def test_question_demonstrations_open_pages_that_show_the_answer(ui_env: SalesforceEnvironment, task: Task) -> None:
+    session = ui_env.credentials.requests_session()
+    assert session.get(ui_env.frontdoor_url()).status_code == 200
+    pages = [a for a in TEMPLATES[task.template or ""].demonstrate(task, ui_env) if isinstance(a, GoTo)]
+    assert pages, "the demonstration opens no page"
+    texts = []
+    for action in pages:
+        response = session.get(action.url)
+        assert response.status_code == 200, action.url
+        texts.append(" ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.text)).split()))
+    assert any(str(task.ground_truth["answer"]) in text for text in texts)
 
 
 # -- dates --------------------------------------------------------------------------------------------------
