@@ -19,6 +19,8 @@ Task data read from ``task.extra``::
     "start_command": ["soffice", "--calc", "/root/sales.xlsx"]                           (or a string)
     "window": "sales.xlsx"              title regex of the window to wait for after the start command
     "window_timeout_s": 90
+    "start_commands": [{"command": [...], "window": "..."}, ...]   more programs, started and waited for
+                                        in order (the last one has the focus)
     "artifacts": {"workbook": "/root/sales.xlsx"}   copied out by end_task, returned as {name: host path}
 """
 
@@ -282,20 +284,35 @@ class DockerEnvironment(Environment):
         extra = task.extra
         for src, dest in self._start_files(task):
             box.client.put_file(src, dest)
-        command = extra.get("start_command")
-        if command:
-            argv = shlex.split(command) if isinstance(command, str) else list(command)
-            if not argv or not all(isinstance(a, str) for a in argv):
-                raise ProvisioningError(f"task {task.id!r}: field 'start_command' must be a string or a list of "
-                                        f"strings, got {command!r}")
-            box.client.request("spawn", argv=argv, cwd=HOME)
-        window = extra.get("window")
-        if window:
-            timeout = float(extra.get("window_timeout_s", self.settings.window_timeout_s))
-            try:
-                box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
-            except ExecutorError as exc:
-                raise ProvisioningError(f"task {task.id!r}: field 'window': {exc}") from None
+        steps: list[tuple[str, Any, Any, Any]] = []
+        if extra.get("start_command"):
+            steps.append(("start_command", extra["start_command"], extra.get("window"),
+                          extra.get("window_timeout_s")))
+        elif extra.get("window"):
+            steps.append(("window", None, extra["window"], extra.get("window_timeout_s")))
+        raw_steps = extra.get("start_commands") or []
+        if not isinstance(raw_steps, list):
+            raise ProvisioningError(f"task {task.id!r}: field 'start_commands' must be a list of "
+                                    f"{{'command': ..., 'window': ...}} objects")
+        for i, step in enumerate(raw_steps):
+            if not isinstance(step, Mapping) or "command" not in step:
+                raise ProvisioningError(f"task {task.id!r}: field 'start_commands[{i}]' must be an object with "
+                                        f"'command' (and 'window'), got {step!r}")
+            steps.append((f"start_commands[{i}]", step["command"], step.get("window"), step.get("window_timeout_s")))
+        for field_name, command, window, window_timeout in steps:
+            if command:
+                argv = shlex.split(command) if isinstance(command, str) else list(command)
+                if not argv or not all(isinstance(a, str) for a in argv):
+                    raise ProvisioningError(f"task {task.id!r}: field {field_name!r} must be a string or a list of "
+                                            f"strings, got {command!r}")
+                box.client.request("spawn", argv=argv, cwd=HOME)
+            if window:
+                timeout = float(window_timeout or self.settings.window_timeout_s)
+                try:
+                    box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
+                except ExecutorError as exc:
+                    raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
+                                            f"{exc}") from None
 
     def _start_files(self, task: "Task") -> list[tuple[Path, str]]:
         raw = task.extra.get("start_files") or []

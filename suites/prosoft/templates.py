@@ -1,0 +1,253 @@
+"""ProSoft templates: evaluators that read the artifacts a task copies out of the desktop container.
+
+Every check is a milestone; a task's weights are split evenly over the checks its ground truth asks for, so
+they always sum to 1. Artifacts arrive as host paths (``ctx.artifacts[name]``); a missing artifact fails the
+milestones that need it (the agent did not save), it is not an error.
+
+Ground-truth keys, by template:
+
+- ``calc``: ``artifact``; ``values`` {cell: number or text}; ``formulas`` {cell: "SUM(B2:B7)"};
+  ``bold`` [cells]; ``unchanged_from`` (a fixture workbook: every other cell must keep its value)
+- ``writer``: ``artifact``; ``last_paragraphs`` [texts]; ``bold_paragraphs`` [indexes]; ``keeps`` [texts]
+- ``r_output``: per artifact name, ``{"number": x, "tolerance": t}`` or ``{"lines": [..]}`` or
+  ``{"csv": {key: number}, "key": column, "value": column}``, or ``{"png": {"min_width": .., "min_ink": ..}}``
+- ``svg``: ``artifact``; ``count`` {tag: n}; ``ids_present`` / ``ids_absent``; ``fill`` {id: colour}
+
+A pipeline task (L3) lists several of these under ``steps``: ``{"steps": [{"template": "r_output", ...},
+{"template": "calc", ...}]}``; the weights are split over all steps' checks.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext, Template
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "prosoft"
+W_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+Check = tuple[str, Callable[[], None]]
+
+
+def _artifact(ctx: EvalContext, name: str) -> Path:
+    path = ctx.artifacts.get(name)
+    assert path is not None and Path(path).is_file(), (
+        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
+    return Path(path)
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        try:
+            return math.isclose(float(actual), float(expected), rel_tol=1e-6, abs_tol=1e-6)
+        except (TypeError, ValueError):
+            return False
+    return str(actual).strip() == str(expected).strip()
+
+
+def _formula(text: Any) -> str:
+    return re.sub(r"\s+", "", str(text or "")).lstrip("=").upper()
+
+
+# --- checks per kind -----------------------------------------------------------------------------------------
+
+def calc_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "workbook")
+    checks: list[Check] = []
+
+    def load(formulas: bool) -> Any:
+        from openpyxl import load_workbook
+
+        wb = load_workbook(_artifact(ctx, name), data_only=not formulas)
+        return wb[truth["sheet"]] if "sheet" in truth else wb.worksheets[0]
+
+    for cell, expected in sorted((truth.get("values") or {}).items()):
+        def check(cell: str = cell, expected: Any = expected) -> None:
+            actual = load(False)[cell].value
+            assert _same(actual, expected), f"{name}: cell {cell} is {actual!r}, expected {expected!r}"
+        checks.append((f"{name} {cell} = {expected}", check))
+    for cell, expected in sorted((truth.get("formulas") or {}).items()):
+        def check(cell: str = cell, expected: str = expected) -> None:
+            actual = load(True)[cell].value
+            assert _formula(actual) == _formula(expected), (
+                f"{name}: cell {cell} holds {actual!r}, expected the formula ={_formula(expected)}")
+        checks.append((f"{name} {cell} formula", check))
+    if truth.get("bold"):
+        def check_bold() -> None:
+            sheet = load(True)
+            plain = [c for c in truth["bold"] if not sheet[c].font or not sheet[c].font.b]
+            assert not plain, f"{name}: not bold: {', '.join(plain)}"
+        checks.append((f"{name} bold cells", check_bold))
+    if truth.get("unchanged_from"):
+        def check_rest() -> None:
+            from openpyxl import load_workbook
+
+            before = load_workbook(FIXTURES / truth["unchanged_from"]).worksheets[0]
+            after = load(True)
+            touched = set(truth.get("values") or {}) | set(truth.get("formulas") or {})
+            changed = [f"{c.coordinate}: {c.value!r} -> {after[c.coordinate].value!r}"
+                       for row in before.iter_rows() for c in row
+                       if c.coordinate not in touched and not _same(after[c.coordinate].value, c.value)]
+            assert not changed, f"{name}: cells the task did not ask to change were changed: {'; '.join(changed)}"
+        checks.append((f"{name} other cells unchanged", check_rest))
+    return checks
+
+
+def _docx_paragraphs(path: Path) -> list[tuple[str, bool]]:
+    """(text, every run bold) of each non-empty paragraph of a .docx."""
+    from lxml import etree
+
+    with zipfile.ZipFile(path) as z:
+        root = etree.fromstring(z.read("word/document.xml"))
+    out = []
+    for p in root.iter(f"{W_NS}p"):
+        runs = [r for r in p.iter(f"{W_NS}r") if "".join(t.text or "" for t in r.iter(f"{W_NS}t")).strip()]
+        text = "".join(t.text or "" for t in p.iter(f"{W_NS}t"))
+        if not text.strip():
+            continue
+
+        def bold(run: Any) -> bool:
+            b = run.find(f"{W_NS}rPr/{W_NS}b")
+            return b is not None and b.get(f"{W_NS}val", "true") not in ("false", "0")
+        out.append((text.strip(), bool(runs) and all(bold(r) for r in runs)))
+    return out
+
+
+def writer_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "document")
+    checks: list[Check] = []
+    expected_last = list(truth.get("last_paragraphs") or [])
+    if expected_last:
+        def check_last() -> None:
+            texts = [t for t, _ in _docx_paragraphs(_artifact(ctx, name))]
+            assert texts[-len(expected_last):] == expected_last, (
+                f"{name}: the last paragraphs are {texts[-len(expected_last):]!r}, expected {expected_last!r}")
+        checks.append((f"{name} ends with the new paragraphs", check_last))
+    for index in truth.get("bold_paragraphs") or []:
+        def check_bold(index: int = index) -> None:
+            paragraphs = _docx_paragraphs(_artifact(ctx, name))
+            assert index < len(paragraphs), f"{name}: no paragraph {index}"
+            assert paragraphs[index][1], f"{name}: paragraph {index} {paragraphs[index][0]!r} is not bold"
+        checks.append((f"{name} paragraph {index} bold", check_bold))
+    if truth.get("keeps"):
+        def check_keeps() -> None:
+            texts = [t for t, _ in _docx_paragraphs(_artifact(ctx, name))]
+            missing = [k for k in truth["keeps"] if k not in texts]
+            assert not missing, f"{name}: original paragraphs lost: {missing!r}"
+        checks.append((f"{name} keeps the original text", check_keeps))
+    return checks
+
+
+def r_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    checks: list[Check] = []
+    for name, spec in sorted((truth.get("outputs") or {}).items()):
+        if "number" in spec:
+            def check(name: str = name, spec: Mapping[str, Any] = spec) -> None:
+                text = _artifact(ctx, name).read_text().strip()
+                try:
+                    value = float(text.split()[0])
+                except (ValueError, IndexError):
+                    raise AssertionError(f"{name}: expected a number, found {text[:80]!r}") from None
+                tol = float(spec.get("tolerance", 0.01))
+                assert abs(value - float(spec["number"])) <= tol, f"{name}: {value} is not {spec['number']} (±{tol})"
+        elif "lines" in spec:
+            def check(name: str = name, spec: Mapping[str, Any] = spec) -> None:
+                lines = [ln.strip() for ln in _artifact(ctx, name).read_text().splitlines() if ln.strip()]
+                expected = [str(x) for x in spec["lines"]]
+                assert len(lines) == len(expected) and all(_same(a, e) or _num_same(a, e) for a, e in
+                                                           zip(lines, expected)), (
+                    f"{name}: lines {lines!r}, expected {expected!r}")
+        elif "csv" in spec:
+            def check(name: str = name, spec: Mapping[str, Any] = spec) -> None:
+                with open(_artifact(ctx, name), newline="") as f:
+                    rows = list(csv.DictReader(f))
+                key, value = spec.get("key", "key"), spec.get("value", "value")
+                try:
+                    got = {r[key].strip('"'): float(r[value]) for r in rows}
+                except (KeyError, ValueError) as exc:
+                    raise AssertionError(f"{name}: columns {key!r} and {value!r} expected, got "
+                                         f"{list(rows[0]) if rows else 'no rows'} ({exc})") from None
+                want = {k: float(v) for k, v in spec["csv"].items()}
+                assert set(got) == set(want) and all(math.isclose(got[k], want[k], abs_tol=0.01) for k in want), (
+                    f"{name}: {got}, expected {want}")
+        elif "png" in spec:
+            def check(name: str = name, spec: Mapping[str, Any] = spec) -> None:
+                from PIL import Image, ImageChops
+
+                image = Image.open(_artifact(ctx, name)).convert("RGB")
+                min_w = int(spec["png"].get("min_width", 100))
+                assert image.width >= min_w, f"{name}: {image.width} px wide, expected at least {min_w}"
+                blank = Image.new("RGB", image.size, (255, 255, 255))
+                diff = ImageChops.difference(image, blank).convert("L").point(lambda v: 255 if v > 32 else 0)
+                ink = sum(diff.histogram()[255:]) / (image.width * image.height)
+                assert ink >= float(spec["png"].get("min_ink", 0.02)), (
+                    f"{name}: only {ink:.1%} of the image differs from blank white")
+        else:
+            raise ValueError(f"r_output: output {name!r} needs number, lines, csv or png")
+        checks.append((f"{name} output", check))
+    return checks
+
+
+def _num_same(a: str, e: str) -> bool:
+    try:
+        return math.isclose(float(a), float(e), abs_tol=0.01)
+    except ValueError:
+        return False
+
+
+def svg_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "drawing")
+    checks: list[Check] = []
+
+    def shapes() -> list[Any]:
+        from lxml import etree
+
+        root = etree.parse(str(_artifact(ctx, name))).getroot()
+        return [el for el in root.iter() if isinstance(el.tag, str) and el.tag.startswith(SVG_NS)]
+
+    for tag, count in sorted((truth.get("count") or {}).items()):
+        def check(tag: str = tag, count: int = count) -> None:
+            found = [el for el in shapes() if el.tag == SVG_NS + tag]
+            assert len(found) == count, f"{name}: {len(found)} <{tag}> element(s), expected {count}"
+        checks.append((f"{name} {count} {tag}", check))
+    if truth.get("ids_absent"):
+        def check_absent() -> None:
+            ids = {el.get("id") for el in shapes()}
+            left = [i for i in truth["ids_absent"] if i in ids]
+            assert not left, f"{name}: still present: {left}"
+        checks.append((f"{name} removed shapes", check_absent))
+    return checks
+
+
+KINDS: dict[str, Callable[[EvalContext, Mapping[str, Any]], list[Check]]] = {
+    "calc": calc_checks, "writer": writer_checks, "r_output": r_checks, "svg": svg_checks}
+
+
+class ProSoftTemplate(Template):
+    """One evaluator per kind; ``pipeline`` evaluates each step's checks with one shared weight split."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        truth = ctx.truth
+        steps = truth.get("steps") if self.name == "pipeline" else [dict(truth, template=self.name)]
+        checks: list[Check] = []
+        for step in steps or []:
+            checks.extend(KINDS[step["template"]](ctx, step))
+        if not checks:
+            raise ValueError(f"task {ctx.task.id!r}: ground truth asks for no checks")
+        weight = 1.0 / len(checks)
+        for label, check in checks:
+            with milestone(label, weight):
+                check()
+
+
+TEMPLATES: dict[str, Template] = {name: ProSoftTemplate(name) for name in (*KINDS, "pipeline")}
