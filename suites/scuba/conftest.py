@@ -29,13 +29,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    from .release import demos_wanted, release_file, release_root
+    from .release import SEED_DIR, demos_wanted, release_file, release_root
 
     root = release_root(config)
     if root is None:
         return None
     path = release_file(root, demos=demos_wanted(config))
-    return [f"scuba release: {path} (seed records: {root / 'scuba/prerequisites/data/bulk_data'})"]
+    seed = root / SEED_DIR
+    line, notes = _seed_dry_run(seed)
+    lines = [f"scuba release: {path}", f"scuba release seed: {seed}: {line}"]
+    if config.getoption("verbose") > 0:
+        lines += [f"  {note}" for note in notes]
+    return lines
+
+
+def _seed_dry_run(seed: Any) -> tuple[str, list[str]]:
+    """The release's seed records installed into a throw-away org: what each worker's org will get."""
+    from pytest_cua.localorg.seed import seeded_org
+
+    from .release import install_org_defaults, install_seed
+
+    try:
+        org = seeded_org()
+        report = install_seed(org, seed)
+        install_org_defaults(org, report)
+    except Exception as exc:  # shown here, raised again when a worker provisions its org
+        return f"does not install: {type(exc).__name__}: {exc}", []
+    return report.line(), report.notes
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[Any]) -> None:

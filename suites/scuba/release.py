@@ -23,7 +23,7 @@ Seed records are SCUBA's export of a real org, so they are adapted before the or
 (``pytest_cua.localorg.seed.load_records``) installs them; everything the adapter leaves out is listed in
 ``SeedReport.notes``:
 
-- fields the schema does not have (``CurrencyIsoCode``, ``Id__c``) and read-only fields (``Name`` of a Lead,
+- fields the schema does not have (``CurrencyIsoCode``) and read-only fields (``Name`` of a Lead,
   ``IsConverted``) are left out; the record's own ``Id`` is remembered so later references to it resolve;
 - a reference that holds an id of the exporting org is translated when that record was installed, linked to
   its partner in a combined file (``OppTask.json``: the Task's ``WhatId`` becomes its Opportunity), mapped
@@ -169,7 +169,7 @@ class SeedReport:
         total = sum(self.installed.values())
         out = f"{total} seed records of {len(self.installed)} objects"
         if self.notes:
-            out += f"; {len(self.notes)} adaptations (see SeedReport.notes)"
+            out += f"; {len(self.notes)} adaptations (listed with -v)"
         return out
 
 
@@ -182,7 +182,8 @@ class _Group:
     parts: list[tuple[str, Mapping[str, Any]]]
 
 
-def _is_combined(records: list[Any], org: "Org") -> bool:
+def _is_combined(records: list[Any]) -> bool:
+    """A combined file: every record maps object names to a record or a list of records."""
     return bool(records) and all(
         isinstance(r, Mapping) and r and all(isinstance(v, (Mapping, list)) for v in r.values()) for r in records)
 
@@ -217,7 +218,7 @@ class _SeedAdapter:
                 raise SeedError(str(file), file.stem, 0, None, f"not valid JSON: {exc}") from None
             if not isinstance(data, list):
                 raise SeedError(str(file), file.stem, 0, None, "expected a JSON list of records")
-            if file.stem not in self.org.schema and _is_combined(data, self.org):
+            if file.stem not in self.org.schema and _is_combined(data):
                 for i, rec in enumerate(data):
                     parts: list[tuple[str, Mapping[str, Any]]] = []
                     for name, value in rec.items():
@@ -233,13 +234,13 @@ class _SeedAdapter:
 
     # -- one record -----------------------------------------------------------------------------------------
     def adapt(self, sobject: str, raw: Mapping[str, Any], source: str,
-              partners: Mapping[str, str] | None = None) -> dict[str, Any] | None:
-        """The record as this org accepts it, or None when it cannot be installed."""
+              partners: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The record as this org accepts it (what is left out is noted)."""
         obj = self.org.object(sobject)
         out: dict[str, Any] = {}
         for key, value in raw.items():
             f = obj.field(key)
-            if key in ("Id", "Id__c"):
+            if key == "Id":
                 continue
             if f is None:
                 self.note(f"{source}: {sobject}.{key} left out (no such field)")
@@ -303,7 +304,7 @@ class _SeedAdapter:
                     if not isinstance(rec, Mapping):
                         adapted.append((rec, rec))  # the loader names the bad record
                         continue
-                    adapted.append((rec, self.adapt(name, rec, source) or {}))
+                    adapted.append((rec, self.adapt(name, rec, source)))
                 created = load_records(self.org, name, [a for _, a in adapted], source=source)
                 for (raw, _), rid in zip(adapted, created):
                     if isinstance(raw, Mapping) and isinstance(raw.get("Id"), str):
@@ -341,7 +342,7 @@ class _SeedAdapter:
             for raw_name, raw in known:
                 if self.org.object(raw_name).name != name:
                     continue
-                adapted = self.adapt(name, raw, group.source, partners) or {}
+                adapted = self.adapt(name, raw, group.source, partners)
                 rid = load_records(self.org, name, [adapted], source=source)[0]
                 if isinstance(raw.get("Id"), str):
                     self.id_map[raw["Id"]] = rid
