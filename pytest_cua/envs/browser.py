@@ -499,8 +499,13 @@ class BrowserEnvironment(Environment):
         if video and self._video_backend is None:
             self._video_backend = "playwright"
         self._watch_page(page)
-        target = url if url is not None else self.landing_url()
-        if target and target != "about:blank":
+        # log in first (frontdoor) when there is a login hook, then open the task's own start page
+        targets = [self.landing_url()] if (url is None or self.login_url is not None) else []
+        if url is not None:
+            targets.append(url)
+        for target in targets:
+            if not target or target == "about:blank":
+                continue
             try:
                 page.goto(target, wait_until="domcontentloaded")
             except Exception as exc:  # noqa: BLE001
