@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
 from pytest_cua.actions import Action, Check, Click, Fill, SelectOption
 
@@ -101,17 +101,6 @@ def date_candidates(value: Any, *, int_unit_days: int = 1) -> set[str]:
     return out
 
 
-def is_relative(value: Any) -> bool:
-    """Whether a ground-truth date depends on the day the task runs."""
-    if isinstance(value, str):
-        try:
-            _dt.date.fromisoformat(value[:10])
-            return False
-        except ValueError:
-            return True
-    return not isinstance(value, _dt.date)
-
-
 # --- comparisons -------------------------------------------------------------------------------------------
 
 _STOP = frozenset("a an the to for of with and on in at by from about this that is be as our their his her "
@@ -195,13 +184,6 @@ def label(env: Any, sobject: str, field_name: str) -> str:
         return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", field_name[:-2] if field_name.endswith("Id") else field_name)
 
 
-def plural(env: Any, sobject: str) -> str:
-    """The plural label of an object (its tab in the global navigation)."""
-    try:
-        return str(env.store.schema[sobject].label_plural)
-    except (AttributeError, KeyError, TypeError):
-        return sobject + "s"
-
 
 def button(name: str) -> str:
     """A button by its accessible name."""
@@ -272,11 +254,3 @@ def _child_label(env: Any, sobject: str) -> str:
         return str(env.store.schema[sobject].label)
     except (AttributeError, KeyError, TypeError):
         return sobject
-
-
-def ordered(items: Iterable[str]) -> Sequence[str]:
-    """Items in a stable order, duplicates dropped."""
-    seen: dict[str, None] = {}
-    for item in items:
-        seen.setdefault(item, None)
-    return list(seen)
