@@ -173,7 +173,7 @@ def save_form(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | N
     fields = labelled(obj, form_fields(obj, creating=creating))
     form = ctx.request.form
     errors = FormErrors()
-    data = parse_form(ctx.org, obj, fields, form, errors, record)
+    data = parse_form(ctx.org, obj, fields, form, errors, record if record is not None else _prefilled_ids(ctx, obj))
     for f in fields:
         if is_required(f) and data.get(f.name) is None and f.name not in errors.fields:
             errors.fields[f.name] = "Complete this field."
@@ -206,6 +206,19 @@ def save_form(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | N
     base = initial_values(ctx.org, obj, record)
     base.update(shown)
     return _form_page(ctx, obj, record=record, form_values=base, errors=errors, status=400)
+
+
+def _prefilled_ids(ctx: RequestContext, obj: ObjectSchema) -> dict[str, Any]:
+    """Lookup values a new form was opened with as ids (``?AccountId=001...``): kept on save while the input
+    still shows that record's name, even when another record has the same name."""
+    out: dict[str, Any] = {}
+    for key, value in ctx.request.args.items():
+        f = obj.field(key)
+        if f is not None and f.type == "reference":
+            found = ctx.org.find_record(value)
+            if found is not None and found[0] in f.reference_to:
+                out[f.name] = found[1]["Id"]
+    return out
 
 
 def new_record(ctx: RequestContext, obj_name: str) -> Response:
