@@ -149,6 +149,8 @@ def _labels(allure: Any, task: Any, agent: Any, env: Any) -> None:
     task_id = _get(task, "id")
     if task_id:
         allure.dynamic.label("task", str(task_id))
+        # the parametrized Task shows as its id, not its repr (ground truth and demonstration stay out)
+        allure.dynamic.parameter("cua_task", str(task_id))
 
 
 def _emit_step(allure: Any, view: dict[str, Any]) -> None:

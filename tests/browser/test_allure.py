@@ -72,6 +72,7 @@ def test_allure_results_of_a_suite_run(pytester: pytest.Pytester, pages_url: str
     assert {("suite", "web"), ("persona", "sales"), ("difficulty", "easy"), ("level", "L1"),
             ("template", "fill_name"), ("agent", "replay"), ("environment", "browser")} <= labels
     assert passed["description"] == "Set the account name to Globex and accept the terms"
+    assert passed["parameters"] == [{"name": "cua_task", "value": "'web-pass'"}]
 
     steps = passed["steps"]
     names = [s["name"] for s in steps]
