@@ -170,7 +170,7 @@ def test_failures_are_results_not_exceptions(env: BrowserEnvironment) -> None:
     # a hidden element times out quickly (2 s in these tests) and says so
     env.page.evaluate("document.getElementById('save').style.visibility = 'hidden'")
     hidden = env.act(A.Click(e["Save"]))
-    assert not hidden.ok and hidden.duration_s < 4
+    assert not hidden.ok and hidden.duration_s < 10  # 2 s timeout; generous for a loaded machine
     assert env.observe(frozenset({"axtree"})).last_error == hidden.error
 
 
