@@ -399,3 +399,10 @@ def test_a_lead_whose_company_is_an_account_converts_into_it(env: SalesforceEnvi
     template.solve(task, env)
     card = evaluate(env, task)
     assert card.score == 1, card.table()
+
+
+def test_a_contact_on_a_second_account_of_the_same_name_counts(env: SalesforceEnvironment) -> None:
+    task = one("create_account_and_contact_2")
+    env.org.Account.create({"Name": task.ground_truth["company_name"]})  # saved twice by mistake
+    TEMPLATES["create_account_and_contact"].solve(task, env)
+    assert evaluate(env, task).score == 1
