@@ -307,6 +307,7 @@ class BrowserEnvironment(Environment):
         self._task_id: str | None = None
         self._video_pages: list[Page] = []
         self.last_artifacts: dict[str, Any] = {}
+        self._page_scroll: dict[str, float] = {}
         self._video_backend: str | None = None  # "playwright" or "screencast" once known
         self._screencasts: list[_Screencast] = []
 
@@ -773,6 +774,7 @@ class BrowserEnvironment(Environment):
             t0 = time.perf_counter()
             elements, lines = self._collect(page)
             obs.elements = elements
+            obs.extra["scroll"] = dict(self._page_scroll)
             timings["collect_ms"] = (time.perf_counter() - t0) * 1000
             # secrets never reach the agent either: hrefs and values can carry session ids
             if "axtree" in kinds:
@@ -843,6 +845,9 @@ class BrowserEnvironment(Environment):
         result = json.loads(frame.evaluate(SCRIPT, {"next": self._next_id, "attr": ID_ATTR, "frameAttr": FRAME_ATTR,
                                                     "maxText": 200, "maxLines": 4000}))
         self._next_id = max(self._next_id, int(result["next"]))
+        if not path:
+            self._page_scroll = {"x": result["scroll"][0], "y": result["scroll"][1],
+                                 "page_height": result.get("height", 0)}
         ox, oy = offset
         for item in result["elements"]:
             x, y, w, h = item["bbox"]

@@ -253,5 +253,6 @@
   if (doc.body) walk(doc.body, 0);
   // one JSON string: Playwright then moves a single value instead of validating thousands of small ones
   return JSON.stringify({elements: elements, frames: frames, lines: lines, next: next,
-          scroll: [window.scrollX, window.scrollY], viewport: [window.innerWidth, window.innerHeight]});
+          scroll: [window.scrollX, window.scrollY], viewport: [window.innerWidth, window.innerHeight],
+          height: doc.documentElement ? doc.documentElement.scrollHeight : 0});
 }

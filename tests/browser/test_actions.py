@@ -96,6 +96,8 @@ def test_press_and_hotkey(env: BrowserEnvironment) -> None:
 def test_scroll_page_and_at_target(env: BrowserEnvironment) -> None:
     ok(env, A.Scroll(dy=600))
     assert env.page.evaluate("window.scrollY") >= 500
+    scroll = env.observe(frozenset({"axtree"})).extra["scroll"]
+    assert scroll["y"] >= 500 and scroll["page_height"] > 2500
     ok(env, A.Scroll(dy=-600))
     assert env.page.evaluate("window.scrollY") < 100
     e = ids(env)
