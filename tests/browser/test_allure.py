@@ -5,7 +5,6 @@ the instruction as description, the trace of the failed task only, and no secret
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
