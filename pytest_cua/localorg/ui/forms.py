@@ -228,8 +228,8 @@ def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
 def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: MultiDict,
                errors: FormErrors, current: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Field values from a posted form (store-ready, each coerced on its own so that every bad field is
-    reported at once); problems go into ``errors``. A lookup whose text is still the name of the ``current``
-    record's value keeps that value (so two records with one name never block saving an untouched lookup)."""
+    reported at once); problems go into ``errors``. An input still showing the ``current`` record's value keeps
+    that value exactly (datetime seconds, the id of a lookup whose name another record shares)."""
     out: dict[str, Any] = {}
     for f in fields:
         try:
@@ -243,12 +243,12 @@ def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: Mul
             if raw == "":
                 out[f.name] = None
                 continue
+            kept = (current or {}).get(f.name)
+            if kept is not None and raw == str(input_value(org, f, kept)).strip():
+                out[f.name] = kept  # untouched: keep the stored value exactly (seconds, ids of same-named records)
+                continue
             if f.type == "reference":
-                kept = (current or {}).get(f.name)
-                if kept and raw == reference_name(org, kept):
-                    out[f.name] = kept
-                else:
-                    out[f.name] = resolve_lookup(org, f, raw)
+                out[f.name] = resolve_lookup(org, f, raw)
                 continue
             if f.type == "date":
                 raw = normalise_date(raw)
