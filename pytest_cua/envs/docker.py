@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fcntl
 import itertools
+import re
 import shlex
 import shutil
 import threading
@@ -55,6 +56,11 @@ EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/o
 HOME_SKIP = (".cache/openbox", ".Xauthority")
 UNSUPPORTED_KINDS = ("axtree", "dom", "som")
 TERMINAL_TYPES = ("done", "answer", "fail", "ask")
+
+
+def _slug(text: str) -> str:
+    """``text`` usable in container names and image tags (the labels keep it as it is)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "x"
 
 
 class _Box:
@@ -141,7 +147,7 @@ class DockerEnvironment(Environment):
         share = SHARE_ROOT / uuid.uuid4().hex[:12]
         share.mkdir(parents=True, exist_ok=True)
         labels = {**owner_labels(self.run_id, self.worker_id, role), LABEL_SHARE: str(share)}
-        name = f"pytest-cua-{self.run_id[:16]}-{self.worker_id}-{role}-{next(self._counter)}-{share.name[:4]}"
+        name = f"pytest-cua-{_slug(self.run_id)[:16]}-{_slug(self.worker_id)}-{role}-{next(self._counter)}-{share.name[:4]}"
         container = None
         try:
             container = self.docker.containers.run(
@@ -183,7 +189,7 @@ class DockerEnvironment(Environment):
 
     def snapshot(self) -> Snapshot:
         box = self._box()
-        tag = f"{self.run_id[:40]}-{self.worker_id}-{len(self._snapshots) + 1}".lower()
+        tag = f"{_slug(self.run_id)[:40]}-{_slug(self.worker_id)}-{len(self._snapshots) + 1}".lower()
         home = box.client.request("listing", root=HOME, skip=list(HOME_SKIP))["files"]
         changes = [f"LABEL {k}={v}" for k, v in owner_labels(self.run_id, self.worker_id, "snapshot").items()]
         image = box.container.commit(repository=SNAPSHOT_REPOSITORY, tag=tag, changes=changes)
