@@ -168,6 +168,9 @@ def select_rows(org: Org, obj: ObjectSchema, columns: list[Column], *, q: str = 
                 direction: str = "asc") -> list[dict[str, Any]]:
     """The records of ``obj`` passing the filters and the search ``q``, sorted."""
     records = org.records(obj.name)
+    if obj.name == "Lead" and not any(isinstance(f, Mapping) and str(f.get("field")).lower() == "isconverted"
+                                      for f in filters or []):
+        records = [r for r in records if not r.get("IsConverted")]  # as in Salesforce: converted leads leave lists
     if mine_user:
         records = [r for r in records if r.get("OwnerId") == mine_user]
     for flt in filters or []:
