@@ -188,6 +188,8 @@ def test_convert_lead(page: Any, base: str, sf: Any, org: Org) -> None:
     contact = sf.Contact.get(lead["ConvertedContactId"])
     assert (contact["LastName"], contact["AccountId"]) == ("Reyes", existing)
     assert sf.Opportunity.get(lead["ConvertedOpportunityId"])["Name"] == "Reyes - Arms"
+    page.goto(f"{base}/lightning/o/Lead/list?q=Reyes")
+    expect(page.get_by_role("status")).to_contain_text("0 items")
 
     other = org.create("Lead", {"LastName": "Solo", "Company": "Solo Sails"})
     page.goto(f"{base}/lightning/r/Lead/{other}/convert")
