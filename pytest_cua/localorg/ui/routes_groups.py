@@ -42,9 +42,12 @@ def member_label(ctx: RequestContext, member_id: str) -> tuple[str, str]:
     return (obj, member_id)
 
 
-def member_options(ctx: RequestContext, exclude: str | None) -> dict[str, list[tuple[str, str]]]:
-    """Candidates per region: users (active), roles (their Role groups), public groups."""
-    users = [(u["Id"], str(u.get("Name"))) for u in ctx.org.records("User") if u.get("IsActive")]
+def member_options(ctx: RequestContext, exclude: str | None,
+                   current: set[str] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Candidates per region: users (active ones, and inactive ones already members), roles (their Role
+    groups), public groups."""
+    users = [(u["Id"], str(u.get("Name"))) for u in ctx.org.records("User")
+             if u.get("IsActive") or u["Id"] in (current or set())]
     role_names = {r["Id"]: r.get("Name") for r in ctx.org.records("UserRole")}
     roles = [(g["Id"], str(role_names.get(g.get("RelatedId") or "", g.get("DeveloperName"))))
              for g in ctx.org.find("Group", Type="Role")]
@@ -123,7 +126,8 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
                             "bosses": bool(g.get("DoesIncludeBosses", True)), "objects": current_objects,
                             "members": current_members}
     errors = FormErrors()
-    options = member_options(ctx, group_id)
+    options = member_options(ctx, group_id, current_members)
+    shown_members = {i for opts in options.values() for i, _ in opts}
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
@@ -143,8 +147,7 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
         allowed_objects = {n for n, _ in queue_objects(ctx)} if gtype == "Queue" else set()
         if vals["objects"] - allowed_objects:
             errors.add("Choose supported objects from the list.", "objects", "Supported Objects")
-        allowed_members = {i for opts in options.values() for i, _ in opts} | current_members
-        if vals["members"] - allowed_members:
+        if vals["members"] - shown_members:
             errors.add("Choose members from the lists.", "members", "Members")
         if not errors:
             data: dict[str, Any] = {"Name": vals["label"], "DeveloperName": vals["name"], "Type": gtype}
@@ -171,8 +174,8 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
                     for mid in sorted(vals["members"] - set(existing_m)):
                         ctx.org.create("GroupMember", {"GroupId": gid, "UserOrGroupId": mid}, user_id=ctx.user_id)
                     for mid, rid in existing_m.items():
-                        if mid not in vals["members"]:
-                            ctx.org.delete("GroupMember", rid)
+                        if mid in shown_members and mid not in vals["members"]:
+                            ctx.org.delete("GroupMember", rid)  # members the form cannot show are kept
             except OrgError as err:
                 where = {"Email": "email", "Name": "label", "DeveloperName": "name"}
                 errors.add(err.message, next((where[f] for f in err.fields if f in where), None))

@@ -221,9 +221,10 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
                 for pid in sorted(chosen - set(current)):
                     ctx.org.create("PermissionSetGroupComponent", {"PermissionSetGroupId": item["Id"],
                                                                    "PermissionSetId": pid}, user_id=ctx.user_id)
+                shown = {p["Id"] for p in sets}
                 for pid, cid in current.items():
-                    if pid not in chosen:
-                        ctx.org.delete("PermissionSetGroupComponent", cid)
+                    if pid in shown and pid not in chosen:
+                        ctx.org.delete("PermissionSetGroupComponent", cid)  # unshown components are kept
             return redirect(f"/lightning/setup/PermSetGroups/{item['Id']}/view",
                             "The permission sets in the group were saved.")
     return setup_render(
