@@ -22,6 +22,8 @@ from pytest_cua.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_
 
 # Labels the UI shows instead of the schema's (see the UI README).
 UI_LABELS = {("User", "IsActive"): "Active"}
+# System fields as a record page names them.
+DETAIL_LABELS = {"OwnerId": "Owner", "CreatedById": "Created By", "LastModifiedById": "Last Modified By"}
 # Related lists whose Salesforce names differ from the child object's plural label.
 RELATED_LABELS = {"OpportunityContactRole": ("Contact Roles", "New Contact Role")}
 
@@ -319,7 +321,7 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
         if f.type == "reference" and value:
             target = ctx.org.object_of_id(value)
             link = f"/lightning/r/{target.name}/{value}/view" if target else None
-        details.append({"label": "Owner" if f.name == "OwnerId" else f.label,
+        details.append({"label": DETAIL_LABELS.get(f.name, f.label),
                         "text": display_value(ctx.org, f, value), "link": link})
     extra: list[dict[str, str]] = []
     post_actions: list[dict[str, str]] = []
