@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import shutil
 import statistics
 import sys
 import tempfile
@@ -194,7 +195,13 @@ def org_target(options: BrowserOptions) -> Target | None:
         from pytest_cua.redaction import register_secret
     except ImportError:
         return None
-    server = OrgServer(Path(tempfile.mkdtemp(prefix="pytest-cua-bench-org-")))
+    data_dir = Path(tempfile.mkdtemp(prefix="pytest-cua-bench-org-"))
+    server = OrgServer(data_dir)
+
+    def stop() -> None:
+        server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+
     try:
         creds = server.start()
         token = server.access_token()
@@ -204,7 +211,7 @@ def org_target(options: BrowserOptions) -> Target | None:
         account = sf.query("SELECT Id FROM Account ORDER BY Name LIMIT 1")["records"][0]["Id"]
     except Exception as exc:  # noqa: BLE001 - fall back to the local page
         print(f"(org not available: {exc}; using the local page)")
-        server.stop()
+        stop()
         return None
 
     def login() -> str:
@@ -214,7 +221,7 @@ def org_target(options: BrowserOptions) -> Target | None:
 
     url = f"{creds.instance_url}/lightning/r/Account/{account}/edit"
     env = BrowserEnvironment(options, login_url=login, home_url=creds.instance_url, ignore_https_errors=True)
-    return Target("the embedded org's Account edit page", url, ORG_STEPS, env, server.stop)
+    return Target("the embedded org's Account edit page", url, ORG_STEPS, env, stop)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
