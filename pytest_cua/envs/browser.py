@@ -177,37 +177,54 @@ def _release_playwright(pw: "Playwright") -> None:
 
 
 def find_ffmpeg() -> str | None:
-    """An ffmpeg for the screencast video fallback: imageio-ffmpeg's bundled binary, else one on PATH."""
+    """An ffmpeg to encode ``--cua-video``: imageio-ffmpeg's bundled binary, one on PATH, or Playwright's own
+    (``playwright install ffmpeg``)."""
     try:
         import imageio_ffmpeg
 
         return str(imageio_ffmpeg.get_ffmpeg_exe())
     except Exception:  # noqa: BLE001 - not installed, or no binary for this platform
-        return shutil.which("ffmpeg")
+        pass
+    found = shutil.which("ffmpeg")
+    if found:
+        return found
+    root = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    for candidate in sorted(root.glob("ffmpeg-*/ffmpeg-linux"), reverse=True):
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
 
 
 class _Screencast:
     """A video of one tab from CDP screencast frames, encoded to WebM with ffmpeg at the end.
 
-    Used for ``--cua-video`` when Playwright's own ffmpeg is not installed (it cannot be downloaded
-    everywhere); frames arrive whenever the page repaints, and their timestamps set the timing."""
+    Unlike Playwright's own recording it needs no context option (so the task's context stays open for the
+    evaluator) and works with any ffmpeg; frames arrive whenever the page repaints, their timestamps set the
+    timing."""
 
     FPS = 5
     MAX_SECONDS = 1800
 
-    def __init__(self, context: "BrowserContext", page: "Page", size: tuple[int, int]) -> None:
+    MAX_SIZE = (1280, 720)
+
+    def __init__(self, context: "BrowserContext", page: "Page", viewport: tuple[int, int]) -> None:
         self.frames: list[tuple[float, bytes]] = []
-        self.size = (size[0] - size[0] % 2, size[1] - size[1] % 2)
+        vw, vh = viewport
+        self.viewport = viewport
+        self.scale = min(self.MAX_SIZE[0] / vw, self.MAX_SIZE[1] / vh, 1.0)
+        w, h = int(vw * self.scale), int(vh * self.scale)
+        self.size = (w - w % 2, h - h % 2)  # what Chrome sends, made even for the encoder
         self.cdp = context.new_cdp_session(page)
         self.cdp.on("Page.screencastFrame", self._on_frame)
-        self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70, "maxWidth": self.size[0],
-                                               "maxHeight": self.size[1]})
+        self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70, "maxWidth": self.MAX_SIZE[0],
+                                               "maxHeight": self.MAX_SIZE[1]})
         self.active = True
 
     def _grab(self) -> None:
         """One frame on demand: a static page sends no screencast frames after the first."""
         try:
-            data = self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 70,
+            clip = {"x": 0, "y": 0, "width": self.viewport[0], "height": self.viewport[1], "scale": self.scale}
+            data = self.cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 70, "clip": clip,
                                                             "optimizeForSpeed": True})
             self.frames.append((time.time(), base64.b64decode(data["data"])))
         except Exception:  # noqa: BLE001 - the tab closed meanwhile
@@ -243,8 +260,9 @@ class _Screencast:
         w, h = self.size
         proc = subprocess.Popen(
             [ffmpeg, "-y", "-loglevel", "error", "-f", "image2pipe", "-framerate", str(self.FPS), "-c:v", "mjpeg",
-             "-i", "-", "-vf", f"scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}",
-             "-c:v", "libvpx", "-b:v", "1M", "-pix_fmt", "yuv420p", str(dest)],
+             "-i", "-", "-vf", f"crop='min(iw,{w})':'min(ih,{h})':0:0,pad={w}:{h}:0:0",
+             "-c:v", "vp8" if "ms-playwright" in ffmpeg else "libvpx", "-b:v", "1M", "-pix_fmt", "yuv420p",
+             str(dest)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         index = 0
         try:
@@ -305,10 +323,8 @@ class BrowserEnvironment(Environment):
         self._user_data_dir: str | None = None
         self._closed = False
         self._task_id: str | None = None
-        self._video_pages: list[Page] = []
         self.last_artifacts: dict[str, Any] = {}
         self._page_scroll: dict[str, float] = {}
-        self._video_backend: str | None = None  # "playwright" or "screencast" once known
         self._screencasts: list[_Screencast] = []
 
     # --- lifecycle -----------------------------------------------------------------------------------
@@ -452,13 +468,14 @@ class BrowserEnvironment(Environment):
             return self._browser.contexts[0]
         return None
 
-    def new_context(self, *, url: str | None = None, record_video: bool | None = None) -> "BrowserContext":
+    def new_context(self, *, url: str | None = None) -> "BrowserContext":
         """Close all contexts and open a fresh one with one tab at ``url`` (or the login / start URL)."""
         browser = self.browser
         self.close_contexts()
-        self._video_pages = []  # videos of contexts closed without end_task belong to no task
         w, h = self.options.viewport
-        video = self.options.video if record_video is None else record_video
+        if self.options.video and not self._cdp_endpoint and find_ffmpeg() is None:
+            raise ProvisioningError("--cua-video needs an ffmpeg to encode the video: 'pip install imageio-ffmpeg', "
+                                    "'apt-get install ffmpeg' or 'playwright install ffmpeg'; or drop --cua-video")
         if self._cdp_endpoint:
             ctx = self._default_cdp_context() or browser.new_context()
             if not ctx.pages:
@@ -467,9 +484,6 @@ class BrowserEnvironment(Environment):
         else:
             kwargs: dict[str, Any] = {"viewport": {"width": w, "height": h},
                                       "ignore_https_errors": self.ignore_https_errors}
-            if video and self.artifacts_dir is not None and self._video_backend != "screencast":
-                kwargs["record_video_dir"] = str(self.artifacts_dir / "videos" / "tmp")
-                kwargs["record_video_size"] = {"width": min(w, 1280), "height": min(h, 720)}
             ctx = browser.new_context(**kwargs)
         ctx.add_init_script(DIALOG_SCRIPT)
         ctx.set_default_timeout(self.options.action_timeout_s * 1000)
@@ -484,21 +498,7 @@ class BrowserEnvironment(Environment):
         self._elements.clear()
         self._dialogs.clear()
         self._last_error = None
-        try:
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-        except Exception as exc:  # noqa: BLE001
-            if "ffmpeg" not in str(exc):
-                raise
-            ctx.close()
-            self._context = None
-            if find_ffmpeg() is None:
-                raise ProvisioningError("--cua-video needs an ffmpeg: run 'playwright install ffmpeg' or "
-                                        "'pip install imageio-ffmpeg' (or put ffmpeg on PATH), or drop --cua-video"
-                                        ) from None
-            self._video_backend = "screencast"  # Playwright's ffmpeg is missing: record from CDP frames
-            return self.new_context(url=url, record_video=record_video)
-        if video and self._video_backend is None:
-            self._video_backend = "playwright"
+        page = ctx.pages[0] if ctx.pages else ctx.new_page()
         self._watch_page(page)
         # log in first (frontdoor) when there is a login hook, then open the task's own start page
         targets = [self.landing_url()] if (url is None or self.login_url is not None) else []
@@ -531,13 +531,9 @@ class BrowserEnvironment(Environment):
         page._cua_watched = True  # type: ignore[attr-defined]
         page.on("crash", lambda _p: self._mark_crashed("a browser tab crashed"))
         page.on("dialog", self._on_dialog)
-        if page.video is not None:
-            self._video_pages.append(page)
-        elif (self.options.video and self._video_backend == "screencast" and self._context is not None
-              and not self._cdp_endpoint):
-            w, h = self.options.viewport
+        if self.options.video and self._context is not None and not self._cdp_endpoint:
             try:
-                self._screencasts.append(_Screencast(self._context, page, (min(w, 1280), min(h, 720))))
+                self._screencasts.append(_Screencast(self._context, page, self.options.viewport))
             except Exception:  # noqa: BLE001 - a video is a debugging aid, never a failure
                 pass
 
@@ -559,7 +555,7 @@ class BrowserEnvironment(Environment):
         url = task.extra.get("start_url") if isinstance(task.extra.get("start_url"), str) else None
         if url is not None and not url.startswith(ALLOWED_URL_SCHEMES):
             url = urljoin(self.home_url or self.start_url, url)
-        reuse = self._pristine and self._context is not None and not self.options.video and url is None
+        reuse = self._pristine and self._context is not None and url is None
         if not reuse:
             self.new_context(url=url)
         self._task_id = task.id
@@ -569,9 +565,8 @@ class BrowserEnvironment(Environment):
         self._pristine = False
 
     def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
-        """Save the trace (``--cua-trace``) and the video (``--cua-video``); return their paths.
-
-        With ``--cua-video`` the task's context is closed here so the video file is complete."""
+        """Save the trace (``--cua-trace``) and the video (``--cua-video``); return their paths. The task's
+        context stays open (evaluators may read the page); restore closes it."""
         artifacts: dict[str, Any] = {}
         stem = _safe_name(task.id)
         if self._tracing and self.artifacts_dir is not None:
@@ -581,29 +576,6 @@ class BrowserEnvironment(Environment):
                 artifacts["trace"] = str(path)
         else:
             self._stop_trace(None)
-        if self.options.video and self._video_pages and self.artifacts_dir is not None:
-            pages, self._video_pages = self._video_pages, []
-            try:
-                if self._context is not None:
-                    self._context.close()
-            except Exception:  # noqa: BLE001
-                pass
-            self._context = None
-            videos = []
-            for i, page in enumerate(pages):
-                try:
-                    src = Path(page.video.path())  # type: ignore[union-attr]
-                except Exception:  # noqa: BLE001
-                    continue
-                if src.exists():
-                    dest = self.artifacts_dir / "videos" / f"{stem}{'' if i == 0 else f'-tab{i}'}.webm"
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.move(str(src), dest)
-                    videos.append(str(dest))
-            if videos:
-                artifacts["video"] = videos[0]
-                if len(videos) > 1:
-                    artifacts["videos"] = videos
         if self._screencasts and self.artifacts_dir is not None:
             casts, self._screencasts = self._screencasts, []
             ffmpeg = find_ffmpeg()

@@ -53,10 +53,13 @@ def test_allure_results_of_a_suite_run(pytester: pytest.Pytester, pages_url: str
     ]
     (pytester.path / "tasks" / "web.json").write_text(json.dumps(tasks))
     results = pytester.path / "allure-results"
+    from pytest_cua.envs.browser import find_ffmpeg
+
+    video = ["--cua-video"] if find_ffmpeg() else []  # the screencast fallback needs an ffmpeg
     run = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--agent", "replay", f"--alluredir={results}",
         f"--cua-start-url={pages_url}actions.html?sid={SESSION}", "--cua-trace", "retain-on-failure",
-        "--cua-observe", "screenshot,axtree", "--cua-viewport", "1024x700", timeout=240)
+        "--cua-observe", "screenshot,axtree", "--cua-viewport", "1024x700", *video, timeout=240)
     run.assert_outcomes(passed=1, failed=1)
 
     by_name = {}
@@ -95,6 +98,11 @@ def test_allure_results_of_a_suite_run(pytester: pytest.Pytester, pages_url: str
     trace = [a for a in failed.get("attachments", []) if a["name"] == "playwright-trace.zip"]
     assert len(trace) == 1 and (results / trace[0]["source"]).stat().st_size > 1000
     assert not [a for a in passed.get("attachments", []) if a["name"] == "playwright-trace.zip"]
+    if video:
+        for data in (passed, failed):
+            videos = [a for a in data.get("attachments", []) if a["name"] == "video"]
+            assert len(videos) == 1 and videos[0]["type"] == "video/webm"
+            assert (results / videos[0]["source"]).read_bytes()[:4] == b"\x1aE\xdf\xa3"  # WebM/Matroska
 
     # no secret in any Allure result, trajectory or artifact (the start URL carried a session id)
     checked = 0

@@ -93,7 +93,7 @@ def test_video_is_recorded(pages_url: str, chromium_available: None, tmp_path: P
         try:
             env.begin_task(make_task("filmed"))
         except ProvisioningError as exc:
-            assert "playwright install ffmpeg" in str(exc) and "imageio-ffmpeg" in str(exc)
+            assert "imageio-ffmpeg" in str(exc) and "playwright install ffmpeg" in str(exc)
             pytest.skip(str(exc))
         env.observe(frozenset({"axtree"}))
         env.act(A.Scroll(dy=300))
@@ -105,6 +105,7 @@ def test_video_is_recorded(pages_url: str, chromium_available: None, tmp_path: P
         env.close()
     video = Path(artifacts["video"])
     assert video.suffix == ".webm" and video.stat().st_size > 1000
+    assert video.read_bytes()[:4] == b"\x1aE\xdf\xa3"  # WebM (Matroska)
 
 
 def test_crash_raises_environment_crash(pages_url: str, chromium_available: None) -> None:
