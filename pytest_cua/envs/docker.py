@@ -21,6 +21,7 @@ Task data read from ``task.extra``::
     "window_timeout_s": 90
     "start_commands": [{"command": [...], "window": "..."}, ...]   more programs, started and waited for
                                         in order (the last one has the focus)
+    "settle": true                      after each window: wait until the screen is painted and still
     "artifacts": {"workbook": "/root/sales.xlsx"}   copied out by end_task, returned as {name: host path}
 """
 
@@ -319,6 +320,38 @@ class DockerEnvironment(Environment):
                 except ExecutorError as exc:
                     raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
                                             f"{exc}") from None
+                if extra.get("settle", True):
+                    self._wait_settled(box, timeout, task.id)
+
+    def _wait_settled(self, box: _Box, timeout: float, task_id: str, stable_s: float = 1.5,
+                      min_colors: int = 12, max_changed_px: int = 40) -> None:
+        """Wait until the screen shows more than a blank frame and stopped changing for ``stable_s``: an
+        application maps its window before it paints the document, and keys sent earlier may be lost."""
+        import io
+
+        from PIL import Image
+
+        from PIL import ImageChops
+
+        deadline = time.monotonic() + timeout
+        last: Any = None
+        since = time.monotonic()
+        while True:
+            image = Image.open(io.BytesIO(box.client.screenshot())).convert("L").resize((320, 200))
+            colors = image.getcolors(maxcolors=256)
+            painted = colors is None or len(colors) >= min_colors
+            now = time.monotonic()
+            # a blinking text cursor changes a few pixels: "still" tolerates that much
+            moved = last is None or sum(ImageChops.difference(image, last).point(
+                lambda v: 255 if v > 24 else 0).histogram()[255:]) > max_changed_px
+            if moved:
+                last, since = image, now
+            elif painted and now - since >= stable_s:
+                return
+            if now > deadline:
+                raise ProvisioningError(f"task {task_id!r}: the screen did not settle within {timeout:.0f} s "
+                                        f"({'still changing' if painted else 'nothing painted'})")
+            time.sleep(0.25)
 
     def _start_files(self, task: "Task") -> list[tuple[Path, str]]:
         raw = task.extra.get("start_files") or []
