@@ -209,11 +209,13 @@ class _Screencast:
 
     def __init__(self, context: "BrowserContext", page: "Page", viewport: tuple[int, int]) -> None:
         self.frames: list[tuple[float, bytes]] = []
+        self.error: str | None = None
         vw, vh = viewport
         self.viewport = viewport
         self.scale = min(self.MAX_SIZE[0] / vw, self.MAX_SIZE[1] / vh, 1.0)
         w, h = int(vw * self.scale), int(vh * self.scale)
         self.size = (w - w % 2, h - h % 2)  # what Chrome sends, made even for the encoder
+        self.page = page
         self.cdp = context.new_cdp_session(page)
         self.cdp.on("Page.screencastFrame", self._on_frame)
         self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70, "maxWidth": self.MAX_SIZE[0],
@@ -276,6 +278,8 @@ class _Screencast:
         except BrokenPipeError:
             pass
         proc.wait(timeout=300)
+        if proc.returncode != 0:
+            self.error = (proc.stderr.read().decode(errors="replace") if proc.stderr else "")[-500:]
         return proc.returncode == 0 and dest.exists()
 
 
@@ -512,6 +516,7 @@ class BrowserEnvironment(Environment):
             except Exception as exc:  # noqa: BLE001
                 raise ProvisioningError(f"browser could not open the start page: {short_error(exc)}") from exc
         self._pristine = True
+        self._ensure_screencasts()
         return ctx
 
     def landing_url(self) -> str:
@@ -531,11 +536,18 @@ class BrowserEnvironment(Environment):
         page._cua_watched = True  # type: ignore[attr-defined]
         page.on("crash", lambda _p: self._mark_crashed("a browser tab crashed"))
         page.on("dialog", self._on_dialog)
-        if self.options.video and self._context is not None and not self._cdp_endpoint:
-            try:
-                self._screencasts.append(_Screencast(self._context, page, self.options.viewport))
-            except Exception:  # noqa: BLE001 - a video is a debugging aid, never a failure
-                pass
+
+    def _ensure_screencasts(self) -> None:
+        """--cua-video: record every open tab (a tab is recorded from the first call after it is ready)."""
+        if not self.options.video or self._context is None or self._cdp_endpoint:
+            return
+        recorded = {id(cast.page) for cast in self._screencasts}
+        for page in self._context.pages:
+            if id(page) not in recorded and not page.is_closed():
+                try:
+                    self._screencasts.append(_Screencast(self._context, page, self.options.viewport))
+                except Exception:  # noqa: BLE001 - not attached yet: the next call tries again
+                    pass
 
     def _on_dialog(self, dialog: Any) -> None:
         self._dialogs.append(redact(f"{dialog.type}: {dialog.message}"))
@@ -576,6 +588,7 @@ class BrowserEnvironment(Environment):
                 artifacts["trace"] = str(path)
         else:
             self._stop_trace(None)
+        self._ensure_screencasts()
         if self._screencasts and self.artifacts_dir is not None:
             casts, self._screencasts = self._screencasts, []
             ffmpeg = find_ffmpeg()
@@ -585,8 +598,11 @@ class BrowserEnvironment(Environment):
                 try:
                     if ffmpeg and cast.encode(ffmpeg, dest):
                         videos.append(str(dest))
-                except Exception:  # noqa: BLE001 - a video is a debugging aid, never a failure
+                    else:
+                        artifacts["video_error"] = redact(f"{len(cast.frames)} frame(s); {cast.error or 'no frames'}")
+                except Exception as exc:  # noqa: BLE001 - a video is a debugging aid, never a failure
                     cast.stop()
+                    artifacts["video_error"] = f"{type(exc).__name__}: {exc}"[:300]
             if videos:
                 artifacts["video"] = videos[0]
                 if len(videos) > 1:
@@ -730,6 +746,7 @@ class BrowserEnvironment(Environment):
                 return obs
 
     def _observe(self, kinds: frozenset[str], _retry: bool = False) -> Observation:
+        self._ensure_screencasts()
         page = self.page
         for _ in range(2):
             try:
@@ -884,6 +901,8 @@ class BrowserEnvironment(Environment):
             result.ok, result.error = False, f"{action.kind} failed: {short_error(exc)}"
         result.duration_s = time.perf_counter() - t0
         self._last_error = result.error
+        if self._screencasts or self.options.video:
+            self._ensure_screencasts()
         if not action.terminal and action.kind not in ("wait", "ask"):
             self._pristine = False
         return result

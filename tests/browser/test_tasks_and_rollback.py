@@ -103,6 +103,7 @@ def test_video_is_recorded(pages_url: str, chromium_available: None, tmp_path: P
         artifacts = env.end_task(make_task("filmed"), failed=False)
     finally:
         env.close()
+    assert "video" in artifacts, artifacts
     video = Path(artifacts["video"])
     assert video.suffix == ".webm" and video.stat().st_size > 1000
     assert video.read_bytes()[:4] == b"\x1aE\xdf\xa3"  # WebM (Matroska)
