@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-DEFAULT_RECIPE_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "images"
+DEFAULT_RECIPE_DIR = Path(os.environ.get("PYTEST_CUA_RECIPES")
+                          or Path(__file__).resolve().parents[2] / "fixtures" / "images")
+"""Where recipes are looked up by name: ``$PYTEST_CUA_RECIPES``, else the checkout's ``fixtures/images``."""
 _KNOWN = {"name", "description", "base", "debian", "packages", "pip", "files", "run", "env", "workdir", "cmd",
           "labels"}
 
