@@ -95,8 +95,9 @@ def sf(ui_server: OrgServer) -> Any:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test here as a browser test."""
+    """Mark the tests here that drive Chromium as browser tests."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        uses_browser = {"page", "ui_browser"} & set(getattr(item, "fixturenames", ()))
+        if uses_browser and here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
