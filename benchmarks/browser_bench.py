@@ -230,6 +230,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--viewport", default="1920x1080")
     parser.add_argument("--page", choices=("auto", "org", "local"), default="auto",
                         help="the embedded org's record page (auto: when available) or the local page")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="measured runs of each side of the overhead comparison; the median is reported "
+                             "(default 1: one run each)")
     args = parser.parse_args(argv)
     options = BrowserOptions(viewport=parse_viewport(args.viewport))
     target = org_target(options) if args.page != "local" else None
@@ -260,14 +263,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             run_harness(env, url, actions, kinds, Path(tmp) / "recorded")
             replayed = actions_from_trajectory(Path(tmp) / "recorded")
             run_direct(env, url, target.steps, observe=True)  # warm-up of the direct path
-            direct_obs = run_direct(env, url, target.steps, observe=True)
-            direct_bare = run_direct(env, url, target.steps, observe=False)
-            harness, result = run_harness(env, url, replayed, kinds, Path(tmp) / "replayed")
+            harness_runs, direct_runs, bare_runs = [], [], []
+            for n in range(max(1, args.runs)):  # interleaved, so a burst of load hits both sides alike
+                direct_runs.append(run_direct(env, url, target.steps, observe=True))
+                bare_runs.append(run_direct(env, url, target.steps, observe=False))
+                elapsed, result = run_harness(env, url, replayed, kinds, Path(tmp) / f"replayed-{n}")
+                harness_runs.append(elapsed)
+            harness, direct_obs = statistics.median(harness_runs), statistics.median(direct_runs)
+            direct_bare = statistics.median(bare_runs)
         ratio = harness / direct_obs
         figures.update({"harness_s": harness, "direct_observed_s": direct_obs, "direct_bare_s": direct_bare,
                         "ratio": ratio, "steps": result.steps, "actions": len(replayed)})
+        runs = f"median of {args.runs} runs" if args.runs > 1 else "one run"
         print(f"replayed task ({len(replayed)} actions, {result.steps} steps, observe screenshot+axtree, "
-              f"trajectory written):")
+              f"trajectory written; {runs} each):")
         print(f"  harness (replay through the episode loop)              {harness * 1000:8.0f} ms")
         print(f"  direct Playwright, screenshot + aria snapshot per step {direct_obs * 1000:8.0f} ms")
         print(f"  direct Playwright, actions only                        {direct_bare * 1000:8.0f} ms")

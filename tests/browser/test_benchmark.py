@@ -19,6 +19,6 @@ def test_browser_benchmark(request: pytest.FixtureRequest, chromium_available: N
         import browser_bench
     finally:
         sys.path.pop(0)
-    figures = browser_bench.main(["--steps", "30"])
+    figures = browser_bench.main(["--steps", "30", "--runs", "3"])  # median: robust to load bursts
     assert set(figures["observation_ms"]) >= {"screenshot", "axtree", "dom", "som", "screenshot+axtree"}
     assert figures["ratio"] <= browser_bench.TARGET_RATIO, figures
