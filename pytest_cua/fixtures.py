@@ -24,7 +24,7 @@ from pytest_cua.agents.builtin import demonstration_from_task
 from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, roll_back
 from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
 from pytest_cua.observations import DEFAULT_KINDS, parse_kinds
-from pytest_cua.scoring import MilestonesFailed, ScoreCard, WeightError, active_card, score_answer
+from pytest_cua.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, score_answer
 from pytest_cua.suite import EvalContext, Suite
 from pytest_cua.trajectory import TrajectoryRecorder
 
@@ -193,8 +193,8 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     snapshot and checked: anything left over is an error outcome (``error_kind`` rollback) naming it."""
     _cua_state.task = cua_task
     template = cua_suite.template_for(cua_task)
-    if cua_suite.templates and cua_task.template and template is None:
-        pytest.skip(f"template {cua_task.template!r} has no evaluator yet")
+    if cua_suite.templates and cua_task.template and template is None and not cua_task.is_question:
+        pytest.skip(f"template {cua_task.template!r} has no evaluator yet")  # a question is scored on its answer
     lease = _cua_env_pool.acquire(cua_suite)
     _cua_state.environment = lease.env.describe()
     marker = request.node.get_closest_marker("cua_env")
@@ -313,7 +313,12 @@ def cua_result(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_epi
     ctx = EvalContext(task=cua_task, env=cua_env, card=card, answer=cua_episode.answer, artifacts=artifacts)
     with active_card(card):
         if template is not None:
-            template.evaluate(ctx)
+            try:
+                template.evaluate(ctx)
+            except (EvaluatorCrash, WeightError):
+                raise
+            except Exception as exc:  # outside any milestone: still the evaluator's crash, not the agent's
+                raise EvaluatorCrash(template.name or cua_task.template, None, exc) from exc
         elif cua_task.is_question:
             verdict = score_answer(cua_episode.answer, str(cua_task.ground_truth["answer"]))
             card.record("answer", 1.0, verdict.passed, verdict.detail)

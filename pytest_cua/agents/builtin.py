@@ -72,13 +72,14 @@ class OracleAgent(Agent):
         self._context: AgentContext | None = None
 
     def start(self, task: "Task", context: AgentContext) -> None:
-        if context.solve is None:
+        if context.solve is None and not task.is_question:
             raise AgentError(f"task {task.id!r}: its template has no oracle solver")
         self._task, self._context = task, context
 
     def step(self, observation: "Observation") -> Turn:
-        assert self._task is not None and self._context is not None and self._context.solve is not None
-        self._context.solve()
+        assert self._task is not None and self._context is not None
+        if self._context.solve is not None:
+            self._context.solve()  # a question without a solver is answered from its ground truth
         return Turn([_final_action(self._task)], reasoning="oracle: solved through the API")
 
 

@@ -8,8 +8,10 @@ installed into each worker's org before the org's snapshot, so every task starts
 Release record -> Task::
 
     task_id              -> id
-    query                -> instruction (what the agent receives)
-    memory               -> demonstration_text (with --demos; the demonstration-augmented file only)
+    query                -> instruction (what the agent receives; in the demonstration-augmented file, read
+                            with --demos, it already holds the demonstrations)
+    memory               -> extra["memory"] (with --demos; not demonstration_text, which agents would add to
+                            the instruction a second time)
     category             -> persona (admin / sales / service)
     difficulty           -> difficulty
     query_template_name  -> template (the evaluator key)
@@ -39,7 +41,6 @@ What still does not fit after that (a missing required field, a picklist value t
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -47,8 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from pytest_cua.localorg import ids
-from pytest_cua.scoring import EvaluatorCrash, WeightError
-from pytest_cua.suite import EvalContext, Suite, TaskSource, Template
+from pytest_cua.suite import Suite, TaskSource
 from pytest_cua.tasks import DIFFICULTIES, Task, TaskFileError, _ID
 
 if TYPE_CHECKING:
@@ -133,9 +133,10 @@ def task_from_record(record: Any, *, index: int, path: str, demos: bool, suite: 
         "query_templated": record.get("query_templated"),
         "instance": record.get("instance_dict"),
         "prerequisites": meta.get("prerequisites") or {},
+        "memory": memory,
     }
     return Task(id=tid, suite=suite, instruction=query, persona=persona, difficulty=difficulty, template=template,
-                ground_truth=dict(truth), demonstration_text=memory, source=f"{path}#{index}", extra=extra)
+                ground_truth=dict(truth), source=f"{path}#{index}", extra=extra)
 
 
 def load_release(path: str | Path, *, demos: bool, suite: str = "scuba", shown: str | None = None) -> list[Task]:
@@ -484,56 +485,12 @@ def _schema_objects() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in (default_repo_fixtures() / "schema").glob("*.json")))
 
 
-def guard_evaluator(template: Template) -> Template:
-    """Make any exception of ``template.evaluate`` an ``EvaluatorCrash`` naming the template (an error
-    outcome), also when it is raised outside a milestone, where the plugin does not wrap it."""
-    evaluate = template.evaluate
-    if getattr(evaluate, "_scuba_guarded", False) or not template.has("evaluate"):
-        return template
-
-    @functools.wraps(evaluate)
-    def guarded(ctx: EvalContext) -> None:
-        try:
-            evaluate(ctx)
-        except (EvaluatorCrash, WeightError):
-            raise
-        except Exception as exc:
-            raise EvaluatorCrash(template.name, None, exc) from exc
-
-    guarded._scuba_guarded = True  # type: ignore[attr-defined]
-    template.evaluate = guarded  # type: ignore[method-assign]
-    return template
-
-
-class ReleaseQuestion(Template):
-    """SCUBA's question templates (``qa_*``) of the release that have no template here: the answer is scored
-    by SCUBA's rule (token F1, counted only when the answer contains the ground truth); the oracle answers with
-    the ground truth (nothing to change in the org). Its scope is the record's ``objects``."""
-
-    name = "qa (release)"
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def evaluate(self, ctx: EvalContext) -> None:
-        from pytest_cua.scoring import score_answer
-
-        verdict = score_answer(ctx.answer, str(ctx.truth.get("answer", "")))
-        ctx.card.record("answer", 1.0, verdict.passed, verdict.detail)
-
-    def solve(self, task: Task, env: "Environment") -> None:
-        """Nothing to change: the oracle agent answers with the ground truth."""
-
-
 class ScubaSuite(Suite):
     """The SCUBA suite: its own task files, plus SCUBA's release when ``--scuba-root`` is given."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for template in self.templates.values():
-            guard_evaluator(template)
         self.seed_reports: list[SeedReport] = []
-        self._questions: dict[str, Template] = {}
         self._known_objects: tuple[str, ...] | None = None
 
     def task_sources(self, config: Any) -> list[TaskSource]:
@@ -567,14 +524,6 @@ class ScubaSuite(Suite):
             tasks = []  # already a collection error of its own
         install_custom_objects(store, tasks, report)
         self.seed_reports.append(report)
-
-    def template_for(self, task: Task) -> Template | None:
-        """The task's template; for a release question task whose ``qa_*`` template has none here, SCUBA's
-        answer scoring (``ReleaseQuestion``)."""
-        template = super().template_for(task)
-        if template is None and task.extra.get("release") and task.is_question and task.template:
-            template = self._questions.setdefault(task.template, guard_evaluator(ReleaseQuestion(task.template)))
-        return template
 
     def rollback_scope(self, task: Task) -> tuple[str, ...] | None:
         """The template's ``objects``; for a release task whose template declares none, the record's

@@ -77,13 +77,19 @@ class Crashing(Template):
         with milestone("reads a record", 1.0):
             {}["missing"]
 
+class CrashOutside(Template):
+    name = "crash_outside"
+    def evaluate(self, ctx):
+        records = None
+        records[0]  # before any milestone
+
 class BadWeights(Template):
     name = "bad_weights"
     def evaluate(self, ctx):
         with milestone("only half", 0.5):
             pass
 
-CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), BadWeights())})
+CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), CrashOutside(), BadWeights())})
 
 def test_task(cua_result):
     cua_result.check()

@@ -99,6 +99,23 @@ def test_error_outcomes_are_not_failures(pytester, kv_suite, with_agents):
     assert totals["errors_by_kind"] == {"evaluator": 2}
 
 
+def test_crash_outside_any_milestone_is_still_an_evaluator_error(pytester, kv_suite):
+    kv_suite("t.json", [task("o1", template="crash_outside")])
+    pytester.runpytest("--agent", "replay").assert_outcomes(errors=1)
+    rec = records_by_id(pytester)["o1"]
+    assert rec["error_kind"] == "evaluator"
+    assert "template 'crash_outside' crashed: TypeError: 'NoneType' object is not subscriptable" in rec["error"]
+
+
+def test_question_without_a_template_is_scored_on_its_answer_not_skipped(pytester, kv_suite):
+    kv_suite("t.json", [{"id": "q1", "instruction": "How many?", "template": "qa_count", "ground_truth": {"answer": "42"}}])
+    pytester.runpytest("--agent", "oracle").assert_outcomes(passed=1)
+    assert records_by_id(pytester)["q1"]["milestones"][0]["name"] == "answer"
+    result = pytester.runpytest("--agent", "noop")
+    result.assert_outcomes(failed=1)
+    assert "the agent gave no answer" in result.stdout.str()
+
+
 def test_agent_crash_is_an_agent_error(pytester, kv_suite, with_agents):
     kv_suite("t.json", [task("b1")])
     pytester.runpytest("--agent", "broken").assert_outcomes(errors=1)

@@ -63,13 +63,14 @@ def test_zero_shot_records_become_tasks() -> None:
     assert question.is_question
 
 
-def test_demos_give_the_memory_as_demonstration_text() -> None:
+def test_demos_give_scubas_prompt_with_the_memory_once() -> None:
     records = json.loads((FIXTURE / release.DEMO_AUG_FILE).read_text())
     tasks = {t.id: t for t in release.load_release(FIXTURE / release.DEMO_AUG_FILE, demos=True)}
     for record in records:
         task = tasks[record["task_id"]]
-        assert task.demonstration_text == record["memory"]
-        assert task.instruction == record["query"]
+        # the demonstration-augmented query already embeds the memory: it is not handed over a second time
+        assert task.instruction == record["query"] and task.demonstration_text is None
+        assert task.extra["memory"] == record["memory"]
 
 
 def test_demos_need_the_memory_field(tmp_path: Path) -> None:
