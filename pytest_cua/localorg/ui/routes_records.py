@@ -3,7 +3,6 @@ new / edit forms, record pages with details and related lists, delete, and list-
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from typing import Any
@@ -20,8 +19,6 @@ from pytest_cua.localorg.ui.setup_common import api_name
 from pytest_cua.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, plural, redirect, render,
                                         url)
 
-# Labels the UI shows instead of the schema's (see the UI README).
-UI_LABELS = {("User", "IsActive"): "Active"}
 # System fields as a record page names them.
 DETAIL_LABELS = {"OwnerId": "Owner", "CreatedById": "Created By", "LastModifiedById": "Last Modified By"}
 # Related lists whose Salesforce names differ from the child object's plural label.
@@ -35,12 +32,6 @@ def lookup_hint(f: FieldSchema) -> str:
 
 
 env.globals["lookup_hint"] = lookup_hint
-
-
-def labelled(obj: ObjectSchema, fields: list[FieldSchema]) -> list[FieldSchema]:
-    """``fields`` with the UI's label overrides applied (copies; the schema is not touched)."""
-    return [dataclasses.replace(f, label=UI_LABELS[(obj.name, f.name)]) if (obj.name, f.name) in UI_LABELS else f
-            for f in fields]
 
 
 def object_or_none(ctx: RequestContext, name: str) -> ObjectSchema | None:
@@ -148,7 +139,7 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
 def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any] | None,
                form_values: dict[str, Any], errors: FormErrors, status: int = 200) -> Response:
     creating = record is None
-    fields = labelled(obj, form_fields(obj, creating=creating))
+    fields = form_fields(obj, creating=creating)
     if creating:
         heading = f"New {obj.label}"
         query = ctx.request.query_string.decode("latin-1")
@@ -172,7 +163,7 @@ def _safe_ret(target: str | None) -> str:
 def save_form(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | None) -> Response:
     """Validate and save a posted new/edit form; the form again with its errors (nothing written) on failure."""
     creating = record is None
-    fields = labelled(obj, form_fields(obj, creating=creating))
+    fields = form_fields(obj, creating=creating)
     form = ctx.request.form
     errors = FormErrors()
     data = parse_form(ctx.org, obj, fields, form, errors, record if record is not None else _prefilled_ids(ctx, obj))
@@ -315,7 +306,7 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
     if obj is None or record is None:
         return not_found_page(ctx, "The record does not exist or was deleted.")
     details = []
-    for f in labelled(obj, display_fields(obj)):
+    for f in display_fields(obj):
         value = record.get(f.name)
         link = None
         if f.type == "reference" and value:

@@ -25,9 +25,6 @@ CSRF_FIELD = "_csrf"
 # The objects of the global navigation, in the order the contract lists them.
 NAV_OBJECTS = ("Account", "Contact", "Lead", "Opportunity", "Case", "Campaign", "Product2", "Pricebook2", "Quote",
                "Contract", "Order", "Incident", "ChangeRequest", "Knowledge__kav", "Entitlement")
-# Plural labels the schema spells differently from Salesforce (the schema's default plural adds an "s").
-PLURAL_FIXES = {"Opportunity": "Opportunities"}
-
 _CSRF_KEY = secrets.token_bytes(32)  # per process: sessions live in the process too
 
 env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html"]),
@@ -35,8 +32,8 @@ env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_aut
 
 
 def plural(obj: ObjectSchema) -> str:
-    """The plural label of an object as Salesforce shows it."""
-    return PLURAL_FIXES.get(obj.name, obj.label_plural)
+    """The plural label of an object as Salesforce shows it (the schema's ``labelPlural``)."""
+    return obj.label_plural
 
 
 def csrf_token(ctx: RequestContext) -> str:
