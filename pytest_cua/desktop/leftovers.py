@@ -89,30 +89,32 @@ def sweep(client: Any, *, run_id: str | None = None, everything: bool = False,
             return False
         return True
 
-    for container in client.containers.list(all=True, filters=filters):
-        labels = dict(container.labels or {})
+    # the low-level listings return labels directly: the high-level list() fetches every container again and
+    # fails when one is removed meanwhile (our own reaper threads remove used containers in the background)
+    for info in client.api.containers(all=True, filters=filters):
+        labels = dict(info.get("Labels") or {})
+        name = (info.get("Names") or [info["Id"][:12]])[0].lstrip("/")
         if not doomed(labels):
             continue
         try:
-            container.remove(force=True, v=True)
-            report.containers.append(container.name)
+            client.api.remove_container(info["Id"], force=True, v=True)
+            report.containers.append(name)
             if progress:
-                progress(f"removed container {container.name} (run {labels.get(LABEL_RUN)}, "
-                         f"role {labels.get(LABEL_ROLE)})")
+                progress(f"removed container {name} (run {labels.get(LABEL_RUN)}, role {labels.get(LABEL_ROLE)})")
         except docker.errors.NotFound:
             pass
         except docker.errors.APIError as exc:
-            report.errors.append(f"container {container.name}: {exc.explanation or exc}")
+            report.errors.append(f"container {name}: {exc.explanation or exc}")
         share = labels.get(LABEL_SHARE)
         if share and Path(share).parent == SHARE_ROOT:
             shutil.rmtree(share, ignore_errors=True)
-    for image in client.images.list(filters=filters):
-        labels = dict(image.labels or {})
+    for info in client.api.images(filters=filters):
+        labels = dict(info.get("Labels") or {})
         if labels.get(LABEL_ROLE) != "snapshot" or not doomed(labels):
             continue
-        tags = image.tags or [image.id]
+        tags = [t for t in (info.get("RepoTags") or []) if t != "<none>:<none>"] or [info["Id"]]
         try:
-            client.images.remove(image.id, force=True)
+            client.api.remove_image(info["Id"], force=True)
             report.images.extend(tags)
             if progress:
                 progress(f"removed snapshot image {', '.join(tags)} (run {labels.get(LABEL_RUN)})")
