@@ -101,15 +101,28 @@ class EnvironmentPool:
         if lease is not None:
             lease.env.close()
 
-    def close(self, keep: bool = False) -> list[dict[str, Any]]:
+    def close(self, keep: bool = False) -> list[Environment]:
+        """Close every environment, or with ``keep`` (``--keep-env``) return them still running."""
         kept = []
         for name in sorted(self.leases):
             if keep:
-                kept.append({"suite": name, **self.leases[name].env.describe()})
+                kept.append(self.leases[name].env)
             else:
                 self.leases[name].env.close()
         self.leases.clear()
         return kept
+
+
+KEPT_KEY = pytest.StashKey[list[Environment]]()
+KEPT_MESSAGES_KEY = pytest.StashKey[list[str]]()
+
+
+def keep_env_message(env: Environment) -> str:
+    """How to reach an environment left up by ``--keep-env``."""
+    message = getattr(env, "keep_env_message", None)
+    if callable(message):
+        return str(message())
+    return "pytest-cua --keep-env: " + ", ".join(f"{k}={v}" for k, v in env.describe().items())
 
 
 @pytest.fixture(scope="session")
@@ -122,15 +135,15 @@ def cua_settings(pytestconfig: pytest.Config) -> records.Settings:
 def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: records.Settings) -> Iterator[EnvironmentPool]:
     pool = EnvironmentPool(pytestconfig, cua_settings)
     yield pool
-    keep = bool(getattr(pytestconfig.option, "keep_env", False))
-    kept = pool.close(keep=keep)
+    kept = pool.close(keep=bool(getattr(pytestconfig.option, "keep_env", False)))
     if kept:
-        reporter = pytestconfig.pluginmanager.getplugin("terminalreporter")
-        for info in kept:
-            line = f"pytest-cua: --keep-env left {info.get('suite')} up: " + ", ".join(
-                f"{k}={v}" for k, v in info.items() if k != "suite")
-            if reporter is not None:
-                reporter.write_line(line)
+        # printed by the terminal summary (from workeroutput under xdist), after output capture
+        messages = [keep_env_message(env) for env in kept]
+        pytestconfig.stash[KEPT_KEY] = kept
+        pytestconfig.stash[KEPT_MESSAGES_KEY] = messages
+        workeroutput = getattr(pytestconfig, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput["cua_kept"] = messages
 
 
 @pytest.fixture(scope="session")

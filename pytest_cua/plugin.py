@@ -14,6 +14,7 @@ import pytest
 
 from pytest_cua import collection, records
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
+from pytest_cua.redaction import install_log_redaction, redact_report
 from pytest_cua.tasks import DIFFICULTIES, LEVELS
 
 PERSONAS = ("admin", "sales", "service")
@@ -91,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "app_NAME: task that uses application NAME (desktop suites)")
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
     config.addinivalue_line("markers", "cua_env(scope=None): override the rollback scope of a test (objects)")
+    install_log_redaction()
     settings = records.resolve_settings(config)  # validates --agent and the limits early: a usage error
     config.stash[records.SETTINGS_KEY] = settings
     if hasattr(config, "workerinput"):
@@ -123,6 +125,14 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     records.on_report(item, call, report)
+    return report
+
+
+@pytest.hookimpl(specname="pytest_runtest_makereport", wrapper=True, trylast=True)
+def redact_reports(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """No secret reaches JUnit, Allure or the terminal through a report (failure text, sections, properties)."""
+    report = yield
+    redact_report(report)
     return report
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_cua.agents.registry import AgentRegistry, AgentSpec, UnknownAgent
-from pytest_cua.redaction import redact
+from pytest_cua.redaction import redact, redact_data
 from pytest_cua.summary import RECORD_KEY
 
 SETTINGS_KEY = pytest.StashKey["Settings"]()
@@ -128,7 +128,7 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         if kind:
             report.user_properties.append(("cua_error_kind", kind))
     if report.when == "teardown":
-        record = build_record(item, state)
+        record = redact_data(build_record(item, state))
         # a rerun plugin may keep the earlier attempt's properties: the last attempt wins
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("cua_")]
         report.user_properties = [p for p in report.user_properties if not str(p[0]).startswith("cua_")]

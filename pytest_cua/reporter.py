@@ -4,6 +4,7 @@ applies the baseline gate. Registered only in the process that is not an xdist w
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
@@ -22,12 +23,19 @@ class SessionReporter:
         self.summary: dict[str, Any] | None = None
         self.gate_lines: list[str] = []
         self.baseline: dict[str, Any] | None = None
+        self.kept_messages: list[str] = []
         path = config.getoption("cua_baseline")
         if path:
             try:
                 self.baseline = load_baseline(path)
             except ValueError as exc:
                 raise pytest.UsageError(str(exc)) from None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker's environments kept by --keep-env (a crashed worker has no workeroutput)."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.kept_messages.extend(output.get("cua_kept", []))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":
@@ -56,6 +64,7 @@ class SessionReporter:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        self._kept_summary(terminalreporter)
         if self.summary is None:
             return
         tr = terminalreporter
@@ -67,3 +76,29 @@ class SessionReporter:
             tr.write_sep("-", "baseline gate")
             for line in self.gate_lines:
                 tr.write_line(line)
+
+    def _kept_summary(self, tr: Any) -> None:
+        """--keep-env: say how to reach what was kept; an in-process org lives as long as this process, so on
+        a terminal (with -s) wait for Enter before it goes."""
+        from pytest_cua.fixtures import KEPT_KEY, KEPT_MESSAGES_KEY
+
+        messages = self.kept_messages + self.config.stash.get(KEPT_MESSAGES_KEY, [])
+        if not messages:
+            return
+        tr.write_sep("=", "pytest-cua --keep-env")
+        for message in messages:
+            for line in message.splitlines():
+                tr.write_line(line)
+        kept = self.config.stash.get(KEPT_KEY, [])
+        in_process = [env for env in kept if getattr(env, "server", None) is not None]
+        if not in_process:
+            return
+        interactive = self.config.getoption("capture") == "no" and sys.stdin is not None and sys.stdin.isatty()
+        if interactive:
+            tr.write_line("the embedded org runs inside this pytest process: press Enter to stop it and exit")
+            sys.stdin.readline()
+        else:
+            tr.write_line("the embedded org runs inside this pytest process and stops with it; run one task "
+                          "without -n and with -s on a terminal to keep it up until you press Enter")
+        for env in in_process:
+            env.close()

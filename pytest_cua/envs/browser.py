@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import io
 import json
 import os
@@ -29,7 +30,7 @@ import zipfile
 from urllib.parse import urljoin
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from pytest_cua import actions as A
 from pytest_cua.actions import Action, ActionResult, Point
@@ -160,6 +161,19 @@ def _acquire_playwright(factory: Callable[[], Any]) -> "Playwright":
             entry = _PLAYWRIGHTS[threading.get_ident()] = [factory().start(), 0]
         entry[1] += 1
         return entry[0]
+
+
+@contextlib.contextmanager
+def shared_playwright() -> Iterator["Playwright"]:
+    """This thread's sync Playwright, shared with every browser environment of the thread (Playwright's
+    sync API refuses a second instance in one thread)."""
+    from playwright.sync_api import sync_playwright
+
+    pw = _acquire_playwright(sync_playwright)
+    try:
+        yield pw
+    finally:
+        _release_playwright(pw)
 
 
 def _release_playwright(pw: "Playwright") -> None:

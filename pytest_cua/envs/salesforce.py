@@ -139,6 +139,7 @@ class SalesforceEnvironment(Environment):
                 self.browser.close()
         finally:
             self.server.stop()
+            shutil.rmtree(self.server.data_dir, ignore_errors=True)  # TLS keys and credentials go too
 
 
 ORG_DIR_PREFIX = "pytest-cua-org-"

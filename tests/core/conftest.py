@@ -5,8 +5,6 @@ import textwrap
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 # A small environment for testing the plugin: a key-value store whose state the actions change. It
 # implements the Environment protocol for real; behaviours under test (crashes, residue) are switched
 # on by keys of the task's ground truth or by module-level flags.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import task
+from .conftest import task
 
 
 def test_one_test_per_task_sorted_by_id(pytester, kv_suite):

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import read_summary, records_by_id, task
+from .conftest import read_summary, records_by_id, task
 
 AGENTS = '''
 import time
@@ -276,3 +276,12 @@ def test_doctor_lists_every_check_with_a_fix(capsys):
     for line in out.splitlines():
         if line.startswith("MISSING"):
             assert "fix:" in out
+
+
+def test_keep_env_says_how_to_reach_each_kept_environment(pytester, kv_suite):
+    kv_suite("t.json", [task("k1"), task("k2")])
+    result = pytester.runpytest_subprocess("--agent", "oracle", "--keep-env", "-n", "2")
+    result.assert_outcomes(passed=2)
+    out = result.stdout.str()
+    assert "pytest-cua --keep-env" in out
+    assert out.count("pytest-cua --keep-env: name=kv, worker=gw") == 2

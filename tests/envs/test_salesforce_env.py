@@ -55,3 +55,12 @@ def test_dead_workers_org_folders_are_swept(tmp_path):
     (live / OWNER_FILE).write_text(str(os.getpid()))
     assert sweep_stale_org_dirs(tmp_path) == [stale]
     assert not stale.exists() and live.exists()
+
+
+def test_close_removes_the_orgs_folder_with_its_keys(tmp_path):
+    env = create(EnvContext(worker_id="gw8", run_id="envtest", config=None, reports_dir=tmp_path))
+    data_dir = env.server.data_dir
+    assert (data_dir / OWNER_FILE).exists() and (data_dir / "credentials.json").exists()
+    env.close()
+    assert not data_dir.exists()
+    env.close()  # twice is fine

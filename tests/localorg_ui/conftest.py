@@ -37,9 +37,9 @@ def _playwright() -> Iterator[Any]:
     # the Playwright driver (a node process) starts once; browsers are per module
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not found")
-    from playwright.sync_api import sync_playwright
+    from pytest_cua.envs.browser import shared_playwright
 
-    with sync_playwright() as pw:
+    with shared_playwright() as pw:  # shared with browser environments of other tests in this process
         yield pw
 
 

@@ -9,63 +9,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable
 
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.scoring import ScoreCard, active_card
-from pytest_cua.suite import EvalContext, Template
-from pytest_cua.tasks import Task, load_task_file
+from pytest_cua.tasks import Task
 from suites.scuba.templates import _service_admin as helpers
-from suites.scuba.templates import discover
 from suites.scuba.templates.common import first, soql_str
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITE = ROOT / "suites" / "scuba"
+from .org_harness import TEMPLATES, evaluate, load_tasks, task_of
+
 MODULES = ("service_", "admin_")
-
-
-def _task_files() -> list[Path]:
-    return sorted(p for prefix in MODULES for p in (SUITE / "tasks").glob(f"{prefix}*.json"))
-
-
-TASKS: list[Task] = [t for p in _task_files() for t in load_task_file(p, suite="scuba", root=SUITE)]
-TEMPLATES: dict[str, Template] = discover()
+TASKS: list[Task] = load_tasks(MODULES)
 OURS = sorted({t.template for t in TASKS if t.template})
-
-
-@pytest.fixture(scope="module")
-def _env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SalesforceEnvironment]:
-    server = OrgServer(tmp_path_factory.mktemp("scuba-org"), extensions=[])
-    env = SalesforceEnvironment(server, None)
-    yield env
-    env.close()
-
-
-@pytest.fixture
-def env(_env: SalesforceEnvironment) -> Iterator[SalesforceEnvironment]:
-    """The org, restored to the seed after the test (and proven clean)."""
-    snap = _env.snapshot()
-    yield _env
-    _env.restore(snap)
-    assert _env.residue(snap) == []
-
-
-def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
-    card = ScoreCard(task.id, task.template)
-    template = TEMPLATES[task.template or ""]
-    with active_card(card):
-        template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))
-    card.check_complete()
-    assert [r.name for r in card.results] == list(template.milestones or {}), "milestones differ from declared"
-    return card
-
-
-def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
-    return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))
 
 
 def test_every_template_has_five_tasks_over_the_difficulties() -> None:

@@ -1,0 +1,39 @@
+"""What the SCUBA template tests share: the suite's tasks and templates, an org over HTTPS without a browser
+(restored to the seed after each test and proven clean), and an evaluator runner that checks the declared
+milestones. The fixtures ``org_env`` and ``env`` are in this folder's conftest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pytest_cua.envs.salesforce import SalesforceEnvironment
+from pytest_cua.scoring import ScoreCard, active_card
+from pytest_cua.suite import EvalContext, Template
+from pytest_cua.tasks import Task, load_task_file
+from suites.scuba.templates import discover
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "suites" / "scuba"
+TEMPLATES: dict[str, Template] = discover()
+
+
+def load_tasks(prefixes: Sequence[str]) -> list[Task]:
+    """The suite's own tasks from the task files whose names start with one of ``prefixes``."""
+    paths = sorted(p for prefix in prefixes for p in (SUITE / "tasks").glob(f"{prefix}*.json"))
+    return [t for p in paths for t in load_task_file(p, suite="scuba", root=SUITE)]
+
+
+def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
+    """Run the template's evaluator; the recorded milestones must be the declared ones, in order."""
+    card = ScoreCard(task.id, task.template)
+    template = TEMPLATES[task.template or ""]
+    with active_card(card):
+        template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))
+    card.check_complete()
+    assert [r.name for r in card.results] == list(template.milestones or {}), "milestones differ from declared"
+    return card
+
+
+def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
+    return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))
