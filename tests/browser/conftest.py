@@ -14,7 +14,6 @@ from pytest_cua.envs.base import ProvisioningError
 from pytest_cua.envs.browser import BrowserEnvironment, find_chromium
 from pytest_cua.envs.browser_options import BrowserOptions
 
-pytest_plugins = ["pytester"]
 
 PAGES = Path(__file__).with_name("pages")
 

@@ -8,7 +8,7 @@ from pytest_cua import actions as A
 from pytest_cua.actions import Point
 from pytest_cua.envs.browser import BrowserEnvironment
 
-from conftest import events
+from .conftest import events
 
 pytestmark = pytest.mark.browser
 
