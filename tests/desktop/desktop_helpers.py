@@ -59,6 +59,6 @@ def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> 
         if value:
             return value
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what() if callable(what) else what}")
         time.sleep(delay)
         delay = min(delay * 1.5, 0.5)

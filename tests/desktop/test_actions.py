@@ -29,6 +29,10 @@ def act(env: Any, **action: Any) -> Any:
     return result
 
 
+def _summary(items: list[dict]) -> list[tuple]:
+    return [(e["kind"], e.get("num"), e.get("x"), e.get("y")) for e in items if e["kind"] not in ("motion", "text")]
+
+
 def _at(items: list[dict], x: int, y: int) -> list[dict]:
     return [e for e in items if abs(e["x"] - x) <= 1 and abs(e["y"] - y) <= 1]
 
@@ -41,7 +45,8 @@ def test_click_lands_on_the_point(probe: Any) -> None:
 
 def test_double_click(probe: Any) -> None:
     act(probe, type="double_click", target={"x": 300, "y": 120})
-    wait_for(lambda: _at(events(probe, "double"), 300, 120), what="a double click at (300, 120)")
+    wait_for(lambda: _at(events(probe, "double"), 300, 120),
+             what=lambda: f"a double click at (300, 120); the probe saw {_summary(events(probe))}")
 
 
 def test_right_click(probe: Any) -> None:
