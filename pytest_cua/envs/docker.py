@@ -64,6 +64,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "x"
 
 
+def _rename_quietly(container: Any, name: str) -> None:
+    try:
+        container.rename(name)
+    except Exception:
+        pass
+
+
 class _Box:
     """One running container and the connection to its executor."""
 
@@ -233,6 +240,12 @@ class DockerEnvironment(Environment):
         if old is not None:
             self._reap(old)
         fresh = self._take_spare(snapshot.data)
+        if fresh is not None:
+            # labels are fixed at creation (role=spare stays); the name says what it is now (off the
+            # critical path: a rename costs tens of milliseconds)
+            container = fresh.container
+            threading.Thread(target=_rename_quietly, args=(container, container.name.replace("-spare-", "-env-", 1)),
+                             daemon=True).start()
         if fresh is None:
             fresh = self._start_box(snapshot.data, role="env")
         self.box = fresh
