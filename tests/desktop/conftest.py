@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from desktop_helpers import BASE_IMAGE, make_env
+from .desktop_helpers import BASE_IMAGE, make_env
 
 
 def _in_ci() -> bool:

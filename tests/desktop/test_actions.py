@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop_helpers import events, probe_task, wait_for
+from .desktop_helpers import events, probe_task, wait_for
 from pytest_cua.actions import Action
 from pytest_cua.envs.base import roll_back
 

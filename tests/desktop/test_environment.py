@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop_helpers import FILES, probe_task, wait_for
+from .desktop_helpers import FILES, probe_task, wait_for
 from pytest_cua.actions import Action
 from pytest_cua.envs.base import RollbackResidue, roll_back
 from pytest_cua.tasks import Task
@@ -96,7 +96,7 @@ def test_a_file_written_in_one_task_is_gone_in_the_next(desktop: Any) -> None:
 
 
 def test_restore_without_a_spare_starts_a_fresh_container(base_image: str) -> None:
-    from desktop_helpers import make_env
+    from .desktop_helpers import make_env
 
     env = make_env(base_image, spare=False)
     try:
@@ -126,7 +126,7 @@ def test_residue_is_reported_as_rollback_error(desktop: Any) -> None:
 
 
 def test_close_removes_containers_and_snapshot_images(base_image: str, docker_client: Any) -> None:
-    from desktop_helpers import make_env
+    from .desktop_helpers import make_env
 
     env = make_env(base_image)
     env.snapshot()
