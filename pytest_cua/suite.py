@@ -74,17 +74,20 @@ class LoadedTasks:
 
 class Suite:
     """A benchmark suite. ``environment`` is a provider name (entry point of ``pytest_cua.environments``)
-    or a factory ``(EnvContext) -> Environment``."""
+    or a factory ``(EnvContext) -> Environment``; ``environment_options`` are that provider's settings for
+    this suite (the docker provider's image, memory and cpus, say); command-line options override them."""
 
     def __init__(self, name: str, *, environment: "str | Callable[[EnvContext], Environment]",
                  tasks: Sequence[str] = ("tasks/*.json",), templates: Mapping[str, Template] | None = None,
-                 base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None) -> None:
+                 base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None,
+                 environment_options: Mapping[str, Any] | None = None) -> None:
         self.name = name
         self.environment = environment
         self.task_globs = tuple(tasks)
         self.templates: dict[str, Template] = dict(templates or {})
         self.base_dir = Path(base_dir) if base_dir is not None else None
         self.observation_kinds = frozenset(observation_kinds) if observation_kinds else None
+        self.environment_options: dict[str, Any] = dict(environment_options or {})  # read by the provider
 
     def bind(self, module_file: str | Path) -> None:
         if self.base_dir is None:

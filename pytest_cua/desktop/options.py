@@ -1,7 +1,8 @@
-"""Settings of the Docker desktop environment: command-line options, the suite's ``docker`` mapping, defaults.
+"""Settings of the Docker desktop environment: command-line options, the suite's environment options, defaults.
 
-Resolved in this order (first wins): the ``--cua-docker-*`` option, the suite's ``docker`` attribute (a
-mapping, e.g. ``CUA_SUITE.docker = {"image": "cua-desktop-office", "memory": "3g"}``), the defaults below.
+Resolved in this order (first wins): the ``--cua-docker-*`` option, the suite's ``environment_options``
+(``Suite(..., environment="docker", environment_options={"image": "cua-desktop-office", "memory": "3g"})``),
+the defaults below.
 A bad value names where it came from.
 """
 
@@ -69,19 +70,19 @@ def add_docker_options(group: Any) -> None:
 
 
 def resolve_settings(config: Any = None, suite: Any = None, **overrides: Any) -> DockerSettings:
-    """Merge options, the suite's ``docker`` mapping and defaults; ``overrides`` (tests) win over all."""
+    """Merge options, the suite's ``environment_options`` and defaults; ``overrides`` (tests) win over all."""
     values: dict[str, Any] = {}
     where: dict[str, str] = {}
     known = {f.name for f in fields(DockerSettings)}
-    suite_map = getattr(suite, "docker", None) or {}
+    suite_map = getattr(suite, "environment_options", None) or {}
     if not isinstance(suite_map, Mapping):
-        raise DockerSettingsError(f"suite {getattr(suite, 'name', '?')!r}: 'docker' must be a mapping, "
+        raise DockerSettingsError(f"suite {getattr(suite, 'name', '?')!r}: environment_options must be a mapping, "
                                   f"got {type(suite_map).__name__}")
     for key, value in suite_map.items():
         if key not in known:
-            raise DockerSettingsError(f"suite {getattr(suite, 'name', '?')!r}: docker[{key!r}] is not a setting "
-                                      f"(known: {', '.join(sorted(known))})")
-        values[key], where[key] = value, f"suite {getattr(suite, 'name', '?')!r} docker[{key!r}]"
+            raise DockerSettingsError(f"suite {getattr(suite, 'name', '?')!r}: environment_options[{key!r}] is not "
+                                      f"a setting of the docker environment (known: {', '.join(sorted(known))})")
+        values[key], where[key] = value, f"suite {getattr(suite, 'name', '?')!r} environment_options[{key!r}]"
     option = getattr(config, "option", None)
     for key, dest in OPTION_NAMES.items():
         value = getattr(option, dest, None) if option is not None else None

@@ -25,9 +25,14 @@ REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two
 LOAD = 'd <- read.csv("/root/work/sales.csv")\n'
 
 
-def task(id, level, instruction, template, truth, start, demo, difficulty=None, tags=(), artifacts=None, **extra):
+APPS = ("calc", "writer", "impress", "r", "inkscape")  # each becomes an app_<name> marker
+
+
+def task(id, level, instruction, template, truth, start, demo, difficulty=None, tags=(), artifacts=None, apps=None,
+         **extra):
     data = {"id": id, "level": level, "difficulty": difficulty or {"L1": "easy", "L2": "medium", "L3": "hard"}[level],
             "template": template, "instruction": instruction, "tags": list(tags),
+            "apps": list(apps) if apps is not None else [t for t in tags if t in APPS],
             "ground_truth": truth, "demonstration": {"actions": demo}, "limits": {"max_steps": 60, "time_limit_s": 900}}
     data.update(json.loads(json.dumps(start)))
     if artifacts:
@@ -117,8 +122,9 @@ def pipeline(id, instruction, r_demo, r_truth, r_artifacts, lo_start, lo_demo, l
              "start_commands": [{"command": lo_start["start_command"], "window": lo_start["window"], "window_timeout_s": 180},
                                 {"command": R_CMD, "window": "^R console$", "window_timeout_s": 60}],
              "artifacts": {**lo_start["artifacts"], **r_artifacts}}
+    office = "calc" if "--calc" in lo_start["start_command"] else "writer"
     return task(id, "L3", instruction, "pipeline", {"steps": [r_truth, lo_truth]}, start,
-                [*r_demo, W(2), K("alt", "tab"), W(2), *lo_demo], tags=["r", "pipeline"])
+                [*r_demo, W(2), K("alt", "tab"), W(2), *lo_demo], tags=["r", "pipeline"], apps=["r", office])
 
 pipelines = [
     pipeline("pipe-r-north-to-calc", "Two programs are open: an R console and budget.xlsx in LibreOffice Calc. In R, compute the total amount of the North region in /root/work/sales.csv and write it to /root/work/north_total.txt; then in Calc put the label 'North sales' in A9 and that total as a number in B9, and save the workbook.",

@@ -7,14 +7,13 @@
 
 from __future__ import annotations
 
-from pytest_cua.envs.docker import provide
 from pytest_cua.suite import Suite
 
 from .templates import TEMPLATES
 
-CUA_SUITE = Suite("prosoft", environment=provide, tasks=("tasks/*.json",), templates=TEMPLATES,
-                  observation_kinds=("screenshot",))
-CUA_SUITE.docker = {"image": "cua-desktop-office", "memory": "3g", "cpus": 2.0}  # type: ignore[attr-defined]
+CUA_SUITE = Suite("prosoft", environment="docker", tasks=("tasks/*.json",), templates=TEMPLATES,
+                  observation_kinds=("screenshot",),
+                  environment_options={"image": "cua-desktop-office", "memory": "3g", "cpus": 2.0})
 
 
 def test_task(cua_result):
