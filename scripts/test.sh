@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --docker || exit 1
-python3 -m pytest tests -p no:cacheprovider "$@"
+python3 -m pytest tests -n 2 -p no:cacheprovider "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "test.sh: pytest collected no tests (exit 5)"
