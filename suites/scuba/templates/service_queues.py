@@ -70,9 +70,13 @@ class CreateQueue(Template):
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         name = str(truth["queue_name"])
-        created = sf.Group.create({"Name": queue_label(name), "DeveloperName": name, "Type": "Queue",
-                                   "Email": truth.get("email_address"), "DoesSendEmailToMembers": True})
-        qid = created["id"]
+        fields = {"Email": truth.get("email_address"), "DoesSendEmailToMembers": True}
+        existing = self._queue(sf, name)
+        if existing is not None:  # the org's seed may hold the queue already: complete it, never duplicate it
+            qid = existing["Id"]
+            sf.Group.update(qid, fields)
+        else:
+            qid = sf.Group.create({"Name": queue_label(name), "DeveloperName": name, "Type": "Queue", **fields})["id"]
         sobject = object_api_name(sf, str(truth["group_type"])) or str(truth["group_type"])
         sf.QueueSobject.create({"QueueId": qid, "SobjectType": sobject})
         for role in as_list(truth.get("role_members")):
