@@ -85,6 +85,7 @@ _KEY_NAMES = {
 
 #: messages about environments left running by --keep-env, for the end-of-session summary
 KEPT_ENVIRONMENTS: list[str] = []
+ENTER_NAVIGATION_WAIT_S = 0.2  # how long Enter waits for a form submission's navigation to start
 
 
 def normalize_key(key: str) -> str:
@@ -333,6 +334,8 @@ class BrowserEnvironment(Environment):
         self._step = 0
         self._last_error: str | None = None
         self._dialogs: list[str] = []
+        self._navigations = 0  # main-frame navigation requests seen (a key press may start one a moment later)
+        self._commits = 0  # main-frame navigations committed
         self._crashed: str | None = None
         self._tracing = False
         self._pristine = False
@@ -550,6 +553,16 @@ class BrowserEnvironment(Environment):
         page._cua_watched = True  # type: ignore[attr-defined]
         page.on("crash", lambda _p: self._mark_crashed("a browser tab crashed"))
         page.on("dialog", self._on_dialog)
+        page.on("request", lambda r: self._count_navigation(page, r))
+        page.on("framenavigated", lambda f: self._count_commit(page, f))
+
+    def _count_commit(self, page: "Page", frame: Any) -> None:
+        if frame == page.main_frame:
+            self._commits += 1
+
+    def _count_navigation(self, page: "Page", request: Any) -> None:
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            self._navigations += 1
 
     def _ensure_screencasts(self) -> None:
         """--cua-video: record every open tab (a tab is recorded from the first call after it is ready)."""
@@ -1028,11 +1041,12 @@ class BrowserEnvironment(Environment):
                     loc.check(timeout=ms)
                 else:
                     loc.uncheck(timeout=ms)
-        elif isinstance(action, A.Press):
-            page.keyboard.press(normalize_key(action.key))
-            self._settle(page)
-        elif isinstance(action, A.Hotkey):
-            page.keyboard.press("+".join(normalize_key(k) for k in action.keys))
+        elif isinstance(action, (A.Press, A.Hotkey)):
+            keys = [action.key] if isinstance(action, A.Press) else list(action.keys)
+            before = self._navigations
+            page.keyboard.press("+".join(normalize_key(k) for k in keys))
+            if any(normalize_key(k) == "Enter" for k in keys):
+                self._await_navigation_start(page, before)
             self._settle(page)
         elif isinstance(action, A.Scroll):
             return self._scroll(page, action)
@@ -1083,6 +1097,20 @@ class BrowserEnvironment(Environment):
         else:
             raise ActionFailed(f"the browser environment cannot carry out {action.kind!r}")
         return None
+
+    def _await_navigation_start(self, page: "Page", before: int) -> None:
+        """Enter may submit a form, and its navigation starts a moment after the key press returns: wait up
+        to ENTER_NAVIGATION_WAIT_S for it to start, so that ``_settle`` waits for the new page, not the old."""
+        commits, waited = self._commits, 0.0
+        while self._navigations == before and waited < ENTER_NAVIGATION_WAIT_S:
+            page.wait_for_timeout(25)  # lets Playwright deliver the request event
+            waited += 0.025
+        if self._navigations == before:
+            return
+        waited = 0.0  # it started: wait for the new document to commit (the old one still counts as loaded)
+        while self._commits == commits and waited < self.options.navigation_timeout_s:
+            page.wait_for_timeout(25)
+            waited += 0.025
 
     def _settle(self, page: "Page") -> None:
         """After a click or key press: if it started a navigation, let the new document load."""

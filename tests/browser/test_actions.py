@@ -192,3 +192,13 @@ def test_dialogs_are_accepted_and_reported(env: BrowserEnvironment) -> None:
     obs = env.observe(frozenset({"axtree"}))
     assert obs.extra["dialogs"] == ["alert: Saved!"]
     assert events(env) == ["after"]
+
+
+def test_enter_that_submits_a_form_waits_for_the_new_page(env: BrowserEnvironment, pages_url: str) -> None:
+    ok(env, A.GoTo(pages_url + "search.html"))
+    e = ids(env)
+    ok(env, A.Fill(e["Search this list..."], "acme"))
+    ok(env, A.Press("enter"))
+    # observed right away, the agent sees the page the search led to, not the form it left
+    obs = env.observe(frozenset({"axtree"}))
+    assert obs.url.endswith("other.html?q=acme") and "Search this list" not in (obs.axtree or "")
