@@ -35,5 +35,21 @@ def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) 
     return card
 
 
+def check_seed_then_oracle(env: SalesforceEnvironment, task: Task) -> Template:
+    """The untouched seed scores below 1 (a do-nothing agent would not pass), the oracle solver scores exactly
+    1, its work stays inside the template's rollback scope, and the demonstration ends with a terminal action."""
+    assert evaluate(env, task).score < 1, "a do-nothing agent would pass"
+    template = TEMPLATES[task.template or ""]
+    snap = env.snapshot()
+    template.solve(task, env)
+    card = evaluate(env, task, answer=task.ground_truth.get("answer"))
+    assert card.score == 1, card.table()
+    env.restore(snap, scope=list(template.objects) or None)
+    assert env.residue(snap) == [], "the solver changed objects outside the template's rollback scope"
+    actions = template.demonstrate(task, env)
+    assert actions and actions[-1].terminal
+    return template
+
+
 def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
     return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))

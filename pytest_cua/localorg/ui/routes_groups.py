@@ -11,7 +11,7 @@ from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
 from pytest_cua.localorg.ui.forms import FormErrors
 from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
-from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect
+from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page, page_binder, redirect
 
 KINDS = {"Queues": ("Queue", "Queue", "Queues"), "PublicGroups": ("Regular", "Public Group", "Public Groups")}
 
@@ -224,11 +224,7 @@ def group_delete(ctx: RequestContext, page: str, group_id: str) -> Response:
 def register(app: OrgApp) -> None:
     """Add the queue and public group routes."""
     for page in KINDS:
-        def bind(fn: Any, page: str = page) -> Any:
-            def handler(ctx: RequestContext, **kw: Any) -> Response:
-                return fn(ctx, page, **kw)
-            handler.__doc__ = fn.__doc__
-            return handler
+        bind = page_binder(page)
         base = f"/lightning/setup/{page}"
         app.add_route(f"{base}/home", bind(group_list), ["GET"], auth="ui", endpoint=f"ui.{page}.list")
         app.add_route(f"{base}/new", bind(group_form), ["GET", "POST"], auth="ui", endpoint=f"ui.{page}.new")

@@ -11,7 +11,7 @@ from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
 from pytest_cua.localorg.ui.forms import FormErrors
 from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
-from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect
+from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page, page_binder, redirect
 
 # page -> (object, label field, api-name field, assignment field, singular label, plural label)
 KINDS = {
@@ -241,11 +241,7 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
 def register(app: OrgApp) -> None:
     """Add the permission set (group) routes."""
     for page in KINDS:
-        def bind(fn: Any, page: str = page) -> Any:
-            def handler(ctx: RequestContext, **kw: Any) -> Response:
-                return fn(ctx, page, **kw)
-            handler.__doc__ = fn.__doc__
-            return handler
+        bind = page_binder(page)
         base = f"/lightning/setup/{page}"
         both = ["GET", "POST"]
         app.add_route(f"{base}/home", bind(perm_list), ["GET"], auth="ui", endpoint=f"ui.{page}.list")

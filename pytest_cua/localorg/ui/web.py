@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import secrets
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from urllib.parse import quote, unquote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -120,3 +120,14 @@ def url(path: str, params: Mapping[str, Any] | None = None) -> str:
 
 
 env.globals["url"] = url
+
+
+def page_binder(page: str) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    """For routes shared by several setup pages (queues and public groups, permission sets and groups): wrap a
+    handler ``fn(ctx, page, **kw)`` into a route handler ``(ctx, **kw)`` for ``page``."""
+    def bind(fn: Callable[..., Response]) -> Callable[..., Response]:
+        def handler(ctx: RequestContext, **kw: Any) -> Response:
+            return fn(ctx, page, **kw)
+        handler.__doc__ = fn.__doc__
+        return handler
+    return bind
