@@ -44,7 +44,11 @@ def mark_name(prefix: str, value: str) -> str:
     return f"{prefix}{_MARK_NAME.sub('_', value)}"
 
 
-def marks_for(config: pytest.Config, task: Task) -> list[pytest.MarkDecorator]:
+def registered_markers(config: pytest.Config) -> set[str]:
+    return {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+
+
+def marks_for(config: pytest.Config, task: Task, registered: set[str]) -> list[pytest.MarkDecorator]:
     """persona, difficulty and level as markers named after their values (``-m "sales and hard"``,
     ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks."""
     names: list[str] = []
@@ -57,7 +61,6 @@ def marks_for(config: pytest.Config, task: Task) -> list[pytest.MarkDecorator]:
         names.append(mark_name("app_", str(app)))
     if task.is_question:
         names.append("question")
-    registered = {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
     for name in names:
         if name not in registered:  # dynamic values are registered so --strict-markers accepts them
             config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
@@ -87,7 +90,9 @@ def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
             f"{metafunc.definition.nodeid} requests {TASK_ARG!r} but its module declares no {SUITE_ATTRIBUTE} "
             f"= pytest_cua.Suite(...)")
     loaded = loaded_tasks(metafunc.config, suite)
-    params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task)) for task in loaded.tasks]
+    registered = registered_markers(metafunc.config)  # marks_for adds the new ones to it
+    params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task, registered))
+              for task in loaded.tasks]
     metafunc.parametrize(TASK_ARG, params)
 
 

@@ -10,10 +10,11 @@ a top-level ``"*"`` entry answers for every task.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
+
+from pytest_cua.jsonfile import load_option_json
 
 if TYPE_CHECKING:
     from pytest_cua.tasks import Task
@@ -38,12 +39,7 @@ class ScriptedHuman:
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedHuman":
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise HumanFileError(f"--cua-human {path}: cannot be read: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise HumanFileError(f"--cua-human {path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        data = load_option_json(path, "--cua-human", HumanFileError)
         if not isinstance(data, dict):
             raise HumanFileError(f"--cua-human {path}: must be an object keyed by task id")
         for task_id, qa in data.items():

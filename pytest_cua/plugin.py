@@ -6,8 +6,6 @@ The work lives elsewhere: collection in ``collection``, fixtures in ``fixtures``
 
 from __future__ import annotations
 
-import os
-import uuid
 from typing import Any, Generator
 
 import pytest
@@ -138,7 +136,3 @@ def redact_reports(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     return records.teststatus(report)
-
-
-def new_run_id() -> str:
-    return os.environ.get("PYTEST_CUA_RUN_ID") or uuid.uuid4().hex[:12]

@@ -7,11 +7,12 @@ earlier attempt: the last record of a nodeid wins.
 
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+
+from pytest_cua.jsonfile import load_option_json
 
 RECORD_KEY = "cua_record"
 GROUP_FIELDS = ("persona", "difficulty", "level")
@@ -139,13 +140,7 @@ def compare_to_baseline(summary: Mapping[str, Any], baseline: Mapping[str, Any],
 
 
 def load_baseline(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"--cua-baseline {path}: cannot be read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--cua-baseline {path}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    data = load_option_json(path, "--cua-baseline")
     if not isinstance(data, dict) or "totals" not in data:
         raise ValueError(f"--cua-baseline {path}: not a pytest-cua summary (no 'totals')")
     return data

@@ -5,7 +5,9 @@ milestones. The fixtures ``org_env`` and ``env`` are in this folder's conftest."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.scoring import ScoreCard, active_card
@@ -49,6 +51,15 @@ def check_seed_then_oracle(env: SalesforceEnvironment, task: Task) -> Template:
     actions = template.demonstrate(task, env)
     assert actions and actions[-1].terminal
     return template
+
+
+def check_partial_credit(env: SalesforceEnvironment, task: Task, work: Callable[[Any, Task], None],
+                         expected: float) -> None:
+    """Part of the task done by ``work`` earns exactly ``expected``, and every failed milestone says why."""
+    work(env.org, task)
+    card = evaluate(env, task)
+    assert card.score == pytest.approx(expected), card.table()
+    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
 
 
 def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:

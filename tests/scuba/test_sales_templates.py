@@ -22,7 +22,7 @@ from pytest_cua.tasks import Task
 from suites.scuba.templates import _sales as s
 from suites.scuba.templates.common import first, soql_str
 
-from .org_harness import TEMPLATES, check_seed_then_oracle, evaluate, load_tasks, task_of
+from .org_harness import TEMPLATES, check_partial_credit, check_seed_then_oracle, evaluate, load_tasks, task_of
 
 TASKS: list[Task] = load_tasks(("sales_",))
 OURS = sorted({t.template for t in TASKS if t.template})
@@ -175,11 +175,7 @@ PARTIAL: list[tuple[str, Callable[[Any, Task], None], float]] = [
 @pytest.mark.parametrize("task_id, work, expected", PARTIAL, ids=[f"{p[0]}-{p[1].__name__.strip('_')}" for p in PARTIAL])
 def test_partial_work_earns_partial_credit(env: SalesforceEnvironment, task_id: str,
                                            work: Callable[[Any, Task], None], expected: float) -> None:
-    task = one(task_id)
-    work(env.org, task)
-    card = evaluate(env, task)
-    assert card.score == pytest.approx(expected), card.table()
-    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
+    check_partial_credit(env, one(task_id), work, expected)
 
 
 def test_conversion_without_opportunity_misses_only_the_opportunity(env: SalesforceEnvironment) -> None:

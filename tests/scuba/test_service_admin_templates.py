@@ -18,7 +18,7 @@ from pytest_cua.tasks import Task
 from suites.scuba.templates import _service_admin as helpers
 from suites.scuba.templates.common import first, soql_str
 
-from .org_harness import TEMPLATES, check_seed_then_oracle, evaluate, load_tasks, task_of
+from .org_harness import TEMPLATES, check_partial_credit, check_seed_then_oracle, evaluate, load_tasks, task_of
 
 MODULES = ("service_", "admin_")
 TASKS: list[Task] = load_tasks(MODULES)
@@ -166,11 +166,7 @@ PARTIAL: dict[str, tuple[str, Callable[[Any, Task], None], float]] = {
 @pytest.mark.parametrize("template", sorted(PARTIAL))
 def test_partial_work_earns_partial_credit(env: SalesforceEnvironment, template: str) -> None:
     task_id, work, expected = PARTIAL[template]
-    task = _one(task_id)
-    work(env.org, task)
-    card = evaluate(env, task)
-    assert card.score == pytest.approx(expected), card.table()
-    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
+    check_partial_credit(env, _one(task_id), work, expected)
 
 
 def test_question_scored_on_the_answer(env: SalesforceEnvironment) -> None:
