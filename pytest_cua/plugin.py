@@ -64,6 +64,7 @@ OPTION_MODULES = (
     ("pytest_cua.envs.browser_options", "add_browser_options"),
     ("pytest_cua.desktop.options", "add_docker_options"),
     ("pytest_cua.envs.salesforce", "add_salesforce_options"),
+    ("pytest_cua.agents.models.options", "add_model_options"),
 )
 
 

@@ -19,16 +19,35 @@ if TYPE_CHECKING:
 
 @dataclass
 class Usage:
-    """Tokens and cost of one agent over one task (or one step)."""
+    """Tokens and cost of one agent over one task (or one step), normalised across vendors.
+
+    ``tokens_in`` counts every input token, cached ones included (OpenAI's ``input_tokens``; Anthropic's
+    ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``). ``cached_in`` is the part read
+    from a prompt cache, ``cache_write`` the part written to one; ``reasoning`` is the part of ``tokens_out``
+    spent on hidden reasoning (billed as output). ``requests`` counts model calls, retries included.
+    """
 
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    cached_in: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    requests: int = 0
 
     def add(self, other: "Usage") -> None:
         self.tokens_in += other.tokens_in
         self.tokens_out += other.tokens_out
         self.cost_usd += other.cost_usd
+        self.cached_in += other.cached_in
+        self.cache_write += other.cache_write
+        self.reasoning += other.reasoning
+        self.requests += other.requests
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cached_in": self.cached_in,
+                "cache_write": self.cache_write, "reasoning": self.reasoning, "requests": self.requests,
+                "cost_usd": round(self.cost_usd, 6)}
 
 
 @dataclass
