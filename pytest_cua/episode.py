@@ -18,12 +18,13 @@ from pytest_cua.envs.base import EnvironmentCrash, EnvironmentError_
 from pytest_cua.trajectory import StepRecord, TrajectoryRecorder
 
 if TYPE_CHECKING:
+    from pytest_cua.agents.models.ledger import CostLedger
     from pytest_cua.envs.base import Environment
     from pytest_cua.human import HumanHandler
     from pytest_cua.tasks import Task
 
 # how an episode ended; only "error" is not the agent's doing
-END_STATES = ("done", "answer", "fail", "step_limit", "time_limit")
+END_STATES = ("done", "answer", "fail", "step_limit", "time_limit", "budget")
 
 NO_ACTION_ERROR = "the agent returned no action; return at least one action, or done/answer/fail"
 
@@ -43,9 +44,11 @@ class EpisodeResult:
     wall_s: float = 0.0
     usage: Usage = field(default_factory=Usage)
     recorder: TrajectoryRecorder | None = None
+    budget_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"end": self.end, "answer": self.answer, "fail_reason": self.fail_reason, "steps": self.steps,
+        return {"end": self.end, "answer": self.answer, "fail_reason": self.fail_reason or self.budget_reason,
+                "steps": self.steps,
                 "actions": self.actions, "failed_actions": self.failed_actions, "asks": self.asks,
                 "agent_s": round(self.agent_s, 3), "env_s": round(self.env_s, 3), "wall_s": round(self.wall_s, 3),
                 "tokens_in": self.usage.tokens_in, "tokens_out": self.usage.tokens_out,
@@ -79,6 +82,7 @@ class Episode:
     def __init__(self, task: "Task", env: "Environment", agent: Agent, *, context: AgentContext,
                  recorder: TrajectoryRecorder | None = None, human: "HumanHandler | None" = None,
                  max_steps: int | None = None, time_limit_s: float | None = None,
+                 max_cost_usd: float | None = None, ledger: "CostLedger | None" = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.task = task
         self.env = env
@@ -88,6 +92,8 @@ class Episode:
         self.human = human
         self.max_steps = max_steps if max_steps is not None else task.limits.max_steps
         self.time_limit_s = time_limit_s if time_limit_s is not None else task.limits.time_limit_s
+        self.max_cost_usd = max_cost_usd
+        self.ledger = ledger
         self.clock = clock
         self.result = EpisodeResult(task_id=task.id, recorder=self.recorder)
 
@@ -164,6 +170,7 @@ class Episode:
                 return
             turn = as_turn(reply)
             r.usage.add(turn.usage)
+            run_total = self._charge(turn.usage.cost_usd)
             r.steps = index + 1
             results: list[ActionResult] = []
             last_error = None
@@ -191,10 +198,31 @@ class Episode:
             self.recorder.record_step(StepRecord(
                 index=index, observation=observation, actions=list(turn.actions), results=results,
                 reasoning=turn.reasoning, raw=turn.raw, usage=turn.usage, agent_s=r.agent_s - agent_before,
-                env_s=r.env_s - env_before, started_at=step_started))
+                env_s=r.env_s - env_before, started_at=step_started, extra=dict(turn.extra), images=dict(turn.images)))
             if r.end:
                 return
+            if self._over_budget(run_total):
+                return
         r.end = "step_limit"
+
+    # -- cost caps ----------------------------------------------------------------------------------------
+    def _charge(self, usd: float) -> float | None:
+        """Add a step's cost to the run's ledger; the run's total after it (None without a ledger)."""
+        if self.ledger is None:
+            return None
+        if usd > 0:
+            return self.ledger.add(usd, task_id=self.task.id, worker=str(self.context.options.get("worker_id", "")))
+        return self.ledger.total()
+
+    def _over_budget(self, run_total: float | None) -> bool:
+        r = self.result
+        if self.max_cost_usd is not None and r.usage.cost_usd >= self.max_cost_usd:
+            r.end, r.budget_reason = "budget", (f"the task cost ${r.usage.cost_usd:.4f}, over --cua-max-cost-task "
+                                               f"${self.max_cost_usd:g}")
+        elif run_total is not None and self.ledger is not None and self.ledger.exhausted():
+            r.end, r.budget_reason = "budget", (f"the run has cost ${run_total:.4f}, over --cua-max-cost "
+                                               f"${self.ledger.cap_usd:g}")
+        return r.end == "budget"
 
     def _finish(self, action: Action) -> None:
         if isinstance(action, Answer):

@@ -227,17 +227,22 @@ def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_ag
     episode's result. Runs in setup: a broken agent or environment is an error, not a failure."""
     template = cua_suite.template_for(cua_task)
     env = cua_env
-    kinds = _observation_kinds(pytestconfig, cua_suite)
+    ledger = _cost_ledger(cua_settings)
+    if ledger is not None and ledger.exhausted():
+        pytest.skip(f"the run's cost cap is reached: ${ledger.total():.4f} of --cua-max-cost ${ledger.cap_usd:g} "
+                    "spent; task not started")
+    kinds = _observation_kinds(pytestconfig, cua_suite, cua_agent)
     context = AgentContext(
         env=env, observation_kinds=kinds, demos=cua_settings.demos,
         solve=(lambda: template.solve(cua_task, env)) if template is not None and template.has("solve") else None,
         demonstration=_demonstration(pytestconfig, cua_task, template, env),
-        options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id},
+        options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id, "environment": env.name},
     )
     directory = cua_settings.reports_dir / "trajectories" / cua_settings.run_id / cua_task.id
     recorder = TrajectoryRecorder(directory)
     episode = Episode(cua_task, env, cua_agent, context=context, recorder=recorder, human=_cua_human,
-                      max_steps=cua_settings.max_steps, time_limit_s=cua_settings.time_limit_s)
+                      max_steps=cua_settings.max_steps, time_limit_s=cua_settings.time_limit_s,
+                      max_cost_usd=cua_settings.max_cost_task, ledger=ledger)
     try:
         result = episode.run()
     except EpisodeError as exc:
@@ -257,11 +262,35 @@ def _finish_trajectory(recorder: TrajectoryRecorder, task: "Task", result: Episo
     state.trajectory = str(path) if path is not None else None
 
 
-def _observation_kinds(config: pytest.Config, suite: Suite) -> frozenset[str]:
+def _observation_kinds(config: pytest.Config, suite: Suite, agent: Agent | None = None) -> frozenset[str]:
+    """``--cua-observe``, else what the agent asks for (a model style), else the suite's, else the default;
+    an agent's wish is narrowed to what the suite's environment offers when the suite declares its kinds."""
     value = getattr(config.option, "cua_observe", None)
     if value:
         return parse_kinds(value, source="--cua-observe")
+    wanted = getattr(agent, "observation_kinds", None)
+    if wanted:
+        offered = suite.observation_kinds
+        if offered and not set(wanted) <= set(offered):
+            return frozenset(set(wanted) & set(offered)) or frozenset(offered)
+        return frozenset(wanted)
     return suite.observation_kinds or DEFAULT_KINDS
+
+
+_LEDGERS: dict[str, Any] = {}
+
+
+def _cost_ledger(settings: records.Settings) -> Any:
+    """The run's cost ledger when ``--cua-max-cost`` is given (one per process, shared through its file)."""
+    if settings.max_cost is None:
+        return None
+    path = settings.ledger_path
+    ledger = _LEDGERS.get(str(path))
+    if ledger is None:
+        from pytest_cua.agents.models.ledger import CostLedger
+
+        ledger = _LEDGERS[str(path)] = CostLedger(path, settings.max_cost)
+    return ledger
 
 
 def _demonstration(config: pytest.Config, task: "Task", template: Any, env: Environment) -> Callable[[], Any] | None:

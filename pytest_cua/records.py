@@ -37,6 +37,13 @@ class Settings:
     max_steps: int | None
     time_limit_s: float | None
     demos: bool
+    max_cost_task: float | None = None  # USD: an episode ends with end state "budget" past it
+    max_cost: float | None = None  # USD for the whole run, across xdist workers (the cost ledger)
+
+    @property
+    def ledger_path(self) -> Path:
+        """The run's cost ledger, shared by the controller and every xdist worker."""
+        return self.reports_dir / ".cua" / f"cost-{self.run_id}.json"
 
 
 def _number(config: pytest.Config, option: str, ini: str, kind: type, flag: str) -> Any:
@@ -63,8 +70,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
         extra.update(found or {})
     registry = AgentRegistry(extra)
     agent_text = config.getoption("cua_agent") or config.getini("cua_agent") or "noop"
+    model = _model_settings(config)
     try:
-        agent = registry.resolve(agent_text)
+        agent = registry.resolve(agent_text, {"model_settings": model} if model is not None else None)
+        registry.validate(agent)
     except UnknownAgent as exc:
         source = "--agent" if config.getoption("cua_agent") else "ini key cua_agent"
         raise pytest.UsageError(f"{source}: {exc}") from None
@@ -81,7 +90,20 @@ def resolve_settings(config: pytest.Config) -> Settings:
     return Settings(agent=agent, registry=registry, reports_dir=reports, run_id=run_id, worker_id=worker_id,
                     max_steps=_number(config, "cua_max_steps", "cua_max_steps", int, "--cua-max-steps"),
                     time_limit_s=_number(config, "cua_time_limit", "cua_time_limit", float, "--cua-time-limit"),
-                    demos=bool(config.getoption("cua_demos")))
+                    demos=bool(config.getoption("cua_demos")),
+                    max_cost_task=model.max_cost_task if model is not None else None,
+                    max_cost=model.max_cost if model is not None else None)
+
+
+def _model_settings(config: pytest.Config) -> Any:
+    """The model agents' settings (None when pytest-cua's model options are not registered)."""
+    try:
+        from pytest_cua.agents.models.settings import resolve_model_settings
+    except ModuleNotFoundError:
+        return None
+    if not hasattr(config.option, "cua_model_url"):
+        return None
+    return resolve_model_settings(config)
 
 
 def _new_run_id() -> str:
@@ -134,7 +156,8 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         report.user_properties = [p for p in report.user_properties if not str(p[0]).startswith("cua_")]
         props = [(RECORD_KEY, json.dumps(record, default=str)), ("cua_outcome", record["outcome"]),
                  ("cua_score", record["score"]), ("cua_error_kind", record["error_kind"] or ""),
-                 ("cua_steps", record["steps"])]
+                 ("cua_steps", record["steps"]), ("cua_tokens_in", record["tokens_in"]),
+                 ("cua_tokens_out", record["tokens_out"]), ("cua_cost_usd", record["cost_usd"])]
         report.user_properties.extend(props)
 
 
@@ -199,6 +222,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "tokens_in": episode.usage.tokens_in if episode is not None else 0,
         "tokens_out": episode.usage.tokens_out if episode is not None else 0,
         "cost_usd": round(episode.usage.cost_usd, 6) if episode is not None else 0.0,
+        "usage": episode.usage.to_dict() if episode is not None else None,
         "agent": state.agent,
         "environment": state.environment,
         "trajectory": state.trajectory,

@@ -47,8 +47,10 @@ class StepRecord:
     started_at: float = field(default_factory=time.time)
     error: str | None = None  # e.g. the agent's output could not be parsed
     extra: dict[str, Any] = field(default_factory=dict)
+    images: dict[str, bytes] = field(default_factory=dict)  # e.g. "model": the image the model was sent
 
-    def to_dict(self, *, screenshot: str | None = None, som: str | None = None) -> dict[str, Any]:
+    def to_dict(self, *, screenshot: str | None = None, som: str | None = None,
+                images: dict[str, str] | None = None) -> dict[str, Any]:
         """The step as (redacted) JSON data; image file names are given by the writer."""
         entry: dict[str, Any] = {
             "index": self.index,
@@ -58,7 +60,7 @@ class StepRecord:
             "actions": [a.to_dict() for a in self.actions],
             "results": [r.to_dict() for r in self.results],
             "tokens_in": self.usage.tokens_in, "tokens_out": self.usage.tokens_out,
-            "cost_usd": self.usage.cost_usd,
+            "cost_usd": self.usage.cost_usd, "usage": self.usage.to_dict(),
             "agent_s": round(self.agent_s, 4), "env_s": round(self.env_s, 4), "started_at": self.started_at,
         }
         if self.error:
@@ -69,6 +71,8 @@ class StepRecord:
             entry["screenshot"] = screenshot
         if som:
             entry["som"] = som
+        if images:
+            entry["images"] = images
         return redact_data(entry)
 
 
@@ -100,6 +104,7 @@ class TrajectoryRecorder:
         """Keep the step; write its images and append it to steps.jsonl."""
         self.steps.append(step)
         shot = som = None
+        extra_images: dict[str, str] = {}
         if self.directory is not None:
             directory = self._prepare()
             if step.observation.screenshot:
@@ -108,7 +113,10 @@ class TrajectoryRecorder:
             if step.observation.som:
                 som = f"step_{step.index:03d}_som.png"
                 (directory / som).write_bytes(step.observation.som)
-        entry = step.to_dict(screenshot=shot, som=som)
+            for name, data in step.images.items():
+                extra_images[name] = f"step_{step.index:03d}_{name}.{_image_ext(data)}"
+                (directory / extra_images[name]).write_bytes(data)
+        entry = step.to_dict(screenshot=shot, som=som, images=extra_images)
         self.entries.append(entry)
         if self.directory is not None:
             with open(self.directory / STEPS_FILE, "a", encoding="utf-8") as fh:
@@ -131,6 +139,10 @@ class TrajectoryRecorder:
         tmp.replace(path)
         self.path = path
         return path
+
+
+def _image_ext(data: bytes) -> str:
+    return "jpg" if data[:3] == b"\xff\xd8\xff" else "png"
 
 
 # --- reading back ----------------------------------------------------------------------------------------

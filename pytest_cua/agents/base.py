@@ -58,6 +58,8 @@ class Turn:
     reasoning: str = ""
     usage: Usage = field(default_factory=Usage)
     raw: str | None = None  # the model's raw output, for the trajectory (redacted on write)
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. the model call: latency, usage, image sent
+    images: dict[str, bytes] = field(default_factory=dict)  # extra images of the step (the one the model saw)
 
 
 @dataclass
@@ -86,6 +88,8 @@ class AgentError(Exception):
 class Agent(abc.ABC):
     name: str = "agent"
     model: str | None = None
+    #: the observation kinds the agent wants when neither --cua-observe nor the suite says (None: the default)
+    observation_kinds: frozenset[str] | None = None
 
     def __init__(self) -> None:
         self.usage = Usage()

@@ -75,6 +75,17 @@ class AgentRegistry:
         raise UnknownAgent(f"unknown agent {text!r}; known agents: {', '.join(self.names()) or 'none'} "
                            f"(or PROVIDER:MODEL, or a model alias a provider lists)")
 
+    def validate(self, spec: AgentSpec) -> None:
+        """Let the provider refuse a run that cannot work (no API key, a style the model has not) before
+        anything runs: its ``validate(spec)`` classmethod, when it has one, raises ValueError."""
+        factory = self._load(spec.provider)
+        check = getattr(factory, "validate", None)
+        if callable(check):
+            try:
+                check(spec)
+            except ValueError as exc:
+                raise UnknownAgent(f"agent {spec.text!r}: {exc}") from None
+
     def create(self, spec: AgentSpec) -> Agent:
         factory = self._load(spec.provider)
         from_spec = getattr(factory, "from_spec", None)

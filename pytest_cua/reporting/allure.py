@@ -76,7 +76,10 @@ def _step_view(step: Any) -> dict[str, Any]:
         "error": _get(step, "error"),
         "tokens_in": usage.tokens_in if usage is not None else _get(step, "tokens_in", 0),
         "tokens_out": usage.tokens_out if usage is not None else _get(step, "tokens_out", 0),
+        "cost_usd": usage.cost_usd if usage is not None else _get(step, "cost_usd", 0.0),
         "agent_s": _get(step, "agent_s", 0.0), "env_s": _get(step, "env_s", 0.0),
+        "model": (_get(step, "extra", None) or {}).get("model"),
+        "model_image": (_get(step, "images", None) or {}).get("model"),
     }
 
 
@@ -165,11 +168,19 @@ def _emit_step(allure: Any, view: dict[str, Any]) -> None:
         with allure.step(_name(name)):
             if view["screenshot"]:
                 allure.attach(view["screenshot"], name="screenshot", attachment_type=allure.attachment_type.PNG)
+            if view["model_image"]:
+                jpeg = view["model_image"][:3] == b"\xff\xd8\xff"
+                allure.attach(view["model_image"], name="image sent to the model",
+                              attachment_type=allure.attachment_type.JPG if jpeg else allure.attachment_type.PNG)
             if reasoning:
                 allure.attach(redact(reasoning), name="reasoning", attachment_type=allure.attachment_type.TEXT)
+            if view["raw"]:
+                allure.attach(redact(str(view["raw"])), name="model output", attachment_type=allure.attachment_type.JSON)
             detail = {"actions": [a.to_dict() if hasattr(a, "to_dict") else a for a in actions],
                       "results": view["results"], "tokens_in": view["tokens_in"], "tokens_out": view["tokens_out"],
-                      "agent_s": view["agent_s"], "env_s": view["env_s"]}
+                      "cost_usd": view["cost_usd"], "agent_s": view["agent_s"], "env_s": view["env_s"]}
+            if view["model"]:
+                detail["model"] = view["model"]
             allure.attach(json.dumps(redact_data(detail), indent=1, default=str), name="actions",
                           attachment_type=allure.attachment_type.JSON)
             obs = view["observation"]

@@ -1,0 +1,166 @@
+"""Anthropic's Messages API (``client.messages.create``, ``client.beta.messages.create`` for computer use).
+
+The computer tool's version and beta header come from the model (``computer_tool_for``); tool results come
+first in the next user message, the screenshot inside the computer call's result. The system prompt and the
+tools carry ``cache_control`` so that the stable prefix is cached.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, import_sdk
+from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
+from pytest_cua.agents.models.pricing import usage_from_anthropic
+
+# (model name prefix, tool version, beta header); the first match wins, so newer names come first
+COMPUTER_TOOLS: tuple[tuple[str, str, str], ...] = (
+    ("claude-opus-4-7", "computer_20251124", "computer-use-2025-11-24"),
+    ("claude-opus-4-6", "computer_20251124", "computer-use-2025-11-24"),
+    ("claude-opus-4-5", "computer_20251124", "computer-use-2025-11-24"),
+    ("claude-sonnet-4-6", "computer_20251124", "computer-use-2025-11-24"),
+    ("claude-sonnet-4-5", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-haiku-4-5", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-opus-4-1", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-opus-4", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-sonnet-4", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-3-7-sonnet", "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-3-5-sonnet", "computer_20241022", "computer-use-2024-10-22"),
+)
+
+
+def computer_tool_for(model: str) -> tuple[str, str]:
+    """The computer tool version and beta header for ``model``; an unknown model is a clear error."""
+    name = model.split("/")[-1]
+    for prefix, version, beta in COMPUTER_TOOLS:
+        if name.startswith(prefix):
+            return version, beta
+    known = ", ".join(p for p, _, _ in COMPUTER_TOOLS)
+    raise ValueError(f"no computer-use tool version is known for {model!r} (known model families: {known}); "
+                     f"set one with --cua-agent-option computer_tool=computer_20250124")
+
+
+def beta_for_tool(version: str) -> str:
+    for _, known, beta in COMPUTER_TOOLS:
+        if known == version:
+            return beta
+    raise ValueError(f"unknown computer tool version {version!r}")
+
+
+class AnthropicMessagesAdapter(Adapter):
+    vendor = "anthropic"
+    protocol = "messages"
+
+    def _make_client(self) -> Any:
+        anthropic = import_sdk("anthropic")
+        s = self.client_settings
+        return anthropic.Anthropic(api_key=s.api_key, base_url=s.base_url, max_retries=0, timeout=s.timeout_s)
+
+    def _append_user(self, turn: UserTurn) -> None:
+        content: list[dict[str, Any]] = []
+        for result in turn.results:
+            parts: list[dict[str, Any]] = [{"type": "text", "text": result.text or "ok"}]
+            if result.image is not None:
+                parts.append(_image_block(result.image))
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.call_id, "content": parts}
+            if result.is_error:
+                block["is_error"] = True
+            content.append(block)
+        if turn.text:
+            content.append({"type": "text", "text": turn.text})
+        if turn.image is not None:
+            content.append(_image_block(turn.image))
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].extend(content)  # roles alternate: join two user turns
+        else:
+            self.messages.append({"role": "user", "content": content})
+
+    def _tools(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        if self.computer is not None:
+            tools.append({"type": self.computer.kind, "name": "computer",
+                          "display_width_px": self.computer.display[0],
+                          "display_height_px": self.computer.display[1]})
+        for spec in self.tools:
+            tools.append({"name": spec.name, "description": spec.description, "input_schema": spec.parameters})
+        if tools:
+            tools[-1] = {**tools[-1], "cache_control": {"type": "ephemeral"}}
+        return tools
+
+    def _request(self) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "max_tokens": self.generation.max_tokens,
+                                   "messages": list(self.messages)}
+        if self.system:
+            request["system"] = [{"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}]
+        tools = self._tools()
+        if tools:
+            request["tools"] = tools
+        budget = self.generation.options.get("thinking_budget")
+        if budget:
+            request["thinking"] = {"type": "enabled", "budget_tokens": int(budget)}
+        elif self.generation.temperature is not None and self.generation.temperature != 1.0:
+            # 1.0 is the API's default; recent SDKs take no sampling parameters, so another value goes in the body
+            request["extra_body"] = {"temperature": self.generation.temperature}
+        if self.computer is not None and self.computer.beta:
+            request["betas"] = [self.computer.beta]
+        return request
+
+    def _create(self, client: Any, request: dict[str, Any], headers: dict[str, str]) -> Any:
+        if "betas" in request:
+            return client.beta.messages.create(**request, extra_headers=headers or None)
+        return client.messages.create(**request, extra_headers=headers or None)
+
+    def _parse(self, response: Any) -> Reply:
+        reply = Reply(usage=usage_from_anthropic(getattr(response, "usage", None)))
+        blocks, texts, thoughts = [], [], []
+        for block in getattr(response, "content", None) or []:
+            data = dump(block)
+            kind = data.get("type")
+            if kind == "text":
+                texts.append(data.get("text", ""))
+                blocks.append({"type": "text", "text": data.get("text", "")})
+            elif kind == "thinking":
+                thoughts.append(data.get("thinking", ""))
+                blocks.append({"type": "thinking", "thinking": data.get("thinking", ""),
+                               "signature": data.get("signature", "")})
+            elif kind == "redacted_thinking":
+                blocks.append({"type": "redacted_thinking", "data": data.get("data", "")})
+            elif kind == "tool_use":
+                arguments = data.get("input")
+                blocks.append({"type": "tool_use", "id": data["id"], "name": data["name"], "input": arguments})
+                call = Call(id=str(data["id"]), name=str(data["name"]),
+                            arguments=arguments if isinstance(arguments, dict) else None,
+                            raw_arguments=json.dumps(arguments),
+                            kind="computer" if data["name"] == "computer" and self.computer is not None else "function")
+                if not isinstance(arguments, dict):
+                    call.error = f"the input of {call.name} must be a JSON object"
+                reply.calls.append(call)
+        self.messages.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
+        reply.text = "\n".join(t for t in texts if t)
+        reply.reasoning = "\n".join(t for t in thoughts if t)
+        reply.raw = {"id": getattr(response, "id", None), "stop_reason": getattr(response, "stop_reason", None),
+                     "content": blocks}
+        return reply
+
+    def _prune(self) -> None:
+        seen = 0
+        for message in reversed(self.messages):
+            if message["role"] != "user":
+                continue
+            for holder in reversed(_image_holders(message["content"])):
+                for i in range(len(holder) - 1, -1, -1):
+                    if holder[i].get("type") == "image":
+                        seen += 1
+                        if seen > self.keep_images:
+                            holder[i] = {"type": "text", "text": OMITTED_IMAGE}
+
+
+def _image_holders(content: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The block lists that may hold images, oldest first: tool results' contents, then the message."""
+    holders = [b["content"] for b in content if b.get("type") == "tool_result" and isinstance(b.get("content"), list)]
+    return holders + [content]
+
+
+def _image_block(image: Any) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.base64()}}

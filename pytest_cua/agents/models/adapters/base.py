@@ -1,0 +1,144 @@
+"""What every vendor adapter shares: the conversation, the call with retries, usage and price."""
+
+from __future__ import annotations
+
+import abc
+import base64
+import io
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pytest_cua.agents.base import AgentError, Usage
+from pytest_cua.agents.models.conversation import ComputerTool, Reply, ToolSpec, UserTurn
+from pytest_cua.agents.models.retry import RetryPolicy, call_with_retries
+
+OMITTED_IMAGE = "[an earlier screenshot, omitted to keep the prompt short]"
+
+
+class MissingSDK(AgentError):
+    pass
+
+
+def import_sdk(name: str) -> Any:
+    """The vendor SDK, or an error that says how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise MissingSDK(f"the {name!r} package is not installed: pip install 'pytest-cua[models]'") from exc
+
+
+@dataclass
+class ClientSettings:
+    """How to reach the vendor: key, base URL, per-attempt timeout and the retry budget."""
+
+    api_key: str
+    base_url: str | None = None
+    timeout_s: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+@dataclass
+class Generation:
+    """Sampling settings sent with every request."""
+
+    temperature: float | None = 1.0  # None: the model takes no temperature (reasoning models)
+    max_tokens: int = 4096
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def placeholder_png() -> str:
+    """A tiny grey PNG as a data URL: stands in for old screenshots where the protocol needs an image."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 9), (128, 128, 128)).save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+class Adapter(abc.ABC):
+    """One vendor protocol. ``reset`` starts a conversation, ``send`` adds a user turn and returns the reply."""
+
+    vendor: str = ""
+    protocol: str = ""
+
+    def __init__(self, model: str, client: ClientSettings, generation: Generation, *, keep_images: int = 3,
+                 price: Callable[[Usage, str], float] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.model = model
+        self.client_settings = client
+        self.generation = generation
+        self.keep_images = max(1, keep_images)
+        self.price = price
+        self.sleep = sleep
+        self.system = ""
+        self.tools: list[ToolSpec] = []
+        self.computer: ComputerTool | None = None
+        self.messages: list[dict[str, Any]] = []
+        self._client: Any = None
+        self.last_request: dict[str, Any] | None = None
+
+    # -- conversation ----------------------------------------------------------------------------------
+    def reset(self, system: str, tools: list[ToolSpec], computer: ComputerTool | None = None) -> None:
+        self.system, self.tools, self.computer = system, list(tools), computer
+        self.messages = []
+
+    def send(self, turn: UserTurn, *, what: str, headers: dict[str, str] | None = None) -> Reply:
+        """Add ``turn`` to the conversation, call the model (with retries) and add its reply."""
+        self._append_user(turn)
+        self._prune()
+        request = self._request()
+        self.last_request = request
+        client = self.client()
+        started = time.perf_counter()
+        response, attempts = call_with_retries(lambda: self._create(client, request, headers or {}),
+                                               self.client_settings.retry, what=what, sleep=self.sleep)
+        reply = self._parse(response)
+        reply.latency_s = time.perf_counter() - started
+        reply.attempts = attempts
+        reply.usage.requests = attempts
+        reply.request_id = getattr(response, "_request_id", None)
+        if self.price is not None:
+            reply.usage.cost_usd = self.price(reply.usage, self.model)
+        return reply
+
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
+    def close(self) -> None:
+        close = getattr(self._client, "close", None)
+        if callable(close):
+            close()
+        self._client = None
+
+    # -- per vendor ------------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _make_client(self) -> Any: ...
+
+    @abc.abstractmethod
+    def _append_user(self, turn: UserTurn) -> None: ...
+
+    @abc.abstractmethod
+    def _request(self) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def _create(self, client: Any, request: dict[str, Any], headers: dict[str, str]) -> Any: ...
+
+    @abc.abstractmethod
+    def _parse(self, response: Any) -> Reply: ...
+
+    @abc.abstractmethod
+    def _prune(self) -> None:
+        """Keep the newest ``keep_images`` images; older ones become text (or a placeholder image)."""
+
+
+def dump(obj: Any) -> Any:
+    """An SDK object as JSON data (pydantic models), anything else as it is."""
+    to_dict = getattr(obj, "model_dump", None)
+    if callable(to_dict):
+        return to_dict(mode="json", exclude_none=True)
+    return obj

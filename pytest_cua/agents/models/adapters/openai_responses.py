@@ -1,0 +1,162 @@
+"""OpenAI's Responses API (``client.responses.create``): function tools, the computer-use preview tool and
+the GA ``computer`` tool with batched actions.
+
+The whole conversation is sent every turn (no ``previous_response_id``), with the model's output items passed
+back as they came, so that old screenshots can be pruned (``--cua-history``). Old ``computer_call_output``
+screenshots become a tiny placeholder image (the protocol requires an image there); old user images become
+text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, import_sdk, placeholder_png
+from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
+from pytest_cua.agents.models.pricing import usage_from_openai_responses
+
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "computer-use-preview")
+
+
+def is_reasoning_model(model: str) -> bool:
+    name = model.split("/")[-1]
+    return name.startswith(REASONING_PREFIXES)
+
+
+class OpenAIResponsesAdapter(Adapter):
+    vendor = "openai"
+    protocol = "responses"
+
+    def _make_client(self) -> Any:
+        openai = import_sdk("openai")
+        s = self.client_settings
+        return openai.OpenAI(api_key=s.api_key, base_url=s.base_url, max_retries=0, timeout=s.timeout_s)
+
+    def _append_user(self, turn: UserTurn) -> None:
+        for result in turn.results:
+            if result.kind == "computer":
+                item: dict[str, Any] = {"type": "computer_call_output", "call_id": result.call_id,
+                                        "acknowledged_safety_checks": list(result.safety_checks),
+                                        "output": {"type": "computer_screenshot",
+                                                   "image_url": result.image.data_url() if result.image
+                                                   else placeholder_png()}}
+                self.messages.append(item)
+                if result.text and result.text != "ok":
+                    # the screenshot is the computer call's output; what went wrong is said as text
+                    self.messages.append(_user_message(f"(about the last computer action) {result.text}", None))
+            else:
+                self.messages.append({"type": "function_call_output", "call_id": result.call_id,
+                                      "output": result.text})
+        if turn.text or turn.image:
+            self.messages.append(_user_message(turn.text, turn.image))
+
+    def _tools(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        if self.computer is not None:
+            if self.computer.kind == "computer_use_preview":
+                tools.append({"type": "computer_use_preview", "display_width": self.computer.display[0],
+                              "display_height": self.computer.display[1],
+                              "environment": self.computer.environment})
+            else:
+                tools.append({"type": "computer"})
+        for spec in self.tools:
+            tools.append({"type": "function", "name": spec.name, "description": spec.description,
+                          "parameters": spec.parameters, "strict": False})
+        return tools
+
+    def _request(self) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "instructions": self.system, "input": list(self.messages),
+                                   "max_output_tokens": self.generation.max_tokens}
+        tools = self._tools()
+        if tools:
+            request["tools"] = tools
+        if self.computer is not None:
+            request["truncation"] = "auto"
+        if is_reasoning_model(self.model):
+            effort = self.generation.options.get("reasoning_effort")
+            request["reasoning"] = {"summary": "concise" if self.model.startswith("computer-use") else "auto"}
+            if effort:
+                request["reasoning"]["effort"] = str(effort)
+        if self.generation.temperature is not None:
+            request["temperature"] = self.generation.temperature
+        return request
+
+    def _create(self, client: Any, request: dict[str, Any], headers: dict[str, str]) -> Any:
+        return client.responses.create(**request, extra_headers=headers or None)
+
+    def _parse(self, response: Any) -> Reply:
+        reply = Reply(usage=usage_from_openai_responses(getattr(response, "usage", None)))
+        texts, thoughts, raw_items = [], [], []
+        for item in getattr(response, "output", None) or []:
+            data = dump(item)
+            raw_items.append(data)
+            self.messages.append(_as_input(data))
+            kind = data.get("type")
+            if kind == "reasoning":
+                thoughts += [s.get("text", "") for s in data.get("summary") or [] if isinstance(s, dict)]
+            elif kind == "message":
+                texts += [c.get("text", "") for c in data.get("content") or []
+                          if isinstance(c, dict) and c.get("type") == "output_text"]
+            elif kind == "function_call":
+                reply.calls.append(_function_call(data))
+            elif kind == "computer_call":
+                action = data.get("actions") if data.get("actions") is not None else data.get("action")
+                arguments = {"actions": action} if isinstance(action, list) else action
+                reply.calls.append(Call(id=str(data.get("call_id") or data.get("id")), name="computer",
+                                        arguments=arguments if isinstance(arguments, dict) else None,
+                                        raw_arguments=json.dumps(arguments), kind="computer",
+                                        error=None if isinstance(arguments, dict) else "computer_call has no action",
+                                        safety_checks=list(data.get("pending_safety_checks") or [])))
+        reply.text = "\n".join(t for t in texts if t)
+        reply.reasoning = "\n".join(t for t in thoughts if t)
+        reply.raw = {"id": getattr(response, "id", None), "output": raw_items}
+        return reply
+
+    def _prune(self) -> None:
+        seen = 0
+        for item in reversed(self.messages):
+            if item.get("type") == "computer_call_output":
+                seen += 1
+                if seen > self.keep_images:
+                    item["output"] = {"type": "computer_screenshot", "image_url": placeholder_png()}
+            elif item.get("role") == "user" and isinstance(item.get("content"), list):
+                parts = item["content"]
+                for i, part in enumerate(parts):
+                    if part.get("type") == "input_image":
+                        seen += 1
+                        if seen > self.keep_images:
+                            parts[i] = {"type": "input_text", "text": OMITTED_IMAGE}
+
+
+def _user_message(text: str | None, image: Any) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if text:
+        content.append({"type": "input_text", "text": text})
+    if image is not None:
+        content.append({"type": "input_image", "image_url": image.data_url(), "detail": "high"})
+    return {"role": "user", "content": content}
+
+
+def _function_call(data: dict[str, Any]) -> Call:
+    raw = data.get("arguments") or ""
+    call = Call(id=str(data.get("call_id") or data.get("id")), name=str(data.get("name")), arguments=None,
+                raw_arguments=raw if isinstance(raw, str) else json.dumps(raw))
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
+    except json.JSONDecodeError as exc:
+        call.error = f"the arguments of {call.name} are not valid JSON ({exc.msg} at position {exc.pos})"
+        return call
+    if not isinstance(value, dict):
+        call.error = f"the arguments of {call.name} must be a JSON object, got {type(value).__name__}"
+        return call
+    call.arguments = value
+    return call
+
+
+def _as_input(item: dict[str, Any]) -> dict[str, Any]:
+    """An output item as the next request's input item (read-only fields dropped)."""
+    item = dict(item)
+    if item.get("type") == "message":
+        item.pop("status", None)
+    return item

@@ -1,0 +1,124 @@
+"""The model-backed agent: a style (what the model sees, how it acts) over a vendor adapter (the wire).
+
+Per step: the style builds the user turn from the observation (and the answers to the model's previous
+calls), the adapter sends it with retries, and the style parses the reply into typed actions. Output that
+cannot be used goes back to the model as the error of its last action, at most ``format_retries`` times
+(default 2); then the episode ends with ``fail`` and the reason. Nothing the model writes is executed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from pytest_cua.actions import ActionError, Fail
+from pytest_cua.agents.base import Agent, AgentContext, Turn, Usage
+from pytest_cua.agents.models.conversation import Reply
+from pytest_cua.redaction import redact
+
+if TYPE_CHECKING:
+    from pytest_cua.agents.models.adapters.base import Adapter
+    from pytest_cua.agents.models.settings import ModelSettings
+    from pytest_cua.agents.models.styles.base import Style
+    from pytest_cua.agents.models.traffic import TrafficProxy
+    from pytest_cua.observations import Observation
+    from pytest_cua.tasks import Task
+
+FORMAT_RETRIES = 2
+
+
+class ModelAgent(Agent):
+    """``--agent o3``, ``--agent claude-sonnet-4``, ``--agent openai-compatible:MODEL`` ..."""
+
+    def __init__(self, *, provider: str, model: str, adapter: "Adapter", style: "Style",
+                 settings: "ModelSettings", proxy: "TrafficProxy | None" = None) -> None:
+        super().__init__()
+        self.name = provider
+        self.model = model
+        self.adapter = adapter
+        self.style = style
+        self.settings = settings
+        self.proxy = proxy
+        self.format_retries = int(settings.options.get("format_retries", FORMAT_RETRIES))
+        self.task: "Task | None" = None
+        self._pending: Reply | None = None
+        self._proxy_started = False
+
+    @property
+    def observation_kinds(self) -> frozenset[str]:
+        return self.style.observation_kinds
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model, "style": self.style.name, "protocol": self.adapter.protocol,
+                "prompt": self.style.prompt.describe(), "temperature": self.adapter.generation.temperature,
+                "max_tokens": self.adapter.generation.max_tokens, "history": self.adapter.keep_images,
+                "traffic": (self.proxy.mode if self.proxy is not None else None)}
+
+    def start(self, task: "Task", context: AgentContext) -> None:
+        if self.proxy is not None and not self._proxy_started:
+            self.adapter.client_settings.base_url = self.proxy.start()
+            self.adapter.close()
+            self._proxy_started = True
+        self.task = task
+        self._pending = None
+        self.usage = Usage()
+        self.style.begin(task, context)
+
+    def step(self, observation: "Observation") -> Turn:
+        assert self.task is not None
+        turn = self.style.turn_for(observation, self._pending)
+        image = self.style.last_image
+        usage, raws, thoughts, calls = Usage(), [], [], []
+        latency, attempts = 0.0, 0
+        problems: list[str] = []
+        actions = None
+        for attempt in range(self.format_retries + 1):
+            reply = self.adapter.send(turn, what=self._what(observation), headers=self._headers(observation, attempt))
+            usage.add(reply.usage)
+            latency += reply.latency_s
+            attempts += reply.attempts
+            raws.append(reply.raw)
+            calls += [{"id": c.id, "name": c.name, "arguments": c.arguments if c.arguments is not None
+                       else c.raw_arguments} for c in reply.calls]
+            try:
+                actions = self.style.actions_for(reply, observation)
+                if reply.reasoning or reply.text:
+                    thoughts.append("\n".join(t for t in (reply.reasoning, reply.text) if t))
+                self._pending = reply
+                break
+            except ActionError as exc:
+                problems.append(str(exc))
+                thoughts.append("\n".join(t for t in (reply.reasoning, reply.text) if t))
+                turn = self.style.error_turn(reply, str(exc))
+        if actions is None:
+            self._pending = None
+            actions = [Fail(f"the model's output could not be used {len(problems)} times in a row; "
+                            f"last: {problems[-1]}")]
+        self.usage.add(usage)
+        extra: dict[str, Any] = {"model": {
+            "model": self.model, "latency_s": round(latency, 3), "attempts": attempts, "usage": usage.to_dict(),
+            "calls": calls, "format_errors": problems,
+            "image": ({"width": image.width, "height": image.height, "media_type": image.media_type,
+                       "sha256": image.sha256} if image is not None else None),
+            "coords": self.style.space.describe() if self.style.space is not None else None}}
+        images = {"model": image.data} if image is not None else {}
+        raw = redact(json.dumps(raws if len(raws) > 1 else raws[0], default=str, ensure_ascii=False))
+        return Turn(actions, reasoning="\n".join(t for t in thoughts if t), usage=usage, raw=raw, extra=extra,
+                    images=images)
+
+    def _what(self, observation: "Observation") -> str:
+        assert self.task is not None
+        return f"{self.name} {self.model}, task {self.task.id} step {observation.step + 1}"
+
+    def _headers(self, observation: "Observation", attempt: int) -> dict[str, str]:
+        if self.proxy is None or self.task is None:
+            return {}
+        from pytest_cua.agents.models.traffic import STEP_HEADER, TASK_HEADER
+
+        return {TASK_HEADER: self.task.id, STEP_HEADER: f"{observation.step + 1}.{attempt}"}
+
+    def close(self) -> None:
+        self.adapter.close()
+        if self.proxy is not None and self._proxy_started:
+            self.proxy.stop()
+            self._proxy_started = False

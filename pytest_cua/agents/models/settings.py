@@ -1,0 +1,118 @@
+"""The model agents' settings, resolved in one documented order: the command-line option, then the ini key,
+then ``--cua-agent-option`` / ``cua_agent_options`` for the rest, then the default. A bad value is a usage
+error naming where it came from (``--cua-temperature``, ``ini key cua_temperature = 'x'``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+STYLES = ("browser", "computer")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    style: str | None = None
+    base_url: str | None = None
+    temperature: float = 1.0
+    temperature_given: bool = False
+    max_tokens: int = 4096
+    history: int = 3
+    options: dict[str, str] = field(default_factory=dict)
+    prices: Path | None = None
+    max_cost_task: float | None = None
+    max_cost: float | None = None
+    record_dir: Path | None = None
+    replay_dir: Path | None = None
+
+
+class SettingError(ValueError):
+    pass
+
+
+def _raw(config: pytest.Config, dest: str, ini: str, flag: str) -> tuple[str | None, str]:
+    value = config.getoption(dest, default=None)
+    if value not in (None, ""):
+        return str(value), flag
+    try:
+        raw = config.getini(ini)
+    except ValueError:
+        return None, ""
+    if raw in (None, ""):
+        return None, ""
+    return str(raw), f"ini key {ini} = {raw!r}"
+
+
+def _convert(config: pytest.Config, dest: str, ini: str, flag: str, kind: Callable[[str], Any],
+             check: Callable[[Any], str | None] | None = None) -> tuple[Any, bool]:
+    raw, source = _raw(config, dest, ini, flag)
+    if raw is None:
+        return None, False
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{source}: not a valid value: {raw!r}") from None
+    problem = check(value) if check else None
+    if problem:
+        raise pytest.UsageError(f"{source}: {problem}")
+    return value, True
+
+
+def _positive(value: float) -> str | None:
+    return None if value > 0 else f"must be positive, got {value:g}"
+
+
+def agent_options(config: pytest.Config) -> dict[str, str]:
+    """``cua_agent_options`` lines, then ``--cua-agent-option`` (the command line wins)."""
+    out: dict[str, str] = {}
+    try:
+        lines = list(config.getini("cua_agent_options") or [])
+    except ValueError:
+        lines = []
+    for source, items in (("ini key cua_agent_options", lines),
+                          ("--cua-agent-option", config.getoption("cua_agent_option", default=None) or [])):
+        for item in items:
+            key, sep, value = str(item).partition("=")
+            if not sep or not key.strip():
+                raise pytest.UsageError(f"{source}: expected KEY=VALUE, got {item!r}")
+            out[key.strip()] = value.strip()
+    return out
+
+
+def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) -> ModelSettings:
+    root = rootpath or Path(config.rootpath)
+
+    def path(dest: str, ini: str, flag: str) -> Path | None:
+        raw, _ = _raw(config, dest, ini, flag)
+        if raw is None:
+            return None
+        p = Path(raw).expanduser()
+        return p if p.is_absolute() else root / p
+
+    style, _ = _convert(config, "cua_agent_style", "cua_agent_style", "--cua-agent-style", str,
+                        lambda v: None if v in STYLES else f"choose {' or '.join(STYLES)}, got {v!r}")
+    temperature, given = _convert(config, "cua_temperature", "cua_temperature", "--cua-temperature", float,
+                                  lambda v: None if 0 <= v <= 2 else f"must be between 0 and 2, got {v:g}")
+    max_tokens, _ = _convert(config, "cua_max_tokens", "cua_max_tokens", "--cua-max-tokens", int, _positive)
+    history, _ = _convert(config, "cua_history", "cua_history", "--cua-history", int, _positive)
+    cost_task, _ = _convert(config, "cua_max_cost_task", "cua_max_cost_task", "--cua-max-cost-task", float,
+                            _positive)
+    cost_run, _ = _convert(config, "cua_max_cost", "cua_max_cost", "--cua-max-cost", float, _positive)
+    base_url, _ = _raw(config, "cua_model_url", "cua_model_url", "--cua-model-url")
+    record = path("cua_model_record", "cua_model_record", "--cua-model-record")
+    replay = path("cua_model_replay", "cua_model_replay", "--cua-model-replay")
+    if record and replay:
+        raise pytest.UsageError("--cua-model-record and --cua-model-replay: give one of them, not both")
+    if replay and not replay.is_dir():
+        raise pytest.UsageError(f"--cua-model-replay: {replay} is not a folder of recordings")
+    prices = path("cua_prices", "cua_prices", "--cua-prices")
+    if prices and not prices.is_file():
+        raise pytest.UsageError(f"--cua-prices: {prices} does not exist")
+    return ModelSettings(style=style, base_url=base_url.rstrip("/") if base_url else None,
+                         temperature=1.0 if temperature is None else temperature, temperature_given=given,
+                         max_tokens=max_tokens or 4096, history=history or 3, options=agent_options(config),
+                         prices=prices, max_cost_task=cost_task, max_cost=cost_run, record_dir=record,
+                         replay_dir=replay)

@@ -1,0 +1,139 @@
+"""What the styles share: the task text, step text, terminal tools and the results of the last calls."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from pytest_cua.actions import Action, ActionError, Ask, Point, Scroll
+from pytest_cua.agents.models.conversation import Call, Reply, ToolResult, ToolSpec, UserTurn
+
+if TYPE_CHECKING:
+    from pytest_cua.agents.base import AgentContext
+    from pytest_cua.agents.models.adapters.base import Adapter
+    from pytest_cua.agents.models.coords import CoordSpace
+    from pytest_cua.agents.models.images import PreparedImage
+    from pytest_cua.agents.prompts import Prompt
+    from pytest_cua.observations import Observation
+    from pytest_cua.tasks import Task
+
+NOT_DONE = "not done: another call of this step was invalid, so nothing of it was carried out"
+
+TERMINAL_TOOLS = (
+    ToolSpec("done", "The task is complete.", {"type": "object", "properties": {}}),
+    ToolSpec("answer", "Give the answer to the task's question (the answer only); ends the task.",
+             {"type": "object", "properties": {"text": {"type": "string", "description": "the answer"}},
+              "required": ["text"]}),
+    ToolSpec("fail", "The task cannot be done; say why. Ends the task.",
+             {"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]}),
+    ToolSpec("ask", "Ask the user a question when the screen cannot tell you what you need; the reply comes "
+                    "with the next observation.",
+             {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}),
+)
+
+
+class Style(abc.ABC):
+    """One way of showing the task to a model and reading its actions back."""
+
+    name: str = ""
+    prompt: "Prompt"
+    observation_kinds: frozenset[str] = frozenset({"screenshot"})
+
+    def __init__(self, adapter: "Adapter", options: dict[str, Any]) -> None:
+        self.adapter = adapter
+        self.options = options
+        self.task: "Task | None" = None
+        self.context: "AgentContext | None" = None
+        self.last_image: "PreparedImage | None" = None
+        self.space: "CoordSpace | None" = None
+
+    def begin(self, task: "Task", context: "AgentContext") -> None:
+        self.task, self.context = task, context
+        self.last_image, self.space = None, None
+
+    @abc.abstractmethod
+    def turn_for(self, observation: "Observation", previous: Reply | None) -> UserTurn:
+        """The user turn for this step (``previous``: the reply whose calls this step answers)."""
+
+    @abc.abstractmethod
+    def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
+        """The typed actions of a reply; ActionError (shown to the model) when it cannot be used."""
+
+    def error_turn(self, reply: Reply, message: str) -> UserTurn:
+        """Tell the model its last output could not be used: every call is answered, nothing was done."""
+        if not reply.calls:
+            return UserTurn(text=f"Your last output could not be used: {message}. Nothing was done. "
+                                 "Reply again, in the required format.")
+        results = []
+        for call in reply.calls:
+            text = f"error: {message}" if call is _culprit(reply, message) else NOT_DONE
+            results.append(ToolResult(call.id, text, kind=call.kind, is_error=True, safety_checks=call.safety_checks,
+                                      image=self.last_image if call.kind == "computer" else None))
+        return UserTurn(results=results)
+
+    # -- shared text -----------------------------------------------------------------------------------
+    def task_text(self) -> str:
+        assert self.task is not None and self.context is not None
+        lines = [f"Task: {self.task.instruction}"]
+        if self.context.demos and self.task.demonstration_text:
+            lines.append(f"\nA demonstration of a similar task:\n{self.task.demonstration_text}")
+        return "\n".join(lines)
+
+    def results_for(self, previous: Reply | None, observation: "Observation",
+                    image_for_computer: "PreparedImage | None" = None) -> list[ToolResult]:
+        """Answers to every call of ``previous``: ok, the last action's error, or the human's reply."""
+        if previous is None:
+            return []
+        results = []
+        for call in previous.calls:
+            if call.name == "ask" and call.kind == "function":
+                text = f"the user replied: {observation.human_reply}" if observation.human_reply is not None \
+                    else "no reply"
+            elif observation.last_error:
+                text = f"error: {observation.last_error}"
+            else:
+                text = "ok"
+            results.append(ToolResult(call.id, text, kind=call.kind, is_error=bool(observation.last_error),
+                                      safety_checks=call.safety_checks,
+                                      image=image_for_computer if call.kind == "computer" else None))
+        # only the newest computer result needs the screenshot (Anthropic); OpenAI's each need one
+        return results
+
+
+def _culprit(reply: Reply, message: str) -> Call:
+    for call in reply.calls:
+        if call.error or call.name in message:
+            return call
+    return reply.calls[0]
+
+
+def map_points(action: Action, space: "CoordSpace", *, scale_scroll: bool = True) -> Action:
+    """``action`` with every point mapped from the model's space to screen pixels; scroll amounts too when
+    they are pixels of the image (``scale_scroll``), not wheel clicks."""
+    changes: dict[str, Any] = {}
+    for name in ("target", "source", "destination"):
+        value = getattr(action, name, None)
+        if isinstance(value, Point):
+            x, y = space.to_screen(value.x, value.y)
+            changes[name] = Point(round(x, 1), round(y, 1))
+    if scale_scroll and isinstance(action, Scroll) and space.kind in ("pixels", "smart_resize"):
+        changes["dx"] = round(action.dx * space.screen_width / space.width, 1)
+        changes["dy"] = round(action.dy * space.screen_height / space.height, 1)
+    return dataclasses.replace(action, **changes) if changes else action
+
+
+def check_ask(action: Action) -> Action:
+    if isinstance(action, Ask) and not action.question.strip():
+        raise ActionError("ask: 'question' must not be empty")
+    return action
+
+
+def screen_size(observation: "Observation") -> tuple[int, int]:
+    from pytest_cua.agents.models.images import image_size
+
+    if observation.screenshot is None:
+        from pytest_cua.agents.base import AgentError
+
+        raise AgentError("the environment sent no screenshot: observe with screenshot (--cua-observe)")
+    return image_size(observation.screenshot)

@@ -1,0 +1,181 @@
+"""The computer style: screenshot only, pixel coordinates, through the vendor's own computer-use tool
+(OpenAI's ``computer_use_preview`` and GA ``computer``; Claude's ``computer_20250124`` / ``computer_20251124``).
+
+The screenshot is scaled to the tool's display size (``image_size``, default 1024x768 for OpenAI and 1280x800
+for Claude, aspect kept); the model's coordinates are pixels of that image and map back to screen pixels
+through the coordinate space. ``done``, ``answer``, ``fail`` and ``ask`` are function tools next to the
+computer tool, and in a browser ``goto`` and ``back`` too (a headless page has no address bar; OpenAI's
+sample app offers the same two); a reply with no call at all ends the task (its text is the answer of a
+question task), as SCUBA's harness does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pytest_cua.action_parser import parse_function_call
+from pytest_cua.actions import (Action, ActionError, Answer, Back, Click, DoubleClick, Done, Drag, Forward, Hotkey,
+                                Move, Point, Press, RightClick, Scroll, Type, Wait)
+from pytest_cua.agents.models.conversation import Call, ComputerTool, Reply, UserTurn
+from pytest_cua.agents.models.coords import fit_within, pixel_space
+from pytest_cua.agents.models.styles.base import TERMINAL_TOOLS, Style, check_ask, map_points, screen_size
+from pytest_cua.agents.models.styles.browser import BROWSER_TOOLS, _size_option
+from pytest_cua.agents.prompts import load_prompt
+
+if TYPE_CHECKING:
+    from pytest_cua.agents.base import AgentContext
+    from pytest_cua.observations import Observation
+    from pytest_cua.tasks import Task
+
+DEFAULT_IMAGE = {"openai": "1024x768", "anthropic": "1280x800"}
+WAIT_S = 2.0
+
+
+class ComputerStyle(Style):
+    name = "computer"
+    observation_kinds = frozenset({"screenshot"})
+
+    def __init__(self, adapter: Any, options: dict[str, Any], *, tool_kind: str, beta: str | None = None) -> None:
+        super().__init__(adapter, options)
+        self.prompt = load_prompt("computer")
+        self.tool_kind = tool_kind
+        self.beta = beta
+        self.max_image = _size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
+
+    @property
+    def vendor_native(self) -> str:
+        return "openai" if self.tool_kind in ("computer_use_preview", "computer") else "anthropic"
+
+    def begin(self, task: "Task", context: "AgentContext") -> None:
+        super().begin(task, context)
+        navigation = [t for t in BROWSER_TOOLS if t.name in ("goto", "back")] if self._environment() == "browser" else []
+        # the computer tool itself follows the first screenshot's size (turn_for)
+        self.adapter.reset("", [*navigation, *TERMINAL_TOOLS])
+
+    def _environment(self) -> str:
+        kind = (self.context.options.get("environment") if self.context else None) or "browser"
+        return "linux" if kind in ("docker", "desktop") else "browser"
+
+    def turn_for(self, observation: "Observation", previous: Reply | None) -> UserTurn:
+        from pytest_cua.agents.models.images import VENDOR_LIMITS, prepare_image
+
+        screen = screen_size(observation)
+        assert observation.screenshot is not None
+        size = fit_within(screen[0], screen[1], *self.max_image)
+        image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor))
+        self.last_image = image
+        self.space = pixel_space(screen, (image.width, image.height))
+        if self.adapter.computer is None or self.adapter.computer.display != (image.width, image.height):
+            environment = self._environment()
+            self.adapter.computer = ComputerTool(self.tool_kind, (image.width, image.height), environment, self.beta)
+            self.adapter.system = self.prompt.render(
+                environment="web browser" if environment == "browser" else "Linux desktop",
+                width=str(image.width), height=str(image.height))
+        if previous is None:
+            return UserTurn(text=self.task_text(), image=image)
+        results = self.results_for(previous, observation)
+        computer = [r for r in results if r.kind == "computer"]
+        if computer:
+            computer[-1].image = image
+            return UserTurn(results=results)
+        return UserTurn(results=results, image=image, text="The screen now:")
+
+    def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
+        assert self.space is not None and self.task is not None
+        if not reply.calls:
+            text = reply.text.strip()
+            return [Answer(text) if self.task.is_question and text else Done()]
+        actions: list[Action] = []
+        for call in reply.calls:
+            if call.error or call.arguments is None:
+                raise ActionError(call.error or f"{call.name}: no arguments")
+            if call.kind == "computer":
+                native = self._native(call)
+                actions += [map_points(a, self.space, scale_scroll=self.vendor_native == "openai") for a in native]
+            else:
+                actions.append(check_ask(parse_function_call({"name": call.name, "arguments": call.arguments})))
+        return actions
+
+    def _native(self, call: Call) -> list[Action]:
+        args = call.arguments or {}
+        if self.vendor_native == "openai":
+            batch = args.get("actions") if isinstance(args.get("actions"), list) else [args]
+            return [openai_action(a, self._environment()) for a in batch]
+        return anthropic_action(args)
+
+
+def _xy(args: Mapping[str, Any], kind: str) -> Point:
+    x, y = args.get("x"), args.get("y")
+    for v in (x, y):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ActionError(f"computer {kind}: 'x' and 'y' must be numbers, got {x!r}, {y!r}")
+    return Point(float(x), float(y))  # type: ignore[arg-type]
+
+
+def _no_held_keys(args: Mapping[str, Any], kind: str) -> None:
+    if args.get("keys") and kind != "keypress":
+        raise ActionError(f"computer {kind}: holding keys during a mouse action is not supported; "
+                          "press the keys with keypress instead")
+
+
+def openai_action(args: Any, environment: str = "browser") -> Action:
+    """One OpenAI computer action (coordinates still in the image's pixels)."""
+    if not isinstance(args, Mapping):
+        raise ActionError(f"computer action must be an object, got {type(args).__name__}")
+    kind = args.get("type")
+    _no_held_keys(args, str(kind))
+    if kind == "click":
+        button = args.get("button", "left")
+        if button == "right":
+            return RightClick(_xy(args, kind))
+        if button == "wheel":
+            return Click(_xy(args, kind), button="middle")
+        if button in ("back", "forward"):
+            if environment != "browser":
+                raise ActionError(f"computer click: button {button!r} works in a browser only")
+            return Back() if button == "back" else Forward()
+        if button != "left":
+            raise ActionError(f"computer click: unknown button {button!r}")
+        return Click(_xy(args, kind))
+    if kind == "double_click":
+        return DoubleClick(_xy(args, kind))
+    if kind == "move":
+        return Move(_xy(args, kind))
+    if kind == "drag":
+        path = args.get("path")
+        if not isinstance(path, list) or len(path) < 2 or not all(isinstance(p, Mapping) for p in path):
+            raise ActionError("computer drag: 'path' must be a list of at least two {x, y} points")
+        return Drag(_xy(path[0], kind), _xy(path[-1], kind))
+    if kind == "scroll":
+        return Scroll(dx=float(args.get("scroll_x") or 0), dy=float(args.get("scroll_y") or 0), target=_xy(args, kind))
+    if kind == "keypress":
+        keys = args.get("keys")
+        if not isinstance(keys, list) or not keys or not all(isinstance(k, str) and k for k in keys):
+            raise ActionError("computer keypress: 'keys' must be a non-empty list of key names")
+        keys = [k.lower() if len(k) == 1 else k for k in keys]  # "CTRL", "A": the letter, not shift+a
+        return Press(keys[0]) if len(keys) == 1 else Hotkey(tuple(keys))
+    if kind == "type":
+        text = args.get("text")
+        if not isinstance(text, str):
+            raise ActionError("computer type: 'text' must be a string")
+        return Type(text)
+    if kind == "wait":
+        return Wait(WAIT_S)
+    if kind == "screenshot":
+        return Wait(0)
+    raise ActionError(f"computer: unknown action type {kind!r}")
+
+
+def anthropic_action(args: Mapping[str, Any]) -> list[Action]:
+    """One Claude computer action (coordinates still in the image's pixels)."""
+    action = args.get("action")
+    if action in ("left_click", "right_click", "middle_click", "double_click") and args.get("text"):
+        raise ActionError(f"computer {action}: holding keys during a click is not supported; use key instead")
+    if action == "triple_click":
+        point = parse_function_call({"name": "computer", "arguments": {**args, "action": "left_click"}})
+        return [DoubleClick(point.target), Click(point.target)]  # type: ignore[attr-defined]
+    if action in ("left_mouse_down", "left_mouse_up", "hold_key"):
+        raise ActionError(f"computer {action} is not supported; use left_click_drag or key")
+    if action == "zoom":
+        raise ActionError("computer zoom is not available here; the screenshot is the full screen")
+    return [parse_function_call({"name": "computer", "arguments": dict(args)})]

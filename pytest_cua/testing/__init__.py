@@ -1,0 +1,1 @@
+"""Test helpers for pytest-cua and its users: ``fake_models`` serves fake OpenAI and Anthropic APIs on loopback."""

@@ -1,0 +1,257 @@
+"""A pytest plugin for inner runs: a fake vendor server in the process that answers like a model following
+each task's demonstration.
+
+    pytest suites/scuba -p tests.models.fake_model_plugin --fake-model browser --agent o3 ...
+
+The fake server speaks the vendor's real protocol (``pytest_cua.testing.fake_models``); the agent under test
+reaches it over loopback through the vendor SDK, as it would reach the vendor. The policy reads each request
+as a model would:
+
+- ``browser``: the element list in the request; each demonstration step's semantic target (``role=button
+  [name="Save"]``) is resolved against that list and sent back as a function call by element id;
+- ``openai-computer``, ``anthropic-computer``: the screenshot in the request. Where a control is drawn is known
+  from the page the screenshot shows (the environment's last observation, with element boxes in screen
+  pixels); the point is converted into the pixel space of the image the model was sent, so a wrong scaling
+  on our side misses the control;
+- ``uitars``: UI-TARS-1.5's text grammar for the desktop demonstrations (keyboard, plus a click at the centre
+  of the screen in smart_resize coordinates).
+
+A fill becomes click + select-all + type for the computer styles; a goto uses the ``goto`` function tool that
+the computer style offers in a browser (there is no address bar in a headless page).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from pytest_cua import actions as A
+from pytest_cua.agents.models.coords import smart_resize
+from pytest_cua.locators import is_locator, resolve_locator
+from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, FakeRequest
+
+STYLES = ("browser", "openai-computer", "anthropic-computer", "uitars")
+API_KEY = "sk-fake-e2e-0123456789abcdef"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fake-model", default=None, choices=STYLES,
+                     help="answer model calls with a demonstration-following fake vendor server")
+
+
+@dataclass
+class _State:
+    task: Any = None
+    queue: list[Any] = field(default_factory=list)  # demonstration actions still to do
+    pending: list[Any] = field(default_factory=list)  # native moves of a step already begun
+    observation: Any = None  # the environment's last observation (elements with boxes)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+STATE = _State()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Start the fake before pytest-cua resolves its settings (in pytest_configure), and point
+    ``--cua-model-url`` at it."""
+    style = config.getoption("--fake-model")
+    if style:
+        os.environ.setdefault("OPENAI_API_KEY", API_KEY)
+        os.environ.setdefault("ANTHROPIC_API_KEY", API_KEY)
+        server = FakeModelServer(policy=DemoPolicy(style), api_key=API_KEY)
+        server.start()
+        config.stash[_SERVER] = server
+        if style == "anthropic-computer":
+            config.option.cua_model_url = server.anthropic_base_url
+        else:
+            config.option.cua_model_url = server.openai_base_url
+
+
+_SERVER = pytest.StashKey[FakeModelServer]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = config.stash.get(_SERVER, None)
+    if server is not None:
+        if server.violations:
+            print(f"fake model server: protocol violations: {server.violations}")
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fake_model_task(request: pytest.FixtureRequest) -> Any:
+    """Give the policy this task's demonstration and a view of the environment's observations."""
+    if not request.config.getoption("--fake-model") or "cua_task" not in request.fixturenames:
+        yield
+        return
+    task = request.getfixturevalue("cua_task")
+    suite = request.getfixturevalue("cua_suite")
+    env = request.getfixturevalue("cua_env")
+    template = suite.template_for(task)
+    if template is not None and template.has("demonstrate"):
+        demo = list(template.demonstrate(task, env))
+    else:
+        from pytest_cua.agents.builtin import demonstration_from_task
+
+        demo = list(demonstration_from_task(task))
+    original = env.observe
+
+    def observe(kinds: frozenset[str]) -> Any:
+        wanted = frozenset(kinds) | ({"axtree"} if env.name != "docker" else frozenset())
+        observation = original(wanted)
+        STATE.observation = observation
+        return observation
+
+    if request.config.getoption("--fake-model") == "uitars":
+        demo.insert(0, CENTRE)  # one click in smart_resize coordinates before the keyboard work
+    with STATE.lock:
+        STATE.task, STATE.queue, STATE.pending, STATE.observation = task, demo, [], None
+    env.observe = observe  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del env.observe
+
+
+class DemoPolicy:
+    """Answers each request with the next move of the current task's demonstration."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+
+    def __call__(self, request: FakeRequest) -> FakeReply:
+        with STATE.lock:
+            if STATE.pending:
+                return STATE.pending.pop(0)
+            if not STATE.queue:
+                return self._final()
+            action = STATE.queue.pop(0)
+            replies = self._moves(action, request)
+            STATE.pending = replies[1:]
+            return replies[0]
+
+    def _final(self) -> FakeReply:
+        answer = STATE.task.ground_truth.get("answer") if STATE.task is not None and STATE.task.is_question else None
+        if answer is not None:
+            return self._function("answer", {"text": str(answer)})
+        return self._function("done", {})
+
+    def _function(self, name: str, arguments: dict[str, Any], thought: str = "") -> FakeReply:
+        if self.style == "uitars":
+            content = str(arguments.get("text", "")).replace("'", "\\'")
+            return FakeReply(text=f"Thought: {thought or name}\nAction: finished(content='{content}')")
+        return FakeReply(reasoning=thought or f"I call {name}", calls=[FakeCall(name, arguments)])
+
+    # -- one demonstration action as the style's moves ------------------------------------------------
+    def _moves(self, action: Any, request: FakeRequest) -> list[FakeReply]:
+        if isinstance(action, A.Answer):
+            return [self._function("answer", {"text": action.text})]
+        if isinstance(action, A.Done):
+            return [self._final()]
+        if self.style == "browser":
+            return [self._browser(action, request)]
+        if self.style == "uitars":
+            return [FakeReply(text=f"Thought: {action.describe()}\nAction: {_uitars(action, request)}")]
+        return self._computer(action, request)
+
+    def _browser(self, action: Any, request: FakeRequest) -> FakeReply:
+        args = {k: v for k, v in action.to_dict().items() if k != "type"}
+        for key in ("target", "source", "destination"):
+            if key in args:
+                value = args.pop(key)
+                if is_locator(value):
+                    value = resolve_locator(value, request.elements())
+                args["element_id" if key == "target" else key] = value
+        if isinstance(action, A.Hotkey):
+            args["keys"] = list(action.keys)
+        return self._function(action.kind, args, thought=action.describe())
+
+    def _computer(self, action: Any, request: FakeRequest) -> list[FakeReply]:
+        if isinstance(action, A.GoTo):
+            return [self._function("goto", {"url": action.url}, thought=f"open {action.url}")]
+        if isinstance(action, (A.Click, A.Check, A.Uncheck)):
+            return [self._native("click", self._point(action.target, request))]
+        if isinstance(action, A.Fill):
+            point = self._point(action.target, request)
+            return [self._native("click", point), self._native("select_all", point),
+                    self._native("type", point, text=action.text)]
+        if isinstance(action, A.Press):
+            return [self._native("key", None, keys=[action.key])]
+        raise AssertionError(f"the fake computer policy cannot do {action.describe()}")
+
+    def _point(self, target: Any, request: FakeRequest) -> tuple[int, int]:
+        """The target's centre in the pixels of the image the model was sent."""
+        observation = STATE.observation
+        assert observation is not None, "no observation seen yet"
+        element_id = resolve_locator(target, observation.elements) if is_locator(target) else target
+        x, y, w, h = observation.elements[element_id].bbox
+        size = request.image_size()
+        assert size is not None, "the request carries no screenshot"
+        from pytest_cua.agents.models.images import image_size
+
+        screen_w, screen_h = image_size(observation.screenshot)
+        return round((x + w / 2) * size[0] / screen_w), round((y + h / 2) * size[1] / screen_h)
+
+    def _native(self, kind: str, point: tuple[int, int] | None, *, text: str = "",
+                keys: list[str] | None = None) -> FakeReply:
+        if self.style == "openai-computer":
+            if kind == "click":
+                action: dict[str, Any] = {"type": "click", "button": "left", "x": point[0], "y": point[1]}  # type: ignore[index]
+            elif kind == "select_all":
+                action = {"type": "keypress", "keys": ["CTRL", "A"]}
+            elif kind == "type":
+                action = {"type": "type", "text": text}
+            else:
+                action = {"type": "keypress", "keys": [k.upper() for k in keys or []]}
+        else:
+            if kind == "click":
+                action = {"action": "left_click", "coordinate": [point[0], point[1]]}  # type: ignore[index]
+            elif kind == "select_all":
+                action = {"action": "key", "text": "ctrl+a"}
+            elif kind == "type":
+                action = {"action": "type", "text": text}
+            else:
+                action = {"action": "key", "text": "+".join(keys or [])}
+        return FakeReply(reasoning=f"{kind} {point or ''} {text}".strip(), calls=[FakeCall("computer", action)])
+
+
+class _Centre:
+    """A click at the centre of the screen (its coordinates are known only from the screenshot)."""
+
+    def describe(self) -> str:
+        return "click at the centre of the screen"
+
+
+CENTRE = _Centre()
+
+
+def _uitars(action: Any, request: FakeRequest) -> str:
+    """A desktop demonstration action in UI-TARS-1.5's grammar."""
+    if action is CENTRE:
+        size = request.image_size()
+        assert size is not None, "the request carries no screenshot"
+        return f"click(start_box='({size[0] // 2},{size[1] // 2})')"
+    if isinstance(action, A.Hotkey):
+        return f"hotkey(key='{' '.join(action.keys)}')"
+    if isinstance(action, A.Press):
+        return f"hotkey(key='{action.key}')"
+    if isinstance(action, A.Type):
+        return "type(content='" + action.text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "')"
+    if isinstance(action, A.Wait):
+        return "wait()"
+    if isinstance(action, A.Click) and isinstance(action.target, A.Point):
+        size = request.image_size()
+        assert size is not None
+        observation = STATE.observation
+        from pytest_cua.agents.models.images import image_size
+
+        screen_w, screen_h = image_size(observation.screenshot)
+        h, w = smart_resize(screen_h, screen_w)
+        assert (w, h) == size, f"the model was sent {size}, smart_resize says {(w, h)}"
+        return f"click(start_box='({round(action.target.x * w / screen_w)},{round(action.target.y * h / screen_h)})')"
+    raise AssertionError(f"no UI-TARS form for {action.describe()}")
