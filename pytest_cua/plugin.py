@@ -10,12 +10,13 @@ from typing import Any, Generator
 
 import pytest
 
-from pytest_cua import collection, records
+from pytest_cua import collection, records, redaction
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
-from pytest_cua.redaction import install_log_redaction, redact_report
 from pytest_cua.tasks import DIFFICULTIES, LEVELS
 
 PERSONAS = ("admin", "sales", "service")
+# set when the session collected a CUA suite: what redaction.py attached for it (log handlers, Allure plugin)
+_REDACTING = pytest.StashKey[tuple[list[Any], Any]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -91,7 +92,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "app_NAME: task that uses application NAME (desktop suites)")
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
     config.addinivalue_line("markers", "cua_env(scope=None): override the rollback scope of a test (objects)")
-    install_log_redaction()
     settings = records.resolve_settings(config)  # validates --agent and the limits early: a usage error
     config.stash[records.SETTINGS_KEY] = settings
     if hasattr(config, "workerinput"):
@@ -120,18 +120,31 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     return collection.add_broken_sources(collector, obj, result)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A session that collected a CUA suite redacts its logs, reports and Allure results; any other session
+    (a project that only has pytest-cua installed) is left exactly as it is."""
+    if any(getattr(getattr(item, "module", None), collection.SUITE_ATTRIBUTE, None) is not None
+           for item in session.items):
+        handlers = redaction.install_log_redaction(redaction.session_log_handlers(session.config))
+        session.config.stash[_REDACTING] = (handlers, redaction.install_allure_redaction())
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Detach what pytest_collection_finish attached."""
+    handlers, allure_plugin = session.config.stash.get(_REDACTING, ([], None))
+    redaction.remove_log_redaction(handlers)
+    redaction.remove_allure_redaction(allure_plugin)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """The task record joins the report; in a CUA session no secret reaches JUnit, Allure or the terminal
+    through a report (failure text, captured sections, user properties)."""
     report = yield
     records.on_report(item, call, report)
-    return report
-
-
-@pytest.hookimpl(specname="pytest_runtest_makereport", wrapper=True, trylast=True)
-def redact_reports(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
-    """No secret reaches JUnit, Allure or the terminal through a report (failure text, sections, properties)."""
-    report = yield
-    redact_report(report)
+    if _REDACTING in item.config.stash:
+        redaction.redact_report(report)
     return report
 
 

@@ -10,10 +10,16 @@ Two mechanisms work together:
 
 ``redact(text)`` handles one string; ``redact_data(obj)`` walks dicts, lists and tuples; ``redact_bytes``
 handles text files (trace JSON, HTML) as bytes. The replacement is ``[REDACTED]``.
+
+In a pytest session that collected a CUA suite, the plugin also redacts what pytest writes: ``LOG_FILTER``
+on the session's log handlers (caplog, the captured-log sections, ``--log-file``, live logging),
+``redact_report`` on every test report (failure text, captured sections, user properties: the terminal and
+JUnit), and an allure-commons plugin on every Allure result. Any other session is left alone.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from typing import Any, Iterable
@@ -139,34 +145,120 @@ def redact_bytes(data: bytes) -> bytes:
     return REDACTOR.redact_bytes(data)
 
 
-# --- logs and pytest reports -----------------------------------------------------------------------------
+# --- logs, pytest reports and Allure results --------------------------------------------------------------
+#
+# These run only in a session that collected a pytest-cua suite (see plugin.py): a project that never uses
+# pytest-cua keeps its logs, reports and Allure results exactly as they are.
 
-_LOG_FACTORY_INSTALLED = False
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts a record in place (message with its arguments, traceback text, stack
+    text) and always lets it through. Attached to a handler, that handler never writes a secret; the record is
+    changed for the handlers after it too."""
 
-
-def install_log_redaction() -> None:
-    """Redact every log record of this process when it is created (message and arguments), so no handler
-    (pytest's log capture, allure-pytest's log attachment, a file handler) ever sees a secret. Idempotent."""
-    import logging
-
-    global _LOG_FACTORY_INSTALLED
-    if _LOG_FACTORY_INSTALLED:
-        return
-    previous = logging.getLogRecordFactory()
-
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = previous(*args, **kwargs)
+    def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a broken format string: leave it to the handler
-            return record
+            return True
         cleaned = REDACTOR.redact(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
-        return record
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = REDACTOR.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = REDACTOR.redact(record.stack_info)
+        return True
 
-    logging.setLogRecordFactory(factory)
-    _LOG_FACTORY_INSTALLED = True
+
+#: The one redacting filter; attaching it twice to a handler is a no-op.
+LOG_FILTER = RedactingFilter()
+
+
+def install_log_redaction(handlers: Iterable[logging.Handler] | None = None) -> list[logging.Handler]:
+    """Attach ``LOG_FILTER`` to ``handlers`` (default: the root logger's handlers now present). Returns the
+    handlers it was newly attached to, for ``remove_log_redaction``. Idempotent."""
+    attached: list[logging.Handler] = []
+    for handler in list(logging.getLogger().handlers if handlers is None else handlers):
+        if LOG_FILTER not in handler.filters:
+            handler.addFilter(LOG_FILTER)
+            attached.append(handler)
+    return attached
+
+
+def remove_log_redaction(handlers: Iterable[logging.Handler]) -> None:
+    """Detach ``LOG_FILTER`` from ``handlers`` (those ``install_log_redaction`` returned)."""
+    for handler in handlers:
+        handler.removeFilter(LOG_FILTER)
+
+
+def session_log_handlers(config: Any) -> list[logging.Handler]:
+    """The handlers a pytest session logs to: pytest's own (caplog, the report sections, ``--log-file``,
+    live logging) and the root logger's handlers now present."""
+    handlers: list[logging.Handler] = list(logging.getLogger().handlers)
+    plugin = config.pluginmanager.get_plugin("logging-plugin")
+    for name in ("caplog_handler", "report_handler", "log_file_handler", "log_cli_handler"):
+        handler = getattr(plugin, name, None)
+        if isinstance(handler, logging.Handler) and handler not in handlers:
+            handlers.append(handler)
+    return handlers
+
+
+#: the modules whose objects ``redact_in_place`` walks into: pytest's failure representations, Allure's model
+_WALKED_MODULES = ("_pytest._code", "allure_commons")
+
+
+def redact_in_place(obj: Any, _depth: int = 0) -> None:
+    """Redact every string attribute of ``obj`` in place, walking lists, tuples and nested objects of
+    pytest's failure representation (``ReprEntry``, ``ReprFileLocation``, ...) or Allure's result model."""
+    if _depth > 12 or not hasattr(obj, "__dict__"):
+        return
+    for name, value in list(vars(obj).items()):
+        cleaned = _redacted_value(value, _depth + 1)
+        if cleaned is not value:
+            object.__setattr__(obj, name, cleaned)
+
+
+def _redacted_value(value: Any, depth: int) -> Any:
+    """``value`` with its strings redacted: the same object when nothing changed (lists change in place)."""
+    if isinstance(value, str):
+        cleaned = REDACTOR.redact(value)
+        return value if cleaned == value else cleaned
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            cleaned = _redacted_value(item, depth)
+            if cleaned is not item:
+                value[i] = cleaned
+        return value
+    if isinstance(value, tuple):
+        items = tuple(_redacted_value(item, depth) for item in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if isinstance(value, dict):
+        for key, item in list(value.items()):
+            cleaned = _redacted_value(item, depth)
+            if cleaned is not item:
+                value[key] = cleaned
+        return value
+    if type(value).__module__.startswith(_WALKED_MODULES):
+        redact_in_place(value, depth)
+    return value
+
+
+def _redacted_longrepr(longrepr: Any) -> Any:
+    """A report's failure text with secrets redacted, keeping its kind: pytest's representation (redacted in
+    place, so the terminal keeps its layout), a skip's ``(path, lineno, reason)`` or a string."""
+    if longrepr is None:
+        return None
+    if isinstance(longrepr, str):
+        return REDACTOR.redact(longrepr)
+    if isinstance(longrepr, tuple):
+        return _redacted_value(longrepr, 0)
+    if type(longrepr).__module__.startswith(_WALKED_MODULES):
+        redact_in_place(longrepr)
+    text = str(longrepr)
+    cleaned = REDACTOR.redact(text)
+    return longrepr if cleaned == text else cleaned  # a representation the walk did not reach: its text
 
 
 def redact_report(report: Any) -> None:
@@ -176,13 +268,45 @@ def redact_report(report: Any) -> None:
     report (JUnit XML, allure-pytest, the terminal)."""
     longrepr = getattr(report, "longrepr", None)
     if longrepr is not None:
-        text = str(longrepr)
-        cleaned = REDACTOR.redact(text)
-        if cleaned != text:
-            report.longrepr = cleaned
+        report.longrepr = _redacted_longrepr(longrepr)
     sections = getattr(report, "sections", None)
     if sections:
         report.sections = [(title, REDACTOR.redact(content)) for title, content in sections]
     props = getattr(report, "user_properties", None)
     if props:
         report.user_properties = [(name, REDACTOR.redact_data(value)) for name, value in props]
+
+
+def install_allure_redaction() -> Any:
+    """Register an allure-commons plugin that redacts every test result and container before allure-pytest's
+    file logger writes it (a result's status message comes from the exception itself, ``call.excinfo``, not
+    from the redacted report). Returns the plugin for ``remove_allure_redaction``; None without allure."""
+    try:
+        import allure_commons
+    except ImportError:
+        return None
+
+    class AllureResultRedactor:
+        """Runs first (tryfirst), so the writer after it gets the redacted result."""
+
+        @allure_commons.hookimpl(tryfirst=True)
+        def report_result(self, result: Any) -> None:
+            redact_in_place(result)
+
+        @allure_commons.hookimpl(tryfirst=True)
+        def report_container(self, container: Any) -> None:
+            redact_in_place(container)
+
+    plugin = AllureResultRedactor()
+    allure_commons.plugin_manager.register(plugin)
+    return plugin
+
+
+def remove_allure_redaction(plugin: Any) -> None:
+    """Unregister what ``install_allure_redaction`` registered."""
+    if plugin is None:
+        return
+    import allure_commons
+
+    if allure_commons.plugin_manager.is_registered(plugin):
+        allure_commons.plugin_manager.unregister(plugin)

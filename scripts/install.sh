@@ -1,23 +1,73 @@
 #!/usr/bin/env bash
-# Installs what pytest-cua needs on a fresh Debian machine, idempotently: the package with its extras,
-# Debian's Chromium (Playwright's own browser download is not used), Xvfb for --headed runs.
-# Usage: scripts/install.sh [--docker]   (--docker also installs debootstrap for the image builder and
-# installs and starts dockerd)
+# Installs what pytest-cua needs on a fresh Debian machine, idempotently: every host program the project runs
+# (PROGRAMS in pytest_cua/doctor.py is the list; tests/test_programs.py checks this script against it) and the
+# package with its extras. apt-get runs only for programs that are missing, after one `apt-get update`.
+#
+# Usage: scripts/install.sh [--docker] [--list]
+#   --docker  also the desktop image builder's programs (debootstrap, chroot, tar, mount) and the Docker
+#             engine (scripts/ensure_docker.sh installs and starts dockerd)
+#   --list    print "PROGRAM MANAGER PACKAGE" for every program this script installs; install nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+docker=0
+list=0
+for arg in "$@"; do
+  case "$arg" in
+    --docker) docker=1 ;;
+    --list) list=1 ;;
+    *) echo "install.sh: unknown argument '$arg' (usage: scripts/install.sh [--docker] [--list])" >&2; exit 2 ;;
+  esac
+done
+
 need_apt=()
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-command -v Xvfb >/dev/null 2>&1 || need_apt+=(xvfb)
-if [ "${1:-}" = "--docker" ]; then
-  # the desktop image builder: debootstrap a root file system, then chroot into it
-  command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
-  command -v chroot >/dev/null 2>&1 || need_apt+=(coreutils)
+need_npm=()
+# program MANAGER NAME PACKAGE: PACKAGE (from apt, npm or pip) provides the program NAME; a missing apt or npm
+# program's package is queued for installation (pip packages come with the package's extras below)
+program() {
+  if [ "$list" = 1 ]; then echo "$2 $1 $3"; return 0; fi
+  if [ "$1" = pip ] || command -v "$2" >/dev/null 2>&1; then return 0; fi
+  case "$1" in
+    apt) [[ " ${need_apt[*]-} " == *" $3 "* ]] || need_apt+=("$3") ;;
+    npm) need_npm+=("$3") ;;
+  esac
+}
+
+program apt chromium chromium
+program apt Xvfb xvfb
+program apt xvfb-run xvfb
+program apt xauth xauth
+program pip ffmpeg imageio-ffmpeg
+program apt node nodejs
+program apt npx npm
+program npm allure allure@3
+if [ "$docker" = 1 ]; then
+  # the desktop image builder: debootstrap a root file system, chroot into it, mount /proc and /dev, tar it
+  program apt debootstrap debootstrap
+  program apt chroot coreutils
+  program apt tar tar
+  program apt mount mount
+  program apt umount mount
 fi
+
+if [ "$list" = 1 ]; then
+  if [ "$docker" = 1 ]; then bash scripts/ensure_docker.sh --list; fi
+  exit 0
+fi
+
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install.sh: apt-get install ${need_apt[*]}"
   apt-get update -qq
+  export PYTEST_CUA_APT_UPDATED=1  # scripts/ensure_docker.sh need not update again
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ${#need_npm[@]} -gt 0 ]; then
+  # only `pytest-cua report` needs these: a failure is reported, it does not stop the tests
+  echo "install.sh: npm install -g ${need_npm[*]}"
+  if ! npm install -g --no-fund --no-audit --loglevel=error "${need_npm[@]}" >/dev/null; then
+    echo "install.sh: WARNING: npm install -g ${need_npm[*]} failed; pytest-cua report needs it" >&2
+  fi
 fi
 
 stamp=".install-stamp"
@@ -28,6 +78,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "impo
   echo "$digest" > "$stamp"
 fi
 
-if [ "${1:-}" = "--docker" ]; then
+if [ "$docker" = 1 ]; then
   bash scripts/ensure_docker.sh
 fi

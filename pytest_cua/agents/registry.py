@@ -5,7 +5,7 @@
 1. an entry point called NAME (``noop``, ``replay``, ``oracle``, or a provider such as ``openai``);
 2. ``PROVIDER:MODEL`` - the provider's entry point, given the model;
 3. a model alias that a provider lists in its ``models`` mapping (``--agent=o3`` -> provider ``openai``,
-   model ``o3``).
+   model ``o3``); providers from a ``pytest_cua_agents`` hook are asked before the installed ones.
 
 An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
 other callable is called with no argument.
@@ -68,7 +68,8 @@ class AgentRegistry:
             provider, model = text.split(":", 1)
             if provider in self._extra or provider in self._eps:
                 return AgentSpec(text, provider, model or None, opts)
-        for name in self.names():
+        # a provider added by a conftest hook lists its aliases before the installed ones
+        for name in [*sorted(self._extra), *[n for n in self._eps if n not in self._extra]]:
             models = getattr(self._load(name), "models", None)
             if isinstance(models, Mapping) and text in models:
                 return AgentSpec(text, name, models[text], opts)

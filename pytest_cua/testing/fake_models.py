@@ -370,6 +370,7 @@ def _check_calls(conv: _Conversation, protocol: _Protocol) -> None:
 
 
 def _no_screenshot(call: _Call) -> str:
+    """The problem of a screenshot call answered without an image."""
     return f"call {call.id} ({call.name}) asked for a screenshot but no image was sent in answer"
 
 
@@ -432,12 +433,14 @@ class _Protocol:
         self.server = server
 
     def parse(self, body: dict, headers: dict[str, str]) -> _Conversation:
+        """The request's conversation (problems a real API rejects are recorded in it, not raised)."""
         raise NotImplementedError
 
     def check(self, body: dict, headers: dict[str, str], conv: _Conversation) -> None:
         """Record the problems a real API would reject the request for."""
 
     def render(self, request: FakeRequest, conv: _Conversation, reply: FakeReply) -> dict:
+        """The response body of ``reply``."""
         raise NotImplementedError
 
     def closes(self, message: _Message) -> bool:
@@ -445,9 +448,11 @@ class _Protocol:
         raise NotImplementedError
 
     def unanswered(self, call: _Call) -> str:
+        """The vendor's complaint about a tool call left unanswered."""
         raise NotImplementedError
 
     def unknown_result(self, result: _Result) -> str:
+        """The vendor's complaint about a tool output that answers no call."""
         raise NotImplementedError
 
 
@@ -790,17 +795,21 @@ class _MessagesProtocol(_Protocol):
             elif kind == "image":
                 conv.add_image(message, self._image(block, at, conv.problems))
             elif kind == "tool_use":
-                action = block.get("input", {}).get("action", "") if isinstance(block.get("input"), dict) else ""
-                is_computer = block["name"] in computer_names
-                message.calls.append(_Call(block["id"], block["name"], "computer" if is_computer else "function",
-                                           screenshot=action == "screenshot" or block["name"] == "screenshot",
-                                           action=action))
+                message.calls.append(self._tool_use_call(block, computer_names))
             elif kind == "tool_result":
                 if index and blocks[index - 1].get("type") != "tool_result":
                     conv.problems.append(f"{at}: tool_result blocks must come first in the user message")
                 self._parse_result(conv, message, block, at, calls.get(block.get("tool_use_id", "")))
             elif kind == "thinking" and block.get("signature") != _thinking_signature(block.get("thinking", "")):
                 conv.problems.append(f"{at}: Invalid `signature` in `thinking` block")
+
+    @staticmethod
+    def _tool_use_call(block: dict, computer_names: set) -> _Call:
+        """A tool_use block as a call (a computer tool's ``action`` says whether it asks for a screenshot)."""
+        action = block["input"].get("action", "") if isinstance(block.get("input"), dict) else ""
+        kind = "computer" if block["name"] in computer_names else "function"
+        return _Call(block["id"], block["name"], kind, screenshot="screenshot" in (action, block["name"]),
+                     action=action)
 
     def _parse_result(self, conv: _Conversation, message: _Message, block: dict, where: str,
                       call: _Call | None) -> None:
@@ -817,6 +826,7 @@ class _MessagesProtocol(_Protocol):
 
     @staticmethod
     def _image(block: dict, where: str, problems: list[str]) -> _Image | None:
+        """An image block's decoded image (only base64 sources: the fake server fetches nothing)."""
         source = block.get("source") or {}
         if source.get("type") != "base64":
             problems.append(f"{where}: image source type {source.get('type')!r} is not supported by the fake "
@@ -980,10 +990,18 @@ class _Answer:
 class _Fault:
     """An injected failure for the next ``times`` requests."""
 
-    status: int
     times: int
-    retry_after: float | None
-    body: dict | None
+    status: int
+    retry_after: float | None = None
+    body: dict | None = None
+
+
+@dataclass
+class _Delay:
+    """An injected late answer for the next ``times`` requests."""
+
+    times: int
+    seconds: float
 
 
 class FakeModelServer:
@@ -1001,7 +1019,7 @@ class FakeModelServer:
             "/v1/messages": _MessagesProtocol(self),
         }
         self._faults: list[_Fault] = []
-        self._delays: list[list[float]] = []
+        self._delays: list[_Delay] = []
         self._cache = _PromptCache()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -1014,9 +1032,11 @@ class FakeModelServer:
 
     def start(self) -> FakeModelServer:
         """Listen on a free loopback port and serve in a background thread."""
+        self._stopped.clear()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-model-server", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
+                                        name="fake-model-server", daemon=True)
         self._thread.start()
         return self
 
@@ -1034,7 +1054,9 @@ class FakeModelServer:
             except OSError:
                 pass
         self._httpd.server_close()
-        self._httpd = None
+        if self._thread is not None:
+            self._thread.join()
+        self._httpd = self._thread = None
 
     def __enter__(self) -> FakeModelServer:
         return self.start()
@@ -1065,32 +1087,23 @@ class FakeModelServer:
                   body: dict | None = None) -> None:
         """Answer the next ``times`` requests with ``status`` (in the vendor's error shape unless ``body``)."""
         with self._lock:
-            self._faults.append(_Fault(status, times, retry_after, body))
+            self._faults.append(_Fault(times, status, retry_after, body))
 
     def delay_next(self, seconds: float, *, times: int = 1) -> None:
         """Answer the next ``times`` requests ``seconds`` late (a client gone by then gets no answer)."""
         with self._lock:
-            self._delays.append([seconds, times])
+            self._delays.append(_Delay(times, seconds))
 
-    def _take_fault(self) -> _Fault | None:
+    def _take(self, queue: list[Any]) -> Any:
+        """Use the first injected fault or delay of ``queue`` once (None when there is none)."""
         with self._lock:
-            if not self._faults:
+            if not queue:
                 return None
-            fault = self._faults[0]
-            fault.times -= 1
-            if fault.times <= 0:
-                self._faults.pop(0)
-            return fault
-
-    def _take_delay(self) -> float:
-        with self._lock:
-            if not self._delays:
-                return 0.0
-            entry = self._delays[0]
-            entry[1] -= 1
-            if entry[1] <= 0:
-                self._delays.pop(0)
-            return entry[0]
+            entry = queue[0]
+            entry.times -= 1
+            if entry.times <= 0:
+                queue.pop(0)
+            return entry
 
     # ---- helpers for the protocols
 
@@ -1120,10 +1133,10 @@ class FakeModelServer:
         request = self._fake_request(protocol, body, headers, conv)
         with self._lock:
             self.requests.append(request)
-        delay = self._take_delay()
-        if delay and (self._stopped.wait(delay) or _client_gone(handler.connection)):
+        delay = self._take(self._delays)
+        if delay and (self._stopped.wait(delay.seconds) or _client_gone(handler.connection)):
             return None
-        fault = self._take_fault()
+        fault = self._take(self._faults)
         if fault is not None:
             return _fault_answer(vendor, fault)
         if protocol is None:

@@ -63,6 +63,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if style:
         os.environ.setdefault("OPENAI_API_KEY", API_KEY)
         os.environ.setdefault("ANTHROPIC_API_KEY", API_KEY)
+        os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", API_KEY)
         server = FakeModelServer(policy=DemoPolicy(style), api_key=API_KEY)
         server.start()
         config.stash[_SERVER] = server

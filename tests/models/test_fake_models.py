@@ -38,10 +38,12 @@ def png_b64(width: int = 64, height: int = 48, *, compress_level: int = 9) -> st
 
 
 def data_url(width: int = 64, height: int = 48) -> str:
+    """A white PNG as a data URL."""
     return f"data:image/png;base64,{png_b64(width, height)}"
 
 
 def claude_image(b64: str | None = None, media_type: str = "image/png") -> dict:
+    """An Anthropic base64 image block."""
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": b64 or png_b64()}}
 
 
@@ -362,7 +364,7 @@ STRICT_CASES: dict[str, tuple[str, Callable[[Any, Any], Any], str]] = {
         "anthropic", lambda o, c: _claude(c, [USER], tools=[CLAUDE_COMPUTER], betas=["computer-use-2024-10-22"]),
         "needs the anthropic-beta header 'computer-use-2025-01-24' (got computer-use-2024-10-22)"),
     "computer tool too old for the model": (
-        "anthropic", lambda o, c: _claude(c, [USER], model="claude-opus-4-5-20251101", tools=[CLAUDE_COMPUTER],
+        "anthropic", lambda o, c: _claude(c, [USER], model="claude-sonnet-4-6", tools=[CLAUDE_COMPUTER],
                                           betas=[BETA]),
         "takes the computer tool computer_20251124, not computer_20250124"),
     "computer tool too new for the model": (
@@ -413,6 +415,32 @@ def test_strict_checks_reject_what_the_vendor_rejects(server: FakeModelServer, o
     body = raised.value.body if vendor == "openai" else raised.value.body["error"]
     assert body["type"] == "invalid_request_error"
     assert any(problem in violation for violation in server.violations)
+
+
+@pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("model, version", [
+    ("claude-3-5-sonnet-20241022", "computer_20241022"), ("claude-3-7-sonnet-20250219", "computer_20250124"),
+    ("claude-sonnet-4-20250514", "computer_20250124"), ("claude-opus-4-1-20250805", "computer_20250124"),
+    ("claude-sonnet-4-5", "computer_20250124"), ("claude-haiku-4-5-20251001", "computer_20250124"),
+    ("claude-opus-4-6", "computer_20251124"), ("claude-sonnet-4-6", "computer_20251124"),
+])
+def test_each_model_takes_its_computer_tool_version(server: FakeModelServer, claude, model: str, version: str):
+    beta = {"computer_20241022": "computer-use-2024-10-22", "computer_20250124": BETA,
+            "computer_20251124": "computer-use-2025-11-24"}[version]
+    msg = _claude(claude, [USER], model=model, tools=[{**CLAUDE_COMPUTER, "type": version}], betas=[beta])
+    assert msg.content[0].text == "OK" and server.violations == []
+
+
+def test_a_zoomed_image_is_not_held_to_the_display_size(server: FakeModelServer, claude):
+    zoom = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_z", "name": "computer",
+                                              "input": {"action": "zoom", "region": [0, 0, 16, 16]}}]}
+    answer = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_z",
+                                           "content": [claude_image(png_b64(16, 16))]}]}
+    tool = {**CLAUDE_COMPUTER, "type": "computer_20251124", "enable_zoom": True}
+    first = {"role": "user", "content": [claude_image()]}
+    msg = _claude(claude, [first, zoom, answer], model="claude-opus-4-6", tools=[tool],
+                  betas=["computer-use-2025-11-24"])
+    assert msg.content[0].text == "OK" and server.requests[0].image_size() == (16, 16)
 
 
 def test_the_screenshot_may_follow_a_text_only_tool_output(server: FakeModelServer, oai):

@@ -68,6 +68,9 @@ class Provider:
         from pytest_cua.agents.models.agent import ModelAgent
 
         model, style, settings, key, base_url = cls._plan(spec)
+        from pytest_cua.redaction import register_secret
+
+        register_secret(key)  # an SDK error that quotes the key is redacted like any other secret
         adapter = cls._adapter(model, settings, key, base_url)
         proxy = None
         if settings.record_dir or settings.replay_dir:
