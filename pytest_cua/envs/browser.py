@@ -982,10 +982,14 @@ class BrowserEnvironment(Environment):
             button = "right" if isinstance(action, A.RightClick) else getattr(action, "button", "left")
             if isinstance(action.target, Point):
                 self._check_point(action.target)
+                before = self._navigations
                 if isinstance(action, A.DoubleClick):
                     page.mouse.dblclick(action.target.x, action.target.y)
                 else:
                     page.mouse.click(action.target.x, action.target.y, button=button)  # type: ignore[arg-type]
+                # a click at a point (a pixel agent's Save) may submit a form: unlike a locator click it does
+                # not wait for that navigation, and observing a page mid-commit can block its screenshot
+                self._await_navigation_start(page, before)
             else:
                 loc = self.resolve(action.target).locator
                 if isinstance(action, A.DoubleClick):
@@ -1099,8 +1103,9 @@ class BrowserEnvironment(Environment):
         return None
 
     def _await_navigation_start(self, page: "Page", before: int) -> None:
-        """Enter may submit a form, and its navigation starts a moment after the key press returns: wait up
-        to ENTER_NAVIGATION_WAIT_S for it to start, so that ``_settle`` waits for the new page, not the old."""
+        """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key
+        press or click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``_settle`` waits
+        for the new page, not the old."""
         commits, waited = self._commits, 0.0
         while self._navigations == before and waited < ENTER_NAVIGATION_WAIT_S:
             page.wait_for_timeout(25)  # lets Playwright deliver the request event

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,8 @@ API_KEY = "sk-fake-e2e-0123456789abcdef"
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--fake-model", default=None, choices=STYLES,
                      help="answer model calls with a demonstration-following fake vendor server")
+    parser.addoption("--fake-model-delay", type=float, default=0.0, metavar="SECONDS",
+                     help="the fake model thinks this long before each answer (throughput benchmarks)")
 
 
 @dataclass
@@ -64,7 +67,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         os.environ.setdefault("OPENAI_API_KEY", API_KEY)
         os.environ.setdefault("ANTHROPIC_API_KEY", API_KEY)
         os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", API_KEY)
-        server = FakeModelServer(policy=DemoPolicy(style), api_key=API_KEY)
+        server = FakeModelServer(policy=DemoPolicy(style, delay_s=config.getoption("--fake-model-delay")),
+                                 api_key=API_KEY)
         server.start()
         config.stash[_SERVER] = server
         if style == "anthropic-computer":
@@ -122,10 +126,13 @@ def _fake_model_task(request: pytest.FixtureRequest) -> Any:
 class DemoPolicy:
     """Answers each request with the next move of the current task's demonstration."""
 
-    def __init__(self, style: str) -> None:
+    def __init__(self, style: str, delay_s: float = 0.0) -> None:
         self.style = style
+        self.delay_s = delay_s
 
     def __call__(self, request: FakeRequest) -> FakeReply:
+        if self.delay_s:
+            time.sleep(self.delay_s)
         with STATE.lock:
             if STATE.pending:
                 return STATE.pending.pop(0)

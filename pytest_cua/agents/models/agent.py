@@ -9,6 +9,7 @@ cannot be used goes back to the model as the error of its last action, at most `
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any
 
 from pytest_cua.actions import ActionError, Fail
@@ -61,6 +62,7 @@ class ModelAgent(Agent):
             self._proxy_started = True
         self.task = task
         self._pending = None
+        self._origin: str | None = None
         self.usage = Usage()
         self.style.begin(task, context)
 
@@ -113,9 +115,15 @@ class ModelAgent(Agent):
     def _headers(self, observation: "Observation", attempt: int) -> dict[str, str]:
         if self.proxy is None or self.task is None:
             return {}
-        from pytest_cua.agents.models.traffic import STEP_HEADER, TASK_HEADER
+        from pytest_cua.agents.models.traffic import ORIGIN_HEADER, STEP_HEADER, TASK_HEADER
 
-        return {TASK_HEADER: self.task.id, STEP_HEADER: f"{observation.step + 1}.{attempt}"}
+        headers = {TASK_HEADER: self.task.id, STEP_HEADER: f"{observation.step + 1}.{attempt}"}
+        if self._origin is None and observation.url.startswith(("http://", "https://")):
+            parts = urlsplit(observation.url)
+            self._origin = f"{parts.scheme}://{parts.netloc}"  # where the task started: the environment
+        if self._origin:
+            headers[ORIGIN_HEADER] = self._origin
+        return headers
 
     def close(self) -> None:
         self.adapter.close()

@@ -21,8 +21,11 @@ Matching in replay, in this order:
    ``x-cua-replay-match: position`` (``key`` for a key match);
 3. otherwise a miss.
 
-The agent sends ``x-cua-task`` and ``x-cua-step`` on each request; every ``x-cua-*`` header is stripped before
-forwarding. Auth headers (``authorization``, ``x-api-key``, ...) are forwarded in record mode but never stored
+The agent sends ``x-cua-task`` and ``x-cua-step`` on each request, and ``x-cua-origin`` with the address of the
+environment (the embedded org listens on a new port each run): that address is written as ``{cua-origin}`` in
+keys and in stored requests and responses, and a replay answers with the current one, so a recorded
+``goto("https://127.0.0.1:41235/lightning/...")`` replays against today's org. Every ``x-cua-*`` header is
+stripped before forwarding. Auth headers (``authorization``, ``x-api-key``, ...) are forwarded in record mode but never stored
 and never part of a key; their values are also scrubbed from every file written, should they appear elsewhere.
 
 A recording file (``format`` 1)::
@@ -71,6 +74,7 @@ __all__ = [
     "MODES",
     "STEP_HEADER",
     "TASK_HEADER",
+    "ORIGIN_HEADER",
     "VOLATILE_FIELDS",
     "RecordingError",
     "ReplayMiss",
@@ -85,6 +89,8 @@ FORMAT = 1
 MISS_HEADER = "x-cua-replay-miss"
 MATCH_HEADER = "x-cua-replay-match"
 TASK_HEADER = "x-cua-task"
+ORIGIN_HEADER = "x-cua-origin"
+ORIGIN_PLACEHOLDER = "{cua-origin}"
 STEP_HEADER = "x-cua-step"
 _CUA_PREFIX = "x-cua-"
 
@@ -585,7 +591,8 @@ class TrafficProxy:
     def _normalised(self, incoming: _Incoming) -> _Normalised:
         path, query = self._relative(incoming.target)
         target = path + (f"?{query}" if query else "")
-        return _normalise(incoming.method, target, incoming.body, incoming.header_map, self._redact)
+        body = _to_placeholder(incoming.body, incoming.header(ORIGIN_HEADER))
+        return _normalise(incoming.method, target, body, incoming.header_map, self._redact)
 
     # replay
 
@@ -602,8 +609,11 @@ class TrafficProxy:
             self._stats["replayed" if how == "key" else "replayed_by_position" if how else "misses"] += 1
         if match is None:
             return self._miss(task, step, key)
-        return _Answer(match.status, {"content-type": "application/json", **match.headers, MATCH_HEADER: how},
-                       match.body)
+        body = match.body
+        origin = incoming.header(ORIGIN_HEADER)
+        if origin:
+            body = body.replace(ORIGIN_PLACEHOLDER.encode(), origin.encode())
+        return _Answer(match.status, {"content-type": "application/json", **match.headers, MATCH_HEADER: how}, body)
 
     def _take(self, key: str, task: str | None, position: int | None,
               request: _Normalised) -> tuple[_Recording | None, str]:
@@ -682,7 +692,8 @@ class TrafficProxy:
             "format": FORMAT, "key": request.key, "task": task, "step": step, "seq": seq, "task_seq": task_seq,
             "request": {"method": request.method, "base_path": self._prefix, "path": request.path,
                         "headers": request.headers, "body": request.body},
-            "response": {"status": answer.status, "headers": answer.headers, **self._response_body(answer.body)},
+            "response": {"status": answer.status, "headers": answer.headers,
+                         **self._response_body(_to_placeholder(answer.body, incoming.header(ORIGIN_HEADER)))},
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         }
         name = (f"{_slug(self._redact(task) if task else None)}-{task_seq or seq:04d}-{request.key[:12]}-"
@@ -716,6 +727,13 @@ class TrafficProxy:
         for secret in secrets:
             text = text.replace(secret, _SCRUBBED)
         return text
+
+
+def _to_placeholder(body: bytes, origin: str | None) -> bytes:
+    """``body`` with the environment's address written as ``ORIGIN_PLACEHOLDER``."""
+    if not origin or not body:
+        return body
+    return body.replace(origin.encode(), ORIGIN_PLACEHOLDER.encode())
 
 
 def _redact_strings(value: Any, redact: Redact) -> Any:

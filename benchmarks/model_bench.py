@@ -1,0 +1,488 @@
+"""Model-agent benchmark (requirement 9 of the model-agents issue): the harness time per model step besides
+the observation, the action and the model call; and tasks per minute with a slow fake model at several xdist
+worker counts.
+
+    python benchmarks/model_bench.py [--quick] [--delay 3] [--workers 1,2,4,8] [--part all|harness|throughput]
+    pytest -m benchmark tests/models -s
+
+Both parts are inner pytest runs of SCUBA tasks in real Chromium on the embedded org, with the model played by
+the demonstration-following fake vendor server of ``tests/models/fake_model_plugin.py`` (in the process of
+each xdist worker, reached over loopback through the vendor SDK).
+
+1. Harness: ``--agent o3`` (browser style, Responses function calls) and ``--agent computer-use-preview``
+   (computer style, pixel coordinates) against a fake that answers at once. Per step, from the trajectory's
+   steps.jsonl: harness = step wall time - ``env_s`` (the observation and the ``act`` calls, which contain
+   every ``ActionResult.duration_s``) - ``extra.model.latency_s`` (the model call). The step wall time is the
+   time from one step's ``started_at`` to the next's (the last: to the end of its recording). This module is
+   also an inner-run plugin (``-p model_bench --model-bench-split DIR``) that times the agent's parts in place,
+   on the same steps: image scaling/encoding, the rest of the user turn, request building, the SDK call,
+   response parsing, action parsing, trajectory recording; what is left is the episode loop itself.
+2. Throughput: a fixed list of short SCUBA tasks (``--agent o3``) with a fake that thinks ``--delay`` seconds
+   before each answer, at ``-n`` 1, 2, 4, 8 (each worker has its own Chromium, embedded org and fake). Tasks
+   per minute over the run's wall time and over the span of the episodes (startup excluded), beside the ideal
+   (n x the single-worker rate), and per task the model wait against everything else.
+
+Figures are printed, with the load average (the machine is shared); nothing is asserted here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLIT_OPTION = "--model-bench-split"
+TARGET_MS = 50.0
+
+# style label -> (--fake-model, --agent)
+STYLES: dict[str, tuple[str, str]] = {
+    "browser": ("browser", "o3"),
+    "computer": ("openai-computer", "computer-use-preview"),
+}
+# tasks both styles pass with the fake (the fake's computer policy has no select_option)
+HARNESS_TASKS = ["freeze_user_1", "freeze_user_2", "deactivate_user_1", "deactivate_user_2",
+                 "qa_service_knowledge_1", "qa_service_knowledge_2", "create_public_group_1",
+                 "create_public_group_2"]
+QUICK_HARNESS_TASKS = ["freeze_user_1", "deactivate_user_1"]
+# 16 short tasks of 5 templates, 5-7 model steps each (95 steps) in the browser style
+THROUGHPUT_TASKS = ["freeze_user_1", "freeze_user_2", "freeze_user_3", "freeze_user_4",
+                    "qa_service_knowledge_1", "qa_service_knowledge_2", "qa_service_knowledge_3",
+                    "convert_lead_1", "convert_lead_2", "convert_lead_3",
+                    "deactivate_user_1", "deactivate_user_2", "deactivate_user_3",
+                    "create_owd_settings_1", "create_owd_settings_2", "create_owd_settings_3"]
+QUICK_THROUGHPUT_TASKS = ["freeze_user_1", "freeze_user_2", "qa_service_knowledge_1", "deactivate_user_1"]
+WORKERS = (1, 2, 4, 8)
+QUICK_WORKERS = (1, 2)
+
+
+# --- inner pytest runs -----------------------------------------------------------------------------------
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, as text."""
+    return "load average " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def nodeids(task_ids: list[str]) -> list[str]:
+    """The SCUBA suite's test ids of ``task_ids`` (exact, unlike ``-k``)."""
+    return [f"suites/scuba/test_scuba.py::test_task[{t}]" for t in task_ids]
+
+
+@dataclass
+class InnerRun:
+    """One inner pytest run: wall time, exit code, output, summary.json and the trajectories."""
+
+    reports: Path
+    wall_s: float
+    returncode: int
+    output: str
+    load_before: str
+    load_after: str
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tasks(self) -> list[dict[str, Any]]:
+        return list(self.summary.get("tasks", []))
+
+    def passed(self) -> int:
+        return sum(1 for t in self.tasks if t.get("outcome") == "passed")
+
+    def steps(self, task: dict[str, Any]) -> list[dict[str, Any]]:
+        """The task's steps.jsonl entries, in order."""
+        path = Path(task["trajectory"]).with_name("steps.jsonl")
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    def problems(self) -> list[str]:
+        """Anything that makes the run's figures suspect: failed tasks, protocol violations."""
+        found = [f"{t['id']}: {t['outcome']} {t.get('error_kind') or ''}".strip() for t in self.tasks
+                 if t.get("outcome") != "passed"]
+        if not self.tasks:
+            found.append(f"no tasks ran (exit {self.returncode}):\n{self.output[-3000:]}")
+        if "protocol violations" in self.output:
+            found.append("the fake reported protocol violations")
+        return found
+
+
+def run_inner(reports: Path, task_ids: list[str], style: str, *, workers: int | None = None, delay: float = 0.0,
+              split: Path | None = None) -> InnerRun:
+    """The tasks through pytest-cua with the fake model of ``style`` (a key of STYLES)."""
+    fake, agent = STYLES[style]
+    cmd = [sys.executable, "-m", "pytest", *nodeids(task_ids), "-p", "tests.models.fake_model_plugin",
+           "--fake-model", fake, "--agent", agent, "--fake-model-delay", str(delay), "-p", "no:cacheprovider",
+           "--cua-reports", str(reports), "-q"]
+    if workers is not None:
+        cmd += ["-n", str(workers)]
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}  # the fake's key, never a real one
+    if split is not None:
+        cmd += ["-p", "model_bench", SPLIT_OPTION, str(split)]
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "benchmarks"), env.get("PYTHONPATH")) if p)
+    before = load_average()
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True, timeout=3600)
+    run = InnerRun(reports, time.perf_counter() - t0, proc.returncode, proc.stdout + proc.stderr, before,
+                   load_average())
+    path = reports / "summary.json"
+    if path.exists():
+        run.summary = json.loads(path.read_text(encoding="utf-8"))
+    return run
+
+
+# --- statistics ------------------------------------------------------------------------------------------
+
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def spread_ms(values: list[float]) -> dict[str, float]:
+    """Median, p90, max and mean of seconds, in ms."""
+    if not values:
+        return {"median": float("nan"), "p90": float("nan"), "max": float("nan"), "mean": float("nan")}
+    return {"median": statistics.median(values) * 1000, "p90": p90(values) * 1000, "max": max(values) * 1000,
+            "mean": statistics.fmean(values) * 1000}
+
+
+# --- part 1: harness time per step -----------------------------------------------------------------------
+
+# the in-place split: key -> label; the means add up to the strict harness (see StepTiming.strict_s)
+SPLIT_PARTS: dict[str, str] = {
+    "prepare_image": "image scaling + encoding (prepare_image)",
+    "turn_rest": "rest of the user turn (element list, text, results)",
+    "request_build": "request building (append turn, prune, request dict)",
+    "parse": "response parsing (adapter._parse)",
+    "actions_for": "actions from the reply (style.actions_for)",
+    "agent_rest": "rest of agent.step (raw JSON + redaction, extras)",
+    "handoff": "agent thread hand-off (agent_s - agent.step)",
+    "record": "trajectory recording (images, redaction, steps.jsonl)",
+    "loop_rest": "episode loop, the rest",
+}
+
+
+@dataclass
+class StepTiming:
+    """One model step's times in seconds, from steps.jsonl and (when timed) the in-place split."""
+
+    task: str
+    index: int
+    started_at: float
+    wall_s: float
+    env_s: float
+    act_s: float
+    latency_s: float
+    agent_s: float
+    split: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def harness_s(self) -> float:
+        """Step wall time less the environment (observation + acting) and the recorded model latency."""
+        return self.wall_s - self.env_s - self.latency_s
+
+    @property
+    def strict_s(self) -> float:
+        """The harness with only the SDK call as the model's time (``latency_s`` also covers our parse)."""
+        return self.wall_s - self.env_s - self.split.get("model_call", self.latency_s)
+
+    def parts(self) -> dict[str, float]:
+        """The strict harness split into SPLIT_PARTS (empty without the in-place split)."""
+        s = self.split
+        if "agent_step" not in s:
+            return {}
+        turn, build, parse, actions = s.get("turn_for", 0.0), s.get("request_build", 0.0), s.get("parse", 0.0), \
+            s.get("actions_for", 0.0)
+        parts = {"prepare_image": s.get("prepare_image", 0.0), "turn_rest": turn - s.get("prepare_image", 0.0),
+                 "request_build": build, "parse": parse, "actions_for": actions,
+                 "agent_rest": s["agent_step"] - turn - build - s.get("model_call", 0.0) - parse - actions,
+                 "handoff": self.agent_s - s["agent_step"], "record": s.get("record", 0.0)}
+        parts["loop_rest"] = self.strict_s - sum(parts.values())
+        return parts
+
+
+def step_timings(run: InnerRun, split: dict[tuple[str, int], dict[str, float]]) -> list[StepTiming]:
+    """Every model step of the run's tasks, in the order they ran."""
+    out: list[StepTiming] = []
+    for task in run.tasks:
+        entries = run.steps(task)
+        for i, e in enumerate(entries):
+            timed = split.get((task["id"], e["index"]), {})
+            if i + 1 < len(entries):
+                end = entries[i + 1]["started_at"]
+            elif "recorded_at" in timed:
+                end = timed["recorded_at"]
+            else:  # no split: the end of the episode (its wall time also covers agent.start, a few ms)
+                end = entries[0]["started_at"] + task["times"]["wall_s"]
+            model = (e.get("extra") or {}).get("model") or {}
+            out.append(StepTiming(task["id"], e["index"], e["started_at"], end - e["started_at"], e["env_s"],
+                                  sum(r.get("duration_s", 0.0) for r in e["results"]),
+                                  float(model.get("latency_s", 0.0)), e["agent_s"], timed))
+    return sorted(out, key=lambda s: s.started_at)
+
+
+def read_split(directory: Path) -> dict[tuple[str, int], dict[str, float]]:
+    """The in-place split written by the inner-run plugin, by (task id, step index)."""
+    found: dict[tuple[str, int], dict[str, float]] = {}
+    for path in sorted(directory.glob("split-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            found[(entry.pop("task"), entry.pop("step"))] = entry
+    return found
+
+
+def harness_figures(run: InnerRun, split_dir: Path) -> dict[str, Any]:
+    """Per-step harness figures of one style's run (the run's first step, cold, reported apart)."""
+    steps = step_timings(run, read_split(split_dir))
+    cold, warm = steps[0], steps[1:]
+    figures: dict[str, Any] = {
+        "tasks": len(run.tasks), "passed": run.passed(), "steps": len(warm), "problems": run.problems(),
+        "load": f"{run.load_before} -> {run.load_after}",
+        "wall_ms": spread_ms([s.wall_s for s in warm]), "env_ms": spread_ms([s.env_s for s in warm]),
+        "act_ms": spread_ms([s.act_s for s in warm]), "latency_ms": spread_ms([s.latency_s for s in warm]),
+        "harness_ms": spread_ms([s.harness_s for s in warm]),
+        "cold_step": {"task": cold.task, "harness_ms": cold.harness_s * 1000, "latency_ms": cold.latency_s * 1000},
+    }
+    if all(s.split for s in warm):
+        figures["model_call_ms"] = spread_ms([s.split.get("model_call", 0.0) for s in warm])
+        figures["strict_ms"] = spread_ms([s.strict_s for s in warm])
+        figures["split_ms"] = {k: spread_ms([s.parts()[k] for s in warm]) for k in SPLIT_PARTS}
+    return figures
+
+
+def print_harness(style: str, f: dict[str, Any]) -> None:
+    fake, agent = STYLES[style]
+    print(f"\n{style} style (--agent {agent}, --fake-model {fake}, the fake answers at once): {f['passed']}/"
+          f"{f['tasks']} tasks passed, {f['steps']} model steps; {f['load']}")
+    for problem in f["problems"]:
+        print(f"  ! {problem}")
+    print(f"  {'ms per step':<44}{'median':>8}{'p90':>8}{'max':>8}{'mean':>8}")
+    rows = [("step wall time", "wall_ms"), ("env_s: observation + act calls", "env_ms"),
+            ("  of which actions (ActionResult.duration_s)", "act_ms"), ("model call (extra.model.latency_s)",
+                                                                         "latency_ms")]
+    if "model_call_ms" in f:
+        rows.append(("  of which the SDK call to the fake", "model_call_ms"))
+    rows.append(("harness = wall - env_s - latency_s", "harness_ms"))
+    if "strict_ms" in f:
+        rows.append(("harness incl. parsing = wall - env_s - SDK call", "strict_ms"))
+    for label, key in rows:
+        v = f[key]
+        print(f"  {label:<44}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
+    verdict = "meets" if f["harness_ms"]["median"] < TARGET_MS else "MISSES"
+    print(f"  -> harness median {f['harness_ms']['median']:.1f} ms, p90 {f['harness_ms']['p90']:.1f} ms: {verdict} "
+          f"the target (< {TARGET_MS:g} ms)")
+    cold = f["cold_step"]
+    print(f"  (the run's first step, {cold['task']}, is cold and left out: harness {cold['harness_ms']:.0f} ms, "
+          f"model call {cold['latency_ms']:.0f} ms)")
+    if "split_ms" in f:
+        print(f"  split of the harness incl. parsing, timed in place (means add up):")
+        for key, label in SPLIT_PARTS.items():
+            v = f["split_ms"][key]
+            print(f"    {label:<56}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
+
+
+def bench_harness(base: Path, task_ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for style in STYLES:
+        split = base / f"split-{style}"
+        split.mkdir(parents=True)
+        run = run_inner(base / f"harness-{style}", task_ids, style, split=split)
+        out[style] = harness_figures(run, split) if run.tasks else {"problems": run.problems()}
+        if run.tasks:
+            print_harness(style, out[style])
+        else:
+            print(f"\n{style} style: the run failed: {run.problems()}")
+    return out
+
+
+# --- part 2: throughput ----------------------------------------------------------------------------------
+
+def task_span(run: InnerRun) -> tuple[float, float]:
+    """From the first episode's first step to the end of the last episode (epoch seconds)."""
+    starts, ends = [], []
+    for task in run.tasks:
+        entries = run.steps(task)
+        if entries:
+            starts.append(entries[0]["started_at"])
+            ends.append(entries[0]["started_at"] + task["times"]["wall_s"] + (task["times"].get("eval_s") or 0.0))
+    return min(starts), max(ends)
+
+
+def throughput_figures(run: InnerRun, workers: int) -> dict[str, Any]:
+    """Tasks per minute (run wall, episode span) and the per-task mean of model wait and the rest."""
+    first, last = task_span(run)
+    n = len(run.tasks)
+    wait = [sum(float(((e.get("extra") or {}).get("model") or {}).get("latency_s", 0.0)) for e in run.steps(t))
+            for t in run.tasks]
+    episode = [t["times"]["wall_s"] for t in run.tasks]
+    around = [(t["times"].get("reset_s") or 0.0) + (t["times"].get("eval_s") or 0.0) for t in run.tasks]
+    return {"workers": workers, "tasks": n, "passed": run.passed(), "problems": run.problems(),
+            "wall_s": run.wall_s, "span_s": last - first, "per_min": n * 60 / run.wall_s,
+            "span_per_min": n * 60 / (last - first), "steps": statistics.fmean(t["steps"] for t in run.tasks),
+            "model_wait_s": statistics.fmean(wait),
+            "other_s": statistics.fmean(e - w for e, w in zip(episode, wait)),
+            "reset_eval_s": statistics.fmean(around),
+            "worker_ids": sorted({t["environment"]["worker"] for t in run.tasks}),
+            "load": f"{run.load_before} -> {run.load_after}"}
+
+
+def print_throughput(rows: list[dict[str, Any]], delay: float) -> None:
+    one = next((r for r in rows if r["workers"] == 1), rows[0])
+    base, base_span = one["per_min"] / one["workers"], one["span_per_min"] / one["workers"]
+    print(f"\nthroughput: {rows[0]['tasks']} SCUBA tasks (--agent o3), the fake thinks {delay:g} s before each answer")
+    print(f"  {'-n':>3}{'pass':>6}{'wall s':>8}{'tasks/min':>11}{'ideal':>8}{'eff':>6}{'span s':>9}"
+          f"{'tasks/min':>11}{'ideal':>8}{'eff':>6}   per task: model wait | the rest | reset+eval   load")
+    for r in rows:
+        n = r["workers"]
+        print(f"  {n:>3}{r['passed']:>3}/{r['tasks']:<2}{r['wall_s']:8.1f}{r['per_min']:11.2f}{n * base:8.2f}"
+              f"{r['per_min'] / (n * base):6.0%}{r['span_s']:9.1f}{r['span_per_min']:11.2f}{n * base_span:8.2f}"
+              f"{r['span_per_min'] / (n * base_span):6.0%}   {r['model_wait_s']:6.1f} s | {r['other_s']:5.2f} s | "
+              f"{r['reset_eval_s']:5.2f} s   {r['load']}")
+        for problem in r["problems"]:
+            print(f"      ! {problem}")
+    print("  wall: the whole pytest run (startup of each worker's Chromium and org included); span: first episode "
+          "start to last episode end. ideal = n x the single-worker rate. the rest = episode wall - model wait.")
+
+
+def bench_throughput(base: Path, task_ids: list[str], workers: tuple[int, ...], delay: float) -> list[dict[str, Any]]:
+    rows = []
+    for n in workers:
+        run = run_inner(base / f"throughput-n{n}", task_ids, "browser", workers=n, delay=delay)
+        if not run.tasks:
+            print(f"\n-n {n}: the run failed: {run.problems()}")
+            continue
+        rows.append(throughput_figures(run, n))
+        print(f"  -n {n}: {run.passed()}/{len(run.tasks)} passed in {run.wall_s:.1f} s ({run.load_after})", flush=True)
+    if rows:
+        print_throughput(rows, delay)
+    return rows
+
+
+# --- command line ----------------------------------------------------------------------------------------
+
+def parse_workers(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--workers: expected numbers like 1,2,4,8, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"--workers: expected numbers >= 1, got {text!r}")
+    return values
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer tasks and worker counts (1,2), for the pytest wrapper")
+    parser.add_argument("--delay", type=float, default=3.0, help="seconds the throughput fake thinks per answer")
+    parser.add_argument("--workers", type=parse_workers, default=None, help="xdist worker counts (default 1,2,4,8)")
+    parser.add_argument("--part", choices=("all", "harness", "throughput"), default="all")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the inner runs' reports in this folder")
+    args = parser.parse_args(argv)
+    workers = args.workers or (QUICK_WORKERS if args.quick else WORKERS)
+    base = Path(tempfile.mkdtemp(prefix="pytest-cua-model-bench-")) if args.keep is None else args.keep
+    base.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, Any] = {"cpus": os.cpu_count(), "load_start": load_average()}
+    print(f"model-agent benchmark: {os.cpu_count()} CPUs, {figures['load_start']}; reports under {base}")
+    try:
+        if args.part in ("all", "harness"):
+            tasks = QUICK_HARNESS_TASKS if args.quick else HARNESS_TASKS
+            print(f"harness per model step: {len(tasks)} SCUBA tasks per style, real Chromium, embedded org, "
+                  f"viewport 1920x1080")
+            figures["harness"] = bench_harness(base, tasks)
+        if args.part in ("all", "throughput"):
+            tasks = QUICK_THROUGHPUT_TASKS if args.quick else THROUGHPUT_TASKS
+            print(f"\nthroughput runs ({len(tasks)} tasks, fake delay {args.delay:g} s, -n "
+                  f"{','.join(map(str, workers))}):", flush=True)
+            figures["throughput"] = bench_throughput(base, tasks, workers, args.delay)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    figures["load_end"] = load_average()
+    print(f"\n{figures['load_end']}")
+    return figures
+
+
+# --- the inner-run plugin: the agent's parts timed in place (-p model_bench --model-bench-split DIR) --------
+
+_STEP: dict[str, float] = {}
+_SPLIT: list[dict[str, Any]] = []
+_DIR = pytest.StashKey[Path]()
+
+
+def _timed(fn: Callable[..., Any], key: str, *, first: bool = False) -> Callable[..., Any]:
+    """``fn`` adding its time to ``_STEP[key]`` (``first``: a new step begins with this call)."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if first:
+            _STEP.clear()
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _STEP[key] = _STEP.get(key, 0.0) + time.perf_counter() - t0
+
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(SPLIT_OPTION, default=None, metavar="DIR",
+                     help="model_bench: time the model agent's parts per step into DIR/split-<pid>.jsonl")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    directory = config.getoption(SPLIT_OPTION, None)
+    if not directory:
+        return
+    config.stash[_DIR] = Path(directory)
+    from pytest_cua.agents.models import images
+    from pytest_cua.trajectory import TrajectoryRecorder
+
+    images.prepare_image = _timed(images.prepare_image, "prepare_image")  # styles import it at call time
+    record = TrajectoryRecorder.record_step
+
+    def record_step(self: TrajectoryRecorder, step: Any) -> None:
+        t0 = time.perf_counter()
+        record(self, step)
+        _SPLIT.append({"task": self.directory.name if self.directory else "", "step": step.index,
+                       "record": time.perf_counter() - t0, "recorded_at": time.time(), **_STEP})
+
+    TrajectoryRecorder.record_step = record_step  # type: ignore[method-assign]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    directory = config.stash.get(_DIR, None)
+    if directory is not None and _SPLIT:
+        with open(directory / f"split-{os.getpid()}.jsonl", "a", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(entry) + "\n" for entry in _SPLIT)
+
+
+@pytest.fixture(autouse=True)
+def _model_bench_split(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Wrap the worker's model agent (once) so that each step's parts are timed."""
+    if _DIR not in request.config.stash or "cua_agent" not in request.fixturenames:
+        yield
+        return
+    agent = request.getfixturevalue("cua_agent")
+    if hasattr(agent, "adapter") and not getattr(agent, "_model_bench", False):
+        agent._model_bench = True
+        agent.step = _timed(agent.step, "agent_step", first=True)
+        agent.style.turn_for = _timed(agent.style.turn_for, "turn_for")
+        agent.style.actions_for = _timed(agent.style.actions_for, "actions_for")
+        adapter = agent.adapter
+        for name in ("_append_user", "_prune", "_request"):
+            setattr(adapter, name, _timed(getattr(adapter, name), "request_build"))
+        adapter._create = _timed(adapter._create, "model_call")
+        adapter._parse = _timed(adapter._parse, "parse")
+    yield
+
+
+if __name__ == "__main__":
+    main()

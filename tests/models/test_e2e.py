@@ -1,0 +1,195 @@
+"""Model agents end to end: inner pytest runs of the real suites in real Chromium on the embedded org (and on
+the docker desktop), with the model played by a fake vendor server that speaks the vendor's protocol
+(``tests/models/fake_model_plugin.py``: it follows each task's demonstration, reading the element list or
+finding the control in the screenshot's pixel space).
+
+- ``--agent o3`` (Responses, function calls by element id) passes tasks of 5 templates and a question;
+- ``--agent computer-use-preview`` and ``--agent claude-sonnet-4`` (pixel coordinates) pass 4 tasks each;
+- ``--agent ui-tars-1.5-7b`` (text grammar, smart_resize coordinates) passes 2 ProSoft tasks on the desktop;
+- record once, replay with no model server: the same verdicts; a request with no recording is an agent error
+  naming the task and step, never a live call;
+- ``--cua-max-cost-task`` ends an episode with end state budget; ``--cua-max-cost`` across two xdist workers
+  skips the tasks not started;
+- the API key is in no file the runs produce; trajectories and Allure show what the model was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from tests.models.fake_model_plugin import API_KEY
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+TIME_LIMIT = "180"  # per task: a hang is a time_limit failure of that task, not a stuck CI
+BROWSER_TASKS = ["create_lead_1", "convert_lead_1", "freeze_user_1", "create_owd_settings_1",
+                 "create_account_and_contact_1", "qa_sales_lookup_1"]
+COMPUTER_TASKS = ["freeze_user_1", "deactivate_user_1", "create_public_group_1", "create_account_and_contact_1"]
+PROSOFT_TASKS = ["calc-set-cell", "calc-sum-q1"]
+
+
+class Run:
+    """One inner pytest run: exit code, output and summary.json records by task id."""
+
+    def __init__(self, reports: Path, *args: str, fake: str | None = None, env: Mapping[str, str] | None = None):
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--cua-reports", str(reports),
+               "--cua-time-limit", TIME_LIMIT, "-o", "faulthandler_timeout=400", *args]  # a hang shows its stacks
+        if fake:
+            cmd += ["-p", "tests.models.fake_model_plugin", "--fake-model", fake]
+        clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        self.proc = subprocess.run(cmd, cwd=REPO, text=True, capture_output=True, timeout=1800,
+                                   env={**clean, **(env or {})})
+        self.output = self.proc.stdout + self.proc.stderr
+        path = reports / "summary.json"
+        assert path.exists(), f"no summary.json:\n{self.output[-5000:]}"
+        self.summary = json.loads(path.read_text())
+        self.tasks: dict[str, dict[str, Any]] = {t["id"]: t for t in self.summary["tasks"]}
+        assert "protocol violations" not in self.output, self.output[-5000:]
+
+    def passed(self) -> list[str]:
+        return sorted(i for i, t in self.tasks.items() if t["outcome"] == "passed")
+
+    def explain(self) -> str:
+        return "\n".join(f"{i}: {t['outcome']} {t.get('error_kind') or ''} {t['score']} {str(t.get('error'))[:300]}"
+                         for i, t in sorted(self.tasks.items())) + "\n" + self.output[-3000:]
+
+
+def select(ids: list[str]) -> list[str]:
+    return ["-k", " or ".join(ids)]
+
+
+def scuba(*args: str) -> list[str]:
+    return ["suites/scuba", *args]
+
+
+@pytest.fixture(scope="module")
+def o3_recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path, Path]:
+    base = tmp_path_factory.mktemp("o3")
+    recordings = base / "recordings"
+    allure = base / "allure"
+    run = Run(base / "reports", *scuba(*select(BROWSER_TASKS), "--agent", "o3", "--cua-model-record",
+                                       str(recordings), "--alluredir", str(allure), "--junitxml",
+                                       str(base / "junit.xml")), fake="browser")
+    return run, recordings, base
+
+
+def test_o3_passes_tasks_of_five_templates_through_function_calls(o3_recorded: tuple[Run, Path, Path]) -> None:
+    run, _, _ = o3_recorded
+    assert run.passed() == sorted(BROWSER_TASKS), run.explain()
+    assert len({run.tasks[i]["template"] for i in BROWSER_TASKS}) >= 5
+    record = run.tasks["create_lead_1"]
+    assert record["agent"]["name"] == "openai" and record["agent"]["model"] == "o3"
+    assert record["agent"]["style"] == "browser" and len(record["agent"]["prompt"]["sha256"]) == 64
+    assert record["tokens_in"] > 0 and record["cost_usd"] > 0 and record["usage"]["requests"] >= record["steps"]
+    assert run.summary["totals"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in run.tasks.values()), abs=1e-5)
+
+
+def test_trajectory_and_allure_show_what_the_model_was_sent(o3_recorded: tuple[Run, Path, Path]) -> None:
+    run, _, base = o3_recorded
+    folder = Path(run.tasks["create_lead_1"]["trajectory"]).parent
+    steps = json.loads((folder / "trajectory.json").read_text())["steps"]
+    first = steps[0]
+    model = first["extra"]["model"]
+    assert model["latency_s"] >= 0 and model["usage"]["tokens_in"] > 0 and model["image"]["width"] == 1280
+    assert (folder / first["images"]["model"]).stat().st_size > 1000  # the scaled image the model saw
+    assert first["reasoning"] and "function_call" in first["raw"] and first["actions"][0]["type"] == "goto"
+    attachments = "".join(p.read_text() for p in (base / "allure").glob("*-result.json"))
+    assert "image sent to the model" in attachments and "model output" in attachments
+    junit = (base / "junit.xml").read_text()
+    assert 'name="cua_cost_usd"' in junit
+
+
+def test_the_api_key_is_in_no_file_produced(o3_recorded: tuple[Run, Path, Path]) -> None:
+    _, _, base = o3_recorded
+    files = [p for p in base.rglob("*") if p.is_file()]
+    assert len(files) > 20
+    leaked = [str(p) for p in files if API_KEY.encode() in p.read_bytes()]
+    assert not leaked
+
+
+def test_replay_gives_the_recorded_verdicts_with_no_model_server(o3_recorded: tuple[Run, Path, Path],
+                                                                 tmp_path: Path) -> None:
+    recorded, recordings, _ = o3_recorded
+    assert len(list(recordings.glob("*.json"))) >= sum(t["steps"] for t in recorded.tasks.values())
+    replay = Run(tmp_path / "replay", *scuba(*select(BROWSER_TASKS), "--agent", "o3", "--cua-model-replay",
+                                             str(recordings)))  # no fake, no key: nothing to call
+    assert {i: t["outcome"] for i, t in replay.tasks.items()} == {i: t["outcome"] for i, t in recorded.tasks.items()}
+    assert {i: t["score"] for i, t in replay.tasks.items()} == {i: t["score"] for i, t in recorded.tasks.items()}
+    assert replay.tasks["create_lead_1"]["agent"]["traffic"] == "replay"
+
+
+def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(o3_recorded: tuple[Run, Path, Path],
+                                                                          tmp_path: Path) -> None:
+    _, recordings, _ = o3_recorded
+    run = Run(tmp_path / "miss", *scuba("-k", "deactivate_user_1", "--agent", "o3", "--cua-model-replay",
+                                        str(recordings)))
+    task = run.tasks["deactivate_user_1"]
+    assert task["outcome"] == "error" and task["error_kind"] == "agent", run.explain()
+    assert "no recording for task deactivate_user_1 step 1" in task["error"]
+
+
+@pytest.mark.parametrize("agent,fake", [("computer-use-preview", "openai-computer"),
+                                        ("claude-sonnet-4", "anthropic-computer")])
+def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: str, tmp_path: Path) -> None:
+    run = Run(tmp_path, *scuba(*select(COMPUTER_TASKS), "--agent", agent, "-n", "2"), fake=fake)
+    assert run.passed() == sorted(COMPUTER_TASKS), run.explain()
+    assert run.tasks["freeze_user_1"]["agent"]["style"] == "computer"
+    folder = Path(run.tasks["create_public_group_1"]["trajectory"]).parent
+    steps = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
+    clicks = [a for s in steps for a in s["actions"] if a["type"] == "click"]
+    assert clicks and all(isinstance(a["target"], dict) for a in clicks)  # points, not element ids
+    assert steps[0]["extra"]["model"]["coords"]["kind"] == "pixels"
+
+
+def test_cost_cap_per_task_ends_the_episode_with_budget(tmp_path: Path) -> None:
+    run = Run(tmp_path, *scuba("-k", "create_account_and_contact_1", "--agent", "o3", "--cua-max-cost-task",
+                               "0.02"), fake="browser")
+    task = run.tasks["create_account_and_contact_1"]
+    assert task["end"] == "budget" and task["outcome"] == "failed", run.explain()
+    assert 0.02 <= task["cost_usd"] < 0.2
+
+
+def test_cost_cap_of_the_run_holds_across_workers(tmp_path: Path) -> None:
+    tasks = ["freeze_user_1", "deactivate_user_1", "create_public_group_1", "create_lead_1", "convert_lead_1",
+             "create_owd_settings_1"]
+    run = Run(tmp_path, *scuba(*select(tasks), "--agent", "o3", "--cua-max-cost", "0.15", "-n", "2"),
+              fake="browser")
+    skipped = [t for t in run.tasks.values() if t["outcome"] == "skipped"]
+    assert skipped, run.explain()
+    assert all("cost cap" in (t["error"] or "") for t in skipped)
+    ran = [t for t in run.tasks.values() if t["outcome"] != "skipped"]
+    spent = sum(t["cost_usd"] for t in ran)
+    per_step = max(t["cost_usd"] / max(t["steps"], 1) for t in ran)
+    assert spent <= 0.15 + 2 * per_step  # each of the 2 workers may finish the step that crossed the cap
+
+
+@pytest.mark.docker
+def test_ui_tars_passes_prosoft_tasks_on_the_desktop(tmp_path: Path) -> None:
+    _dockerd_or_skip()
+    run = Run(tmp_path, "suites/prosoft", *select(PROSOFT_TASKS), "--agent", "ui-tars-1.5-7b", fake="uitars")
+    assert run.passed() == sorted(PROSOFT_TASKS), run.explain()
+    first = json.loads((Path(run.tasks["calc-set-cell"]["trajectory"]).parent / "steps.jsonl").read_text()
+                       .splitlines()[0])
+    assert first["extra"]["model"]["coords"]["kind"] == "smart_resize"
+    assert first["actions"][0]["type"] == "click"
+
+
+def _dockerd_or_skip() -> None:
+    """Skip without a dockerd that answers; under CI that is a failure (the scripts start one)."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # noqa: BLE001 - any reason means no daemon here
+        reason = f"no dockerd answers: {type(exc).__name__}: {exc}"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI is set and {reason}", pytrace=False)
+        pytest.skip(reason)
