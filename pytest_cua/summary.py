@@ -47,6 +47,10 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _thousands(n: int) -> str:
+    return str(n) if n < 1000 else f"{n / 1000:.1f}k" if n < 1_000_000 else f"{n / 1_000_000:.2f}M"
+
+
 def _mean(values: Iterable[Any]) -> float | None:
     nums = [v for v in values if isinstance(v, (int, float))]
     return round(statistics.fmean(nums), 4) if nums else None
@@ -77,7 +81,8 @@ def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> d
 
 def format_table(summary: Mapping[str, Any]) -> list[str]:
     """The terminal summary: one row per suite, then per persona / difficulty / level."""
-    header = ("group", "tasks", "pass", "fail", "error", "success", "score", "time s", "steps", "cost $")
+    header = ("group", "tasks", "pass", "fail", "error", "success", "score", "time s", "steps", "tokens in/out",
+              "cost $")
     rows: list[tuple[str, ...]] = []
 
     def row(name: str, s: Mapping[str, Any]) -> tuple[str, ...]:
@@ -85,8 +90,9 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
         score = "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}"
         t = "-" if s["mean_time_s"] is None else f"{s['mean_time_s']:.2f}"
         steps = "-" if s["mean_steps"] is None else f"{s['mean_steps']:.1f}"
+        tokens = f"{_thousands(s['tokens_in'])}/{_thousands(s['tokens_out'])}"
         return (name, str(s["tasks"]), str(s["passed"]), str(s["failed"]), str(s["error"]), pct, score, t, steps,
-                f"{s['cost_usd']:.4f}")
+                tokens, f"{s['cost_usd']:.4f}")
 
     groups = summary["groups"]
     for name, stats in groups["suite"].items():

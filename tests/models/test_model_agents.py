@@ -260,14 +260,17 @@ def test_output_that_stays_unusable_ends_with_fail(server: FakeModelServer) -> N
     assert "3 times in a row" in turn.actions[0].reason and "teleport" in turn.actions[0].reason
 
 
-def test_history_keeps_the_newest_screenshots(server: FakeModelServer) -> None:
+@pytest.mark.parametrize("alias", ["o3", "claude-sonnet-4", "openai-compatible:my-vlm"])
+def test_history_keeps_the_newest_screenshots(alias: str, server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("wait", {"seconds": 0})])] * 5)
-    a = agent("o3", server, history=2)
+    a = agent(alias, server, history=2, **({"style": "browser"} if alias.startswith("claude") else {}))
     start(a)
     for step in range(5):
         a.step(observation(step))
     assert len(server.requests[-1].images) == 2
     assert "an earlier screenshot, omitted" in server.requests[-1].text
+    assert server.requests[-1].text.count('[e2] button "Save"') == 2  # old element lists leave the prompt too
+    assert server.requests[-1].text.count("the element list of an earlier step, omitted") == 3
 
 
 def test_usage_is_priced(server: FakeModelServer) -> None:

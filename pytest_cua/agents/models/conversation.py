@@ -83,6 +83,8 @@ class UserTurn:
     text: str | None = None
     image: "PreparedImage | None" = None
     results: list[ToolResult] = field(default_factory=list)
+    #: the step's observation as text (the element list): kept for the newest ``--cua-history`` steps only
+    observation_text: str | None = None
 
     def images(self) -> list["PreparedImage"]:
         found = [r.image for r in self.results if r.image is not None]

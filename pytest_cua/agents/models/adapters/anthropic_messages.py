@@ -69,6 +69,8 @@ class AnthropicMessagesAdapter(Adapter):
             content.append(block)
         if turn.text:
             content.append({"type": "text", "text": turn.text})
+        if turn.observation_text:
+            content.append(self.observation_part({"type": "text", "text": turn.observation_text}))
         if turn.image is not None:
             content.append(_image_block(turn.image))
         if self.messages and self.messages[-1]["role"] == "user":

@@ -14,6 +14,7 @@ from pytest_cua.agents.models.conversation import ComputerTool, Reply, ToolSpec,
 from pytest_cua.agents.models.retry import RetryPolicy, call_with_retries
 
 OMITTED_IMAGE = "[an earlier screenshot, omitted to keep the prompt short]"
+OMITTED_OBSERVATION = "[the element list of an earlier step, omitted to keep the prompt short]"
 
 
 class MissingSDK(AgentError):
@@ -77,6 +78,7 @@ class Adapter(abc.ABC):
         self.tools: list[ToolSpec] = []
         self.computer: ComputerTool | None = None
         self.messages: list[dict[str, Any]] = []
+        self._observation_parts: list[dict[str, Any]] = []  # text parts holding an observation, oldest first
         self._client: Any = None
         self.last_request: dict[str, Any] | None = None
 
@@ -84,11 +86,14 @@ class Adapter(abc.ABC):
     def reset(self, system: str, tools: list[ToolSpec], computer: ComputerTool | None = None) -> None:
         self.system, self.tools, self.computer = system, list(tools), computer
         self.messages = []
+        self._observation_parts = []
 
     def send(self, turn: UserTurn, *, what: str, headers: dict[str, str] | None = None) -> Reply:
         """Add ``turn`` to the conversation, call the model (with retries) and add its reply."""
         self._append_user(turn)
         self._prune()
+        for part in self._observation_parts[:-self.keep_images]:
+            part["text"] = OMITTED_OBSERVATION
         request = self._request()
         self.last_request = request
         client = self.client()
@@ -103,6 +108,11 @@ class Adapter(abc.ABC):
         if self.price is not None:
             reply.usage.cost_usd = self.price(reply.usage, self.model)
         return reply
+
+    def observation_part(self, part: dict[str, Any]) -> dict[str, Any]:
+        """Remember a text part that holds an observation, so that it leaves the prompt with age."""
+        self._observation_parts.append(part)
+        return part
 
     def client(self) -> Any:
         if self._client is None:

@@ -33,6 +33,8 @@ class OpenAIChatAdapter(Adapter):
         content: list[dict[str, Any]] = []
         if turn.text:
             content.append({"type": "text", "text": turn.text})
+        if turn.observation_text:
+            content.append(self.observation_part({"type": "text", "text": turn.observation_text}))
         images = [r.image for r in turn.results if r.image is not None] + ([turn.image] if turn.image else [])
         for image in images:
             content.append({"type": "image_url", "image_url": {"url": image.data_url(), "detail": "high"}})

@@ -48,8 +48,12 @@ class OpenAIResponsesAdapter(Adapter):
             else:
                 self.messages.append({"type": "function_call_output", "call_id": result.call_id,
                                       "output": result.text})
-        if turn.text or turn.image:
-            self.messages.append(_user_message(turn.text, turn.image))
+        if turn.text or turn.image or turn.observation_text:
+            message = _user_message(turn.text, turn.image)
+            if turn.observation_text:
+                message["content"].insert(len(message["content"]) - (1 if turn.image else 0), self.observation_part(
+                    {"type": "input_text", "text": turn.observation_text}))
+            self.messages.append(message)
 
     def _tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []

@@ -48,6 +48,15 @@ class Style(abc.ABC):
         self.last_image: "PreparedImage | None" = None
         self.space: "CoordSpace | None" = None
 
+    @property
+    def many_images(self) -> bool:
+        """Whether a request may carry more images than the vendor's limit for full-size ones (Anthropic: over
+        20 images, each at most 2000 px a side): then every image is prepared within the stricter limit."""
+        from pytest_cua.agents.models.images import VENDOR_LIMITS
+
+        limits = VENDOR_LIMITS.get(self.adapter.vendor)
+        return bool(limits and limits.many_threshold and self.adapter.keep_images > limits.many_threshold)
+
     def begin(self, task: "Task", context: "AgentContext") -> None:
         self.task, self.context = task, context
         self.last_image, self.space = None, None

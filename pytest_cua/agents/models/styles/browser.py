@@ -81,7 +81,7 @@ class BrowserStyle(Style):
         if png is not None:
             screen = image_size(png)
             size = fit_within(screen[0], screen[1], *self.max_image)
-            self.last_image = prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor))
+            self.last_image = prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
         lines = [] if previous is not None else [self.task_text(), ""]
         lines += [f"Step {observation.step + 1}.", f"URL: {observation.url}", f"Title: {observation.title}"]
         if len(observation.tabs) > 1:
@@ -95,9 +95,8 @@ class BrowserStyle(Style):
         if dialogs:
             lines.append("Dialogs shown: " + "; ".join(str(d) for d in dialogs))
         elements = render_elements(observation.elements.values()) if observation.elements else ""
-        lines += ["Interactive elements:", elements or "(none found)"]
-        return UserTurn(text="\n".join(lines), image=self.last_image,
-                        results=self.results_for(previous, observation))
+        return UserTurn(text="\n".join(lines), image=self.last_image, results=self.results_for(previous, observation),
+                        observation_text="Interactive elements:\n" + (elements or "(none found)"))
 
     def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
         if not reply.calls:

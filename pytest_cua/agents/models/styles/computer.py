@@ -62,7 +62,7 @@ class ComputerStyle(Style):
         screen = screen_size(observation)
         assert observation.screenshot is not None
         size = fit_within(screen[0], screen[1], *self.max_image)
-        image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor))
+        image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
         self.last_image = image
         self.space = pixel_space(screen, (image.width, image.height))
         if self.adapter.computer is None or self.adapter.computer.display != (image.width, image.height):

@@ -45,7 +45,7 @@ class VLMStyle(Style):
         self.space = self.grammar.image_space(screen)
         assert observation.screenshot is not None
         self.last_image = prepare_image(observation.screenshot, size=(self.space.width, self.space.height),
-                                        limits=VENDOR_LIMITS.get(self.adapter.vendor))
+                                        limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
         if (self.last_image.width, self.last_image.height) != (self.space.width, self.space.height):
             self.space = type(self.space)(self.space.kind, self.last_image.width, self.last_image.height,
                                           screen[0], screen[1])
