@@ -816,6 +816,8 @@ class _MessagesProtocol(_Protocol):
         result = _Result(block["tool_use_id"], "")
         message.results.append(result)
         content = block.get("content") or []
+        if block.get("is_error") and isinstance(content, list) and any(p.get("type") != "text" for p in content):
+            conv.problems.append(f"{where}: all content must be type 'text' if 'is_error' is true")
         result.texts.extend(_text_parts(content, ("text",)))
         for index, part in enumerate(content if isinstance(content, list) else []):
             if part.get("type") == "image":

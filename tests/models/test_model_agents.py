@@ -77,7 +77,7 @@ def agent(text: str, server: FakeModelServer, **settings: Any) -> Any:
     spec = registry.resolve(text, {"model_settings": model_settings})
     registry.validate(spec)
     built = registry.create(spec)
-    built.adapter.sleep = lambda s: None  # retries do not really wait in tests (the delays are asserted)
+    built.adapter.client_settings.sleep = lambda s: None  # retries do not wait in tests (delays are asserted)
     return built
 
 
@@ -198,8 +198,11 @@ def test_claude_computer_use_round_trip(alias: str, tool: str, beta: str, server
     a = agent(alias, server)
     start(a)
     assert_on_save(a.step(observation(0)).actions[0])
-    assert a.step(observation(1)).actions == [Hotkey(("ctrl", "s"))]
+    # the click failed: the error goes back with the screenshot (and without is_error, which takes text only)
+    assert a.step(observation(1, last_error="click((1560, 920)) failed: covered")).actions == [Hotkey(("ctrl", "s"))]
     assert a.step(observation(2)).actions == [Done()]
+    result = server.requests[1].body["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and "covered" in result["content"][0]["text"]
     req = server.requests[0]
     assert req.body["tools"][0]["type"] == tool
     assert (req.body["tools"][0]["display_width_px"], req.body["tools"][0]["display_height_px"]) == (1280, 720)
@@ -214,7 +217,7 @@ def test_429_with_retry_after_then_success(server: FakeModelServer) -> None:
     server.fail_next(429, retry_after=1.5)
     a = agent("o3", server)
     waits: list[float] = []
-    a.adapter.sleep = waits.append
+    a.adapter.client_settings.sleep = waits.append
     start(a)
     turn = a.step(observation(0))
     assert turn.actions == [Done()]
@@ -298,3 +301,21 @@ def test_the_api_key_is_in_no_trajectory_text(server: FakeModelServer) -> None:
     start(a)
     turn = a.step(observation(0))
     assert KEY not in json.dumps(turn.extra) + (turn.raw or "") + turn.reasoning
+
+
+@pytest.mark.parametrize("option,message", [("retries=0", "retries=0: must be at least 1"),
+                                            ("image_size=big", "image_size=big: expected WIDTHxHEIGHT"),
+                                            ("temprature=0.5", "temprature: unknown setting")])
+def test_agent_options_are_checked_before_anything_runs(option: str, message: str) -> None:
+    key, _, value = option.partition("=")
+    registry = AgentRegistry()
+    spec = registry.resolve("o3", {"model_settings": ModelSettings(options={key: value})})
+    with pytest.raises(Exception, match=message):
+        registry.validate(spec)
+
+
+def test_a_cost_cap_needs_a_priced_model(server: FakeModelServer) -> None:
+    registry = AgentRegistry()
+    spec = registry.resolve("openai:gpt-4o-mini", {"model_settings": ModelSettings(max_cost=5.0)})
+    with pytest.raises(Exception, match="no price is known for gpt-4o-mini"):
+        registry.validate(spec)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from urllib.parse import urlsplit
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cua.actions import ActionError, Fail
 from pytest_cua.agents.base import Agent, AgentContext, Turn, Usage
@@ -31,18 +31,23 @@ FORMAT_RETRIES = 2
 class ModelAgent(Agent):
     """``--agent o3``, ``--agent claude-sonnet-4``, ``--agent openai-compatible:MODEL`` ..."""
 
-    def __init__(self, *, provider: str, model: str, adapter: "Adapter", style: "Style",
+    def __init__(self, *, provider: str, model: str, build: Callable[[], tuple["Adapter", "Style"]],
                  settings: "ModelSettings", proxy: "TrafficProxy | None" = None) -> None:
         super().__init__()
         self.name = provider
         self.model = model
-        self.adapter = adapter
-        self.style = style
+        self._build = build
+        self.adapter, self.style = build()
         self.settings = settings
         self.proxy = proxy
         self.format_retries = int(settings.options.get("format_retries", FORMAT_RETRIES))
+        from pytest_cua.agents.models.pricing import PriceTable
+
+        prices = PriceTable.load(settings.prices)
+        self._prices_as_of, self._priced = prices.as_of, prices.price(model) is not None
         self.task: "Task | None" = None
         self._pending: Reply | None = None
+        self._origin: str | None = None
         self._proxy_started = False
 
     @property
@@ -53,29 +58,36 @@ class ModelAgent(Agent):
         return {"name": self.name, "model": self.model, "style": self.style.name, "protocol": self.adapter.protocol,
                 "prompt": self.style.prompt.describe(), "temperature": self.adapter.generation.temperature,
                 "max_tokens": self.adapter.generation.max_tokens, "history": self.adapter.keep_images,
-                "traffic": (self.proxy.mode if self.proxy is not None else None)}
+                "traffic": (self.proxy.mode if self.proxy is not None else None),
+                "prices": {"as_of": self._prices_as_of, "priced": self._priced}}
 
     def start(self, task: "Task", context: AgentContext) -> None:
+        # a fresh conversation per task: a call abandoned at the last task's time limit may still be running
+        # and must not write into this one (the SDK client, thread-safe, is shared)
+        client = self.adapter._client
+        self.adapter, self.style = self._build()
+        self.adapter._client = client
         if self.proxy is not None and not self._proxy_started:
             self.adapter.client_settings.base_url = self.proxy.start()
             self.adapter.close()
             self._proxy_started = True
         self.task = task
         self._pending = None
-        self._origin: str | None = None
+        self._origin = None
         self.usage = Usage()
         self.style.begin(task, context)
 
     def step(self, observation: "Observation") -> Turn:
         assert self.task is not None
-        turn = self.style.turn_for(observation, self._pending)
-        image = self.style.last_image
+        adapter, style = self.adapter, self.style  # this task's, even if the next task starts meanwhile
+        turn = style.turn_for(observation, self._pending)
+        image = style.last_image
         usage, raws, thoughts, calls = Usage(), [], [], []
         latency, attempts = 0.0, 0
         problems: list[str] = []
         actions = None
         for attempt in range(self.format_retries + 1):
-            reply = self.adapter.send(turn, what=self._what(observation), headers=self._headers(observation, attempt))
+            reply = adapter.send(turn, what=self._what(observation), headers=self._headers(observation, attempt))
             usage.add(reply.usage)
             latency += reply.latency_s
             attempts += reply.attempts
@@ -83,7 +95,10 @@ class ModelAgent(Agent):
             calls += [{"id": c.id, "name": c.name, "arguments": c.arguments if c.arguments is not None
                        else c.raw_arguments} for c in reply.calls]
             try:
-                actions = self.style.actions_for(reply, observation)
+                if reply.truncated and not reply.calls:
+                    raise ActionError(f"the output was cut off at the limit of {adapter.generation.max_tokens} "
+                                      "tokens (--cua-max-tokens); answer shorter, with a tool call")
+                actions = style.actions_for(reply, observation)
                 if reply.reasoning or reply.text:
                     thoughts.append("\n".join(t for t in (reply.reasoning, reply.text) if t))
                 self._pending = reply
@@ -91,7 +106,7 @@ class ModelAgent(Agent):
             except ActionError as exc:
                 problems.append(str(exc))
                 thoughts.append("\n".join(t for t in (reply.reasoning, reply.text) if t))
-                turn = self.style.error_turn(reply, str(exc))
+                turn = style.error_turn(reply, str(exc))
         if actions is None:
             self._pending = None
             actions = [Fail(f"the model's output could not be used {len(problems)} times in a row; "
@@ -102,7 +117,7 @@ class ModelAgent(Agent):
             "calls": calls, "format_errors": problems,
             "image": ({"width": image.width, "height": image.height, "media_type": image.media_type,
                        "sha256": image.sha256} if image is not None else None),
-            "coords": self.style.space.describe() if self.style.space is not None else None}}
+            "coords": style.space.describe() if style.space is not None else None}}
         images = {"model": image.data} if image is not None else {}
         raw = redact(json.dumps(raws if len(raws) > 1 else raws[0], default=str, ensure_ascii=False))
         return Turn(actions, reasoning="\n".join(t for t in thoughts if t), usage=usage, raw=raw, extra=extra,

@@ -61,6 +61,7 @@ class Reply:
     latency_s: float = 0.0
     attempts: int = 1
     request_id: str | None = None
+    truncated: bool = False  # the output hit the token limit (Responses incomplete, finish_reason length, ...)
 
 
 @dataclass

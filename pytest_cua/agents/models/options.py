@@ -11,7 +11,7 @@ MODEL_OPTIONS: tuple[tuple[str, str, str, str, str], ...] = (
     ("--cua-model-url", "cua_model_url", "cua_model_url", "URL",
      "base URL of the model API (a vLLM server, a gateway); default: the vendor's"),
     ("--cua-temperature", "cua_temperature", "cua_temperature", "T", "sampling temperature (default 1.0, SCUBA's)"),
-    ("--cua-max-tokens", "cua_max_tokens", "cua_max_tokens", "N", "output tokens per model call (default 4096)"),
+    ("--cua-max-tokens", "cua_max_tokens", "cua_max_tokens", "N", "output tokens per model call (default: 32768 for reasoning models, 8192 for Claude, else 4096)"),
     ("--cua-history", "cua_history", "cua_history", "N",
      "screenshots kept in the prompt; older ones become text (default 3)"),
     ("--cua-prices", "cua_prices", "cua_prices", "FILE", "price table to use instead of the packaged one"),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
-from pytest_cua.agents.models.settings import ModelSettings
+from pytest_cua.agents.models.settings import ModelSettings, check_agent_options
 
 if TYPE_CHECKING:
     from pytest_cua.agents.models.adapters.base import Adapter
@@ -70,22 +70,32 @@ class Provider:
         model, style, settings, key, base_url = cls._plan(spec)
         from pytest_cua.redaction import register_secret
 
-        register_secret(key)  # an SDK error that quotes the key is redacted like any other secret
-        adapter = cls._adapter(model, settings, key, base_url)
+        if key not in ("EMPTY", REPLAY_KEY):
+            register_secret(key)  # an SDK error that quotes the key is redacted like any other secret
+        client = cls._client(settings, key, base_url)
+        prices = cls._prices(settings)
+
+        def build() -> tuple["Adapter", "Style"]:
+            adapter = cls.adapter_class()(model, client, cls._generation(model, settings),
+                                          keep_images=settings.history, price=prices.cost)
+            return adapter, cls._style(style, model, adapter, settings)
+
         proxy = None
         if settings.record_dir or settings.replay_dir:
             from pytest_cua.agents.models.traffic import TrafficProxy
             from pytest_cua.redaction import redact
 
             upstream = base_url or cls.default_base_url
+            match = settings.options.get("replay_match", "key+position")
             proxy = (TrafficProxy("record", settings.record_dir, upstream, redact=redact) if settings.record_dir
-                     else TrafficProxy("replay", settings.replay_dir, upstream, redact=redact))  # type: ignore[arg-type]
-        return ModelAgent(provider=cls.name, model=model, adapter=adapter,
-                          style=cls._style(style, model, adapter, settings), settings=settings, proxy=proxy)
+                     else TrafficProxy("replay", settings.replay_dir, upstream, redact=redact,  # type: ignore[arg-type]
+                                       by_position=match == "key+position"))
+        return ModelAgent(provider=cls.name, model=model, build=build, settings=settings, proxy=proxy)
 
     @classmethod
     def _plan(cls, spec: "AgentSpec") -> tuple[str, str, ModelSettings, str, str | None]:
         settings = spec.options.get("model_settings") or ModelSettings()
+        check_agent_options(settings.options)
         model = spec.model or ""
         if not model:
             raise ProviderError(f"agent {spec.text!r}: name a model, e.g. {cls.name}:MODEL "
@@ -97,6 +107,14 @@ class Provider:
         if settings.temperature_given and not cls.takes_temperature(model) and settings.temperature != 1.0:
             raise ProviderError(f"--cua-temperature {settings.temperature:g}: {model} takes only its default "
                                 "temperature (1.0)")
+        budget = settings.options.get("thinking_budget")
+        max_tokens = settings.max_tokens or cls.default_max_tokens(model)
+        if budget and int(budget) >= max_tokens:
+            raise ProviderError(f"--cua-agent-option thinking_budget={budget}: must be below the output limit "
+                                f"of {max_tokens} tokens (--cua-max-tokens)")
+        if (settings.max_cost or settings.max_cost_task) and cls._prices(settings).price(model) is None:
+            raise ProviderError(f"--cua-max-cost: no price is known for {model} (price table as of "
+                                f"{cls._prices(settings).as_of}); give one with --cua-prices FILE")
         key = cls._key(settings)
         if cls.default_base_url is None and not settings.base_url and not settings.replay_dir:
             raise ProviderError(f"agent {spec.text!r}: give the server with --cua-model-url "
@@ -123,19 +141,27 @@ class Provider:
         from pytest_cua.agents.models.adapters.base import Generation
 
         return Generation(temperature=settings.temperature if cls.takes_temperature(model) else None,
-                          max_tokens=settings.max_tokens, options=dict(settings.options))
+                          max_tokens=settings.max_tokens or cls.default_max_tokens(model),
+                          options=dict(settings.options))
 
     @classmethod
-    def _adapter(cls, model: str, settings: ModelSettings, key: str, base_url: str | None) -> "Adapter":
+    def default_max_tokens(cls, model: str) -> int:
+        """Output tokens per call when --cua-max-tokens is not given: reasoning tokens count against it."""
+        return 4096
+
+    @classmethod
+    def _client(cls, settings: ModelSettings, key: str, base_url: str | None) -> Any:
         from pytest_cua.agents.models.adapters.base import ClientSettings
-        from pytest_cua.agents.models.pricing import PriceTable
         from pytest_cua.agents.models.retry import retry_policy_from
 
-        client = ClientSettings(api_key=key, base_url=base_url, retry=retry_policy_from(settings.options),
-                                timeout_s=float(settings.options.get("timeout_s", 120)))
-        prices = PriceTable.load(settings.prices)
-        return cls.adapter_class()(model, client, cls._generation(model, settings), keep_images=settings.history,
-                                   price=prices.cost)
+        return ClientSettings(api_key=key, base_url=base_url, retry=retry_policy_from(settings.options),
+                              timeout_s=float(settings.options.get("timeout_s", 120)))
+
+    @classmethod
+    def _prices(cls, settings: ModelSettings) -> Any:
+        from pytest_cua.agents.models.pricing import PriceTable
+
+        return PriceTable.load(settings.prices)
 
     @classmethod
     def adapter_class(cls) -> type["Adapter"]:
@@ -180,6 +206,10 @@ class OpenAIProvider(Provider):
         return not is_reasoning_model(model)
 
     @classmethod
+    def default_max_tokens(cls, model: str) -> int:
+        return 4096 if cls.takes_temperature(model) else 32768
+
+    @classmethod
     def adapter_class(cls) -> type["Adapter"]:
         from pytest_cua.agents.models.adapters.openai_responses import OpenAIResponsesAdapter
 
@@ -219,6 +249,10 @@ class AnthropicProvider(Provider):
     @classmethod
     def styles(cls, model: str) -> tuple[str, ...]:
         return ("computer", "browser")
+
+    @classmethod
+    def default_max_tokens(cls, model: str) -> int:
+        return 8192
 
     @classmethod
     def adapter_class(cls) -> type["Adapter"]:
@@ -269,6 +303,10 @@ class GeminiProvider(ChatProvider):
     name = "gemini"
     models = {"gemini-2.5-pro": "gemini-2.5-pro"}
     key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+    @classmethod
+    def default_max_tokens(cls, model: str) -> int:
+        return 32768  # a thinking model: its thoughts count against the limit
     default_base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
     pass_default_url = True
 

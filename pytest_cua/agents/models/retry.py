@@ -83,9 +83,11 @@ def retry_after_s(headers: dict[str, str], now: float | None = None) -> float | 
 
 
 def is_retryable(exc: BaseException) -> bool:
+    if headers_of(exc).get("x-should-retry") == "false":
+        return False  # the server (or our replay proxy) says a retry cannot help
     status = status_of(exc)
     if status is not None:
-        return status in RETRYABLE_STATUS
+        return status in RETRYABLE_STATUS or status >= 500
     return type(exc).__name__ in TRANSIENT_NAMES or isinstance(exc, (TimeoutError, ConnectionError))
 
 
@@ -96,11 +98,12 @@ def describe_error(exc: BaseException) -> str:
 
 
 def call_with_retries(fn: Callable[[], T], policy: RetryPolicy, *, what: str,
-                      sleep: Callable[[float], None] = time.sleep,
-                      on_retry: Callable[[BaseException, float], None] | None = None) -> tuple[T, int]:
+                      sleep: Callable[[float], None] = time.sleep) -> tuple[T, int]:
     """Call ``fn`` until it succeeds; return its value and the number of attempts.
 
+    The budget counts the seconds since the first attempt (attempts and waits), plus every wait asked for;
     ``what`` names the call in errors (``"openai o3, task create_lead_1 step 3"``)."""
+    started = time.monotonic()
     waited = 0.0
     attempt = 0
     while True:
@@ -116,12 +119,11 @@ def call_with_retries(fn: Callable[[], T], policy: RetryPolicy, *, what: str,
             hinted = retry_after_s(headers)
             backoff = min(policy.max_backoff_s, policy.base_s * (2 ** (attempt - 1)))
             delay = hinted if hinted is not None else backoff * (1 + policy.jitter * random.random())
-            if attempt >= policy.max_attempts or waited + delay > policy.budget_s:
+            spent = max(waited, time.monotonic() - started)
+            if attempt >= policy.max_attempts or spent + delay > policy.budget_s:
                 raise ModelUnavailable(
-                    f"{what}: gave up after {attempt} attempt(s) and {waited:.1f} s of waiting "
+                    f"{what}: gave up after {attempt} attempt(s) and {spent:.1f} s "
                     f"(budget {policy.max_attempts} attempts, {policy.budget_s:g} s): {describe_error(exc)}") from exc
-            if on_retry is not None:
-                on_retry(exc, delay)
             sleep(delay)
             waited += delay
 

@@ -19,7 +19,7 @@ class ModelSettings:
     base_url: str | None = None
     temperature: float = 1.0
     temperature_given: bool = False
-    max_tokens: int = 4096
+    max_tokens: int | None = None  # None: the model's default (see providers)
     history: int = 3
     options: dict[str, str] = field(default_factory=dict)
     prices: Path | None = None
@@ -27,10 +27,6 @@ class ModelSettings:
     max_cost: float | None = None
     record_dir: Path | None = None
     replay_dir: Path | None = None
-
-
-class SettingError(ValueError):
-    pass
 
 
 def _raw(config: pytest.Config, dest: str, ini: str, flag: str) -> tuple[str | None, str]:
@@ -113,6 +109,71 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
         raise pytest.UsageError(f"--cua-prices: {prices} does not exist")
     return ModelSettings(style=style, base_url=base_url.rstrip("/") if base_url else None,
                          temperature=1.0 if temperature is None else temperature, temperature_given=given,
-                         max_tokens=max_tokens or 4096, history=history or 3, options=agent_options(config),
+                         max_tokens=max_tokens, history=history or 3, options=agent_options(config),
                          prices=prices, max_cost_task=cost_task, max_cost=cost_run, record_dir=record,
                          replay_dir=replay)
+
+
+def _int(low: int) -> Callable[[str], Any]:
+    def check(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise ValueError(f"must be at least {low}")
+        return value
+    return check
+
+
+def _float(low: float) -> Callable[[str], Any]:
+    def check(text: str) -> float:
+        value = float(text)
+        if value < low:
+            raise ValueError(f"must be at least {low:g}")
+        return value
+    return check
+
+
+def _choice(*values: str) -> Callable[[str], Any]:
+    def check(text: str) -> str:
+        if text not in values:
+            raise ValueError(f"choose one of {', '.join(values)}")
+        return text
+    return check
+
+
+def _size(text: str) -> str:
+    w, _, h = text.lower().partition("x")
+    if not (w.isdigit() and h.isdigit() and int(w) > 0 and int(h) > 0):
+        raise ValueError("expected WIDTHxHEIGHT, e.g. 1280x800")
+    return text
+
+
+#: every --cua-agent-option key with its check (a typo is an error, not a silently ignored setting)
+AGENT_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "retries": (_int(1), "attempts per model call, retries included (8)"),
+    "retry_budget_s": (_float(0), "seconds a model call may spend on retries, waiting included (300)"),
+    "retry_base_s": (_float(0.001), "first backoff in seconds, doubled each time (1)"),
+    "timeout_s": (_float(0.1), "seconds per attempt (120)"),
+    "format_retries": (_int(0), "unusable outputs sent back to the model before the episode fails (2)"),
+    "image_size": (_size, "the largest screenshot sent, WIDTHxHEIGHT (browser 1280x800)"),
+    "reasoning_effort": (_choice("minimal", "low", "medium", "high"), "OpenAI reasoning models"),
+    "reasoning_summary": (_choice("auto", "concise", "detailed", "off"), "OpenAI reasoning summaries (auto)"),
+    "thinking_budget": (_int(1024), "Claude extended thinking, tokens (off)"),
+    "computer_tool": (str, "Claude computer tool version, e.g. computer_20250124 (by model)"),
+    "grammar": (str, "a VLM's grammar: ui-tars-1.5, ui-tars-1.0, opencua, opencua-relative, qwen2.5-vl"),
+    "api_key_env": (str, "the environment variable holding the API key"),
+    "top_p": (_float(0), "nucleus sampling (chat completions)"),
+    "seed": (_int(0), "sampling seed (chat completions servers that take one)"),
+    "replay_match": (_choice("key", "key+position"), "how a replay finds a recording (key+position)"),
+}
+
+
+def check_agent_options(options: dict[str, str]) -> None:
+    """Raise ValueError naming ``--cua-agent-option KEY`` for an unknown key or a bad value."""
+    for key, value in options.items():
+        if key not in AGENT_OPTIONS:
+            raise ValueError(f"--cua-agent-option {key}: unknown setting; known: {', '.join(sorted(AGENT_OPTIONS))}")
+        check, _ = AGENT_OPTIONS[key]
+        try:
+            check(value)
+        except ValueError as exc:
+            raise ValueError(f"--cua-agent-option {key}={value}: {exc}") from None

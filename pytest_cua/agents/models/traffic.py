@@ -472,12 +472,13 @@ class TrafficProxy:
     """
 
     def __init__(self, mode: str, directory: Path, upstream: str | None = None, *,
-                 redact: Redact | None = None, timeout: float = 600.0) -> None:
+                 redact: Redact | None = None, timeout: float = 600.0, by_position: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"pytest-cua model proxy: mode must be one of {', '.join(MODES)}, got {mode!r}")
         if mode == "record" and not upstream:
             raise ValueError("pytest-cua model proxy: recording needs an upstream URL to forward to")
         self.mode = mode
+        self.by_position = by_position  # replay: fall back on the task's n-th exchange (see the module doc)
         self.directory = Path(directory)
         self.upstream = upstream
         self._origin, self._prefix = _split_upstream(upstream) if upstream else ("", "")
@@ -622,7 +623,7 @@ class TrafficProxy:
             if id(rec) not in self._answered:
                 self._answered.add(id(rec))
                 return rec, "key"
-        if task is not None and position is not None:
+        if self.by_position and task is not None and position is not None:
             for rec in self._by_position.get((task, position), ()):
                 if id(rec) not in self._answered and (rec.method, rec.path) == (request.method, request.path):
                     self._answered.add(id(rec))

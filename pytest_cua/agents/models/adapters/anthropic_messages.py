@@ -64,7 +64,8 @@ class AnthropicMessagesAdapter(Adapter):
             if result.image is not None:
                 parts.append(_image_block(result.image))
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.call_id, "content": parts}
-            if result.is_error:
+            if result.is_error and result.image is None:
+                # the API takes is_error only with text content; with a screenshot the text says "error: ..."
                 block["is_error"] = True
             content.append(block)
         if turn.text:
@@ -141,6 +142,7 @@ class AnthropicMessagesAdapter(Adapter):
         self.messages.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
         reply.text = "\n".join(t for t in texts if t)
         reply.reasoning = "\n".join(t for t in thoughts if t)
+        reply.truncated = getattr(response, "stop_reason", None) == "max_tokens"
         reply.raw = {"id": getattr(response, "id", None), "stop_reason": getattr(response, "stop_reason", None),
                      "content": blocks}
         return reply

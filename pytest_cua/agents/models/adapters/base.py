@@ -35,10 +35,11 @@ def import_sdk(name: str) -> Any:
 class ClientSettings:
     """How to reach the vendor: key, base URL, per-attempt timeout and the retry budget."""
 
-    api_key: str
+    api_key: str = field(repr=False)
     base_url: str | None = None
     timeout_s: float = 120.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    sleep: Callable[[float], None] = time.sleep  # between retries (tests give a recorder)
 
 
 @dataclass
@@ -66,14 +67,12 @@ class Adapter(abc.ABC):
     protocol: str = ""
 
     def __init__(self, model: str, client: ClientSettings, generation: Generation, *, keep_images: int = 3,
-                 price: Callable[[Usage, str], float] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 price: Callable[[Usage, str], float] | None = None) -> None:
         self.model = model
         self.client_settings = client
         self.generation = generation
         self.keep_images = max(1, keep_images)
         self.price = price
-        self.sleep = sleep
         self.system = ""
         self.tools: list[ToolSpec] = []
         self.computer: ComputerTool | None = None
@@ -99,7 +98,8 @@ class Adapter(abc.ABC):
         client = self.client()
         started = time.perf_counter()
         response, attempts = call_with_retries(lambda: self._create(client, request, headers or {}),
-                                               self.client_settings.retry, what=what, sleep=self.sleep)
+                                               self.client_settings.retry, what=what,
+                                               sleep=self.client_settings.sleep)
         reply = self._parse(response)
         reply.latency_s = time.perf_counter() - started
         reply.attempts = attempts
@@ -146,9 +146,10 @@ class Adapter(abc.ABC):
         """Keep the newest ``keep_images`` images; older ones become text (or a placeholder image)."""
 
 
-def dump(obj: Any) -> Any:
-    """An SDK object as JSON data (pydantic models), anything else as it is."""
+def dump(obj: Any, *, exact: bool = False) -> Any:
+    """An SDK object as JSON data (pydantic models), anything else as it is. ``exact``: the fields the API
+    sent, nulls included (to send an item back as it came); else without the unset and null ones."""
     to_dict = getattr(obj, "model_dump", None)
     if callable(to_dict):
-        return to_dict(mode="json", exclude_none=True)
+        return to_dict(mode="json", exclude_unset=True) if exact else to_dict(mode="json", exclude_none=True)
     return obj

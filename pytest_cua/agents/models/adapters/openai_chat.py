@@ -73,6 +73,9 @@ class OpenAIChatAdapter(Adapter):
         reply.reasoning = str(data.get("reasoning_content") or data.get("reasoning") or "")
         assistant: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         calls = data.get("tool_calls") or []
+        for index, c in enumerate(calls):
+            if not c.get("id"):  # some servers (Gemini, vLLM) send empty ids: each must be answered by its own
+                c["id"] = f"call_{len(self.messages)}_{index}"
         if calls:
             assistant["tool_calls"] = [{"id": c["id"], "type": "function",
                                         "function": {"name": c["function"]["name"],
@@ -83,6 +86,7 @@ class OpenAIChatAdapter(Adapter):
         self.messages.append(assistant)
         for c in calls:
             reply.calls.append(_call(c))
+        reply.truncated = getattr(choices[0], "finish_reason", None) == "length"
         reply.raw = {"id": getattr(response, "id", None), "message": data,
                      "finish_reason": getattr(choices[0], "finish_reason", None)}
         return reply

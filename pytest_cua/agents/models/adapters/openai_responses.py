@@ -79,21 +79,36 @@ class OpenAIResponsesAdapter(Adapter):
             request["truncation"] = "auto"
         if is_reasoning_model(self.model):
             effort = self.generation.options.get("reasoning_effort")
-            request["reasoning"] = {"summary": "concise" if self.model.startswith("computer-use") else "auto"}
+            summary = str(self.generation.options.get("reasoning_summary", "auto"))
+            request["reasoning"] = {}
+            if summary != "off" and not self.summary_refused:
+                request["reasoning"]["summary"] = "concise" if self.model.startswith("computer-use") else summary
             if effort:
                 request["reasoning"]["effort"] = str(effort)
+            # nothing kept at the vendor; reasoning items travel back encrypted
+            request["store"] = False
+            request["include"] = ["reasoning.encrypted_content"]
         if self.generation.temperature is not None:
             request["temperature"] = self.generation.temperature
         return request
 
+    summary_refused = False  # the organisation may not get reasoning summaries (an unverified one)
+
     def _create(self, client: Any, request: dict[str, Any], headers: dict[str, str]) -> Any:
-        return client.responses.create(**request, extra_headers=headers or None)
+        try:
+            return client.responses.create(**request, extra_headers=headers or None)
+        except Exception as exc:
+            if not _refuses_summary(exc) or "summary" not in request.get("reasoning", {}):
+                raise
+            self.summary_refused = True  # ask once: from now on, no summary for this run
+            request["reasoning"].pop("summary")
+            return client.responses.create(**request, extra_headers=headers or None)
 
     def _parse(self, response: Any) -> Reply:
         reply = Reply(usage=usage_from_openai_responses(getattr(response, "usage", None)))
         texts, thoughts, raw_items = [], [], []
         for item in getattr(response, "output", None) or []:
-            data = dump(item)
+            data = dump(item, exact=True)
             raw_items.append(data)
             self.messages.append(_as_input(data))
             kind = data.get("type")
@@ -114,7 +129,11 @@ class OpenAIResponsesAdapter(Adapter):
                                         safety_checks=list(data.get("pending_safety_checks") or [])))
         reply.text = "\n".join(t for t in texts if t)
         reply.reasoning = "\n".join(t for t in thoughts if t)
-        reply.raw = {"id": getattr(response, "id", None), "output": raw_items}
+        details = getattr(response, "incomplete_details", None)
+        reply.truncated = getattr(response, "status", None) == "incomplete" and \
+            getattr(details, "reason", None) == "max_output_tokens"
+        reply.raw = {"id": getattr(response, "id", None), "status": getattr(response, "status", None),
+                     "output": raw_items}
         return reply
 
     def _prune(self) -> None:
@@ -131,6 +150,14 @@ class OpenAIResponsesAdapter(Adapter):
                         seen += 1
                         if seen > self.keep_images:
                             parts[i] = {"type": "input_text", "text": OMITTED_IMAGE}
+
+
+def _refuses_summary(exc: BaseException) -> bool:
+    """OpenAI's 400 for an organisation that may not have reasoning summaries (param reasoning.summary)."""
+    body = getattr(exc, "body", None)
+    param = body.get("param") if isinstance(body, dict) else getattr(exc, "param", None)
+    return getattr(exc, "status_code", None) == 400 and (
+        param == "reasoning.summary" or "reasoning summar" in str(exc).lower())
 
 
 def _user_message(text: str | None, image: Any) -> dict[str, Any]:
@@ -159,8 +186,5 @@ def _function_call(data: dict[str, Any]) -> Call:
 
 
 def _as_input(item: dict[str, Any]) -> dict[str, Any]:
-    """An output item as the next request's input item (read-only fields dropped)."""
-    item = dict(item)
-    if item.get("type") == "message":
-        item.pop("status", None)
-    return item
+    """An output item as the next request's input item: exactly as it came (a copy)."""
+    return json.loads(json.dumps(item))

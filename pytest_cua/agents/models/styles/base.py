@@ -110,6 +110,21 @@ class Style(abc.ABC):
         return results
 
 
+#: Claude scales larger images down before it looks at them and answers in that space: send at most this
+ANTHROPIC_MAX_SIDE, ANTHROPIC_MAX_PIXELS = 1568, 1_150_000
+
+
+def target_size(vendor: str, screen: tuple[int, int], bound: tuple[int, int]) -> tuple[int, int]:
+    """The size to send a screenshot at: within ``bound`` (aspect kept), and within what the vendor's model
+    looks at without rescaling it (Claude), so the model's pixels are the ones we map back."""
+    from pytest_cua.agents.models.coords import fit_within
+
+    if vendor == "anthropic":
+        return fit_within(screen[0], screen[1], min(bound[0], ANTHROPIC_MAX_SIDE), min(bound[1], ANTHROPIC_MAX_SIDE),
+                          max_pixels=ANTHROPIC_MAX_PIXELS)
+    return fit_within(screen[0], screen[1], *bound)
+
+
 def _culprit(reply: Reply, message: str) -> Call:
     for call in reply.calls:
         if call.error or call.name in message:
@@ -136,6 +151,12 @@ def check_ask(action: Action) -> Action:
     if isinstance(action, Ask) and not action.question.strip():
         raise ActionError("ask: 'question' must not be empty")
     return action
+
+
+def size_option(text: str) -> tuple[int, int]:
+    """``--cua-agent-option image_size=1280x800`` as (width, height) (checked when the agent is validated)."""
+    w, _, h = str(text).lower().partition("x")
+    return int(w), int(h)
 
 
 def screen_size(observation: "Observation") -> tuple[int, int]:

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Any
 from pytest_cua.action_parser import parse_function_call
 from pytest_cua.actions import Action, ActionError
 from pytest_cua.agents.models.conversation import Reply, ToolSpec, UserTurn
-from pytest_cua.agents.models.coords import fit_within
 from pytest_cua.agents.models.elements import render_elements
-from pytest_cua.agents.models.styles.base import TERMINAL_TOOLS, Style, check_ask
+from pytest_cua.agents.models.styles.base import TERMINAL_TOOLS, Style, check_ask, size_option, target_size
 from pytest_cua.agents.prompts import load_prompt
 
 if TYPE_CHECKING:
@@ -67,7 +66,7 @@ class BrowserStyle(Style):
     def __init__(self, adapter: Any, options: dict[str, Any]) -> None:
         super().__init__(adapter, options)
         self.prompt = load_prompt("browser")
-        self.max_image = _size_option(options.get("image_size", "1280x800"))
+        self.max_image = size_option(options.get("image_size", "1280x800"))
 
     def begin(self, task: "Task", context: "AgentContext") -> None:
         super().begin(task, context)
@@ -80,7 +79,7 @@ class BrowserStyle(Style):
         self.last_image = None
         if png is not None:
             screen = image_size(png)
-            size = fit_within(screen[0], screen[1], *self.max_image)
+            size = target_size(self.adapter.vendor, screen, self.max_image)
             self.last_image = prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
         lines = [] if previous is not None else [self.task_text(), ""]
         lines += [f"Step {observation.step + 1}.", f"URL: {observation.url}", f"Title: {observation.title}"]
@@ -113,11 +112,3 @@ class BrowserStyle(Style):
                                       "use an id from the list of this step")
             actions.append(action)
         return actions
-
-
-def _size_option(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in str(text).lower().split("x"))
-    except ValueError:
-        raise ValueError(f"--cua-agent-option image_size: expected WIDTHxHEIGHT, got {text!r}") from None
-    return w, h

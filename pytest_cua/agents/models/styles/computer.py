@@ -17,9 +17,10 @@ from pytest_cua.action_parser import parse_function_call
 from pytest_cua.actions import (Action, ActionError, Answer, Back, Click, DoubleClick, Done, Drag, Forward, Hotkey,
                                 Move, Point, Press, RightClick, Scroll, Type, Wait)
 from pytest_cua.agents.models.conversation import Call, ComputerTool, Reply, UserTurn
-from pytest_cua.agents.models.coords import fit_within, pixel_space
-from pytest_cua.agents.models.styles.base import TERMINAL_TOOLS, Style, check_ask, map_points, screen_size
-from pytest_cua.agents.models.styles.browser import BROWSER_TOOLS, _size_option
+from pytest_cua.agents.models.coords import pixel_space
+from pytest_cua.agents.models.styles.base import (TERMINAL_TOOLS, Style, check_ask, map_points, screen_size, size_option,
+                                                 target_size)
+from pytest_cua.agents.models.styles.browser import BROWSER_TOOLS
 from pytest_cua.agents.prompts import load_prompt
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class ComputerStyle(Style):
         self.prompt = load_prompt("computer")
         self.tool_kind = tool_kind
         self.beta = beta
-        self.max_image = _size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
+        self.max_image = size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
 
     @property
     def vendor_native(self) -> str:
@@ -61,7 +62,7 @@ class ComputerStyle(Style):
 
         screen = screen_size(observation)
         assert observation.screenshot is not None
-        size = fit_within(screen[0], screen[1], *self.max_image)
+        size = target_size(self.adapter.vendor, screen, self.max_image)
         image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
         self.last_image = image
         self.space = pixel_space(screen, (image.width, image.height))
