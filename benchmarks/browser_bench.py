@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 from pytest_cua import actions as A  # noqa: E402
 from pytest_cua.agents.base import Agent, AgentContext, Turn  # noqa: E402
 from pytest_cua.envs.browser import BrowserEnvironment  # noqa: E402
-from pytest_cua.envs.browser_options import BrowserOptions, parse_viewport  # noqa: E402
+from pytest_cua.envs.browser.options import BrowserOptions, parse_viewport  # noqa: E402
 from pytest_cua.episode import Episode  # noqa: E402
 from pytest_cua.tasks import Task  # noqa: E402
 from pytest_cua.trajectory import TrajectoryRecorder, actions_from_trajectory  # noqa: E402

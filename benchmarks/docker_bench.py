@@ -1,11 +1,11 @@
-"""Docker desktop environment benchmark: restore times, and socket vs ``docker exec`` latency.
+"""Docker desktop environment benchmark: restore times, and the executor connection's latency.
 
     python benchmarks/docker_bench.py [--image cua-desktop-base] [--restores 20] [--no-spare-restores 5]
 
 Each round runs a small task (start an xterm, wait for its window, type a command that writes a file, then
-wait ``--task-seconds`` as an agent would think), then rolls back (restore + residue check). Printed: median and slowest of restore() alone and of the whole
-roll_back, with and without the warm spare, and the per-request latency of the executor socket against
-``docker exec``.
+wait ``--task-seconds`` as an agent would think), then rolls back (restore + residue check). Printed: median and
+slowest of restore() alone and of the whole roll_back, with and without the warm spare, and the per-request
+latency of the executor connection (through the Docker API) against a plain ``docker exec``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_cua.actions import Action  # noqa: E402
+from pytest_cua.desktop.client import ExecutorError  # noqa: E402
 from pytest_cua.desktop.options import resolve_settings  # noqa: E402
 from pytest_cua.envs.base import roll_back  # noqa: E402
 from pytest_cua.envs.docker import DockerEnvironment  # noqa: E402
@@ -32,7 +33,7 @@ TASK = Task(id="bench", suite="bench", instruction="write a file", extra={
 
 
 def _stats(values: list[float]) -> str:
-    return (f"median {statistics.median(values) * 1000:8.1f} ms   slowest {max(values) * 1000:8.1f} ms   "
+    return (f"median {statistics.median(values) * 1000:8.2f} ms   slowest {max(values) * 1000:8.1f} ms   "
             f"(n={len(values)})")
 
 
@@ -76,18 +77,28 @@ def restores(image: str, rounds: int, spare: bool, say: Callable[[str], None],
     return times
 
 
+def _round_trip(client: Any) -> None:
+    """One request the executor answers at once, without work (an unknown op): the transport alone."""
+    try:
+        client.request("nop")
+    except ExecutorError:
+        pass
+
+
 def latency(image: str, n: int) -> dict[str, list[float]]:
-    """Per-request latency: executor socket (ping, screenshot) against docker exec."""
+    """Per-request latency of the executor connection (a relay exec'd through the Docker API): the bare round
+    trip, ping, a screenshot with a window on screen, a click; against ``docker exec true``."""
     settings = resolve_settings(image=image, spare=False, build="never")
     env = DockerEnvironment(settings, run_id=f"bench-{uuid.uuid4().hex[:8]}", worker_id="gw0").start()
     try:
+        env.begin_task(TASK)  # an xterm on screen: the screenshot is not a blank frame
         client = env.box.client
         name = env.box.container.name
         return {
-            "socket ping": _timed(lambda: client.request("ping"), n),
+            "round trip (transport only)": _timed(lambda: _round_trip(client), n * 10),
+            "ping (runs xdpyinfo, wmctrl)": _timed(lambda: client.request("ping"), n),
             "docker exec true": _timed(lambda: subprocess.run(["docker", "exec", name, "true"], check=True), n),
-            "screenshot inline base64": _timed(client.screenshot, n),
-            "screenshot via shared file": _timed(client.screenshot_via_file, n),
+            "screenshot (1280x800 PNG, base64)": _timed(client.screenshot, n),
             "click action": _timed(lambda: client.request(
                 "act", action={"type": "click", "target": {"x": 640, "y": 400}}), n),
         }

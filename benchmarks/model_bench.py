@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -45,6 +46,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SPLIT_OPTION = "--model-bench-split"
 TARGET_MS = 50.0
+TIME_LIMIT_S = 180  # per task: a stuck agent call is that task's time_limit, not a stuck benchmark
 
 # style label -> (--fake-model, --agent)
 STYLES: dict[str, tuple[str, str]] = {
@@ -100,7 +102,11 @@ class InnerRun:
 
     def steps(self, task: dict[str, Any]) -> list[dict[str, Any]]:
         """The task's steps.jsonl entries, in order."""
+        if not task.get("trajectory"):
+            return []
         path = Path(task["trajectory"]).with_name("steps.jsonl")
+        if not path.exists():
+            return []
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
     def problems(self) -> list[str]:
@@ -108,30 +114,41 @@ class InnerRun:
         found = [f"{t['id']}: {t['outcome']} {t.get('error_kind') or ''}".strip() for t in self.tasks
                  if t.get("outcome") != "passed"]
         if not self.tasks:
-            found.append(f"no tasks ran (exit {self.returncode}):\n{self.output[-3000:]}")
+            found.append(f"no summary (exit {self.returncode}; output in {self.reports / 'output.txt'}):\n"
+                         f"{self.output[-1500:]}")
+        if "was aborted" in self.output[-200:]:
+            found.append(f"the run hung and was aborted (tracebacks in {self.reports / 'output.txt'})")
         if "protocol violations" in self.output:
             found.append("the fake reported protocol violations")
         return found
 
 
 def run_inner(reports: Path, task_ids: list[str], style: str, *, workers: int | None = None, delay: float = 0.0,
-              split: Path | None = None) -> InnerRun:
-    """The tasks through pytest-cua with the fake model of ``style`` (a key of STYLES)."""
+              split: Path | None = None, timeout_s: float = 900.0) -> InnerRun:
+    """The tasks through pytest-cua with the fake model of ``style`` (a key of STYLES). A run still going after
+    ``timeout_s`` is sent SIGABRT, so that its output ends with every thread's traceback (faulthandler)."""
     fake, agent = STYLES[style]
     cmd = [sys.executable, "-m", "pytest", *nodeids(task_ids), "-p", "tests.models.fake_model_plugin",
            "--fake-model", fake, "--agent", agent, "--fake-model-delay", str(delay), "-p", "no:cacheprovider",
-           "--cua-reports", str(reports), "-q"]
+           "--cua-reports", str(reports), "--cua-time-limit", str(TIME_LIMIT_S), "-q"]
     if workers is not None:
         cmd += ["-n", str(workers)]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}  # the fake's key, never a real one
     if split is not None:
         cmd += ["-p", "model_bench", SPLIT_OPTION, str(split)]
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "benchmarks"), env.get("PYTHONPATH")) if p)
+    reports.mkdir(parents=True, exist_ok=True)
     before = load_average()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, text=True, capture_output=True, timeout=3600)
-    run = InnerRun(reports, time.perf_counter() - t0, proc.returncode, proc.stdout + proc.stderr, before,
-                   load_average())
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        output, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        output, _ = proc.communicate()
+        output += f"\n(model_bench: the run was still going after {timeout_s:.0f} s and was aborted)"
+    run = InnerRun(reports, time.perf_counter() - t0, proc.returncode, output, before, load_average())
+    (reports / "output.txt").write_text(output, encoding="utf-8")
     path = reports / "summary.json"
     if path.exists():
         run.summary = json.loads(path.read_text(encoding="utf-8"))
@@ -161,7 +178,7 @@ SPLIT_PARTS: dict[str, str] = {
     "request_build": "request building (append turn, prune, request dict)",
     "parse": "response parsing (adapter._parse)",
     "actions_for": "actions from the reply (style.actions_for)",
-    "agent_rest": "rest of agent.step (raw JSON + redaction, extras)",
+    "agent_rest": "rest of agent.step (send's bookkeeping, raw JSON, redaction)",
     "handoff": "agent thread hand-off (agent_s - agent.step)",
     "record": "trajectory recording (images, redaction, steps.jsonl)",
     "loop_rest": "episode loop, the rest",
@@ -194,15 +211,15 @@ class StepTiming:
 
     def parts(self) -> dict[str, float]:
         """The strict harness split into SPLIT_PARTS (empty without the in-place split)."""
-        s = self.split
+        s = dict.fromkeys(("turn_for", "prepare_image", "request_build", "model_call", "parse", "actions_for",
+                           "record"), 0.0) | self.split
         if "agent_step" not in s:
             return {}
-        turn, build, parse, actions = s.get("turn_for", 0.0), s.get("request_build", 0.0), s.get("parse", 0.0), \
-            s.get("actions_for", 0.0)
-        parts = {"prepare_image": s.get("prepare_image", 0.0), "turn_rest": turn - s.get("prepare_image", 0.0),
-                 "request_build": build, "parse": parse, "actions_for": actions,
-                 "agent_rest": s["agent_step"] - turn - build - s.get("model_call", 0.0) - parse - actions,
-                 "handoff": self.agent_s - s["agent_step"], "record": s.get("record", 0.0)}
+        inside = s["turn_for"] + s["request_build"] + s["model_call"] + s["parse"] + s["actions_for"]
+        parts = {"prepare_image": s["prepare_image"], "turn_rest": s["turn_for"] - s["prepare_image"],
+                 "request_build": s["request_build"], "parse": s["parse"], "actions_for": s["actions_for"],
+                 "agent_rest": s["agent_step"] - inside, "handoff": self.agent_s - s["agent_step"],
+                 "record": s["record"]}
         parts["loop_rest"] = self.strict_s - sum(parts.values())
         return parts
 
@@ -240,15 +257,17 @@ def read_split(directory: Path) -> dict[tuple[str, int], dict[str, float]]:
 def harness_figures(run: InnerRun, split_dir: Path) -> dict[str, Any]:
     """Per-step harness figures of one style's run (the run's first step, cold, reported apart)."""
     steps = step_timings(run, read_split(split_dir))
+    figures: dict[str, Any] = {"tasks": len(run.tasks), "passed": run.passed(), "steps": max(0, len(steps) - 1),
+                               "problems": run.problems(), "load": f"{run.load_before} -> {run.load_after}"}
+    if len(steps) < 2:
+        return figures
     cold, warm = steps[0], steps[1:]
-    figures: dict[str, Any] = {
-        "tasks": len(run.tasks), "passed": run.passed(), "steps": len(warm), "problems": run.problems(),
-        "load": f"{run.load_before} -> {run.load_after}",
+    figures.update({
         "wall_ms": spread_ms([s.wall_s for s in warm]), "env_ms": spread_ms([s.env_s for s in warm]),
         "act_ms": spread_ms([s.act_s for s in warm]), "latency_ms": spread_ms([s.latency_s for s in warm]),
         "harness_ms": spread_ms([s.harness_s for s in warm]),
         "cold_step": {"task": cold.task, "harness_ms": cold.harness_s * 1000, "latency_ms": cold.latency_s * 1000},
-    }
+    })
     if all(s.split for s in warm):
         figures["model_call_ms"] = spread_ms([s.split.get("model_call", 0.0) for s in warm])
         figures["strict_ms"] = spread_ms([s.strict_s for s in warm])
@@ -262,18 +281,20 @@ def print_harness(style: str, f: dict[str, Any]) -> None:
           f"{f['tasks']} tasks passed, {f['steps']} model steps; {f['load']}")
     for problem in f["problems"]:
         print(f"  ! {problem}")
-    print(f"  {'ms per step':<44}{'median':>8}{'p90':>8}{'max':>8}{'mean':>8}")
+    if not f["steps"]:
+        return
+    print(f"  {'ms per step':<50}{'median':>8}{'p90':>8}{'max':>8}{'mean':>8}")
     rows = [("step wall time", "wall_ms"), ("env_s: observation + act calls", "env_ms"),
             ("  of which actions (ActionResult.duration_s)", "act_ms"), ("model call (extra.model.latency_s)",
                                                                          "latency_ms")]
     if "model_call_ms" in f:
-        rows.append(("  of which the SDK call to the fake", "model_call_ms"))
+        rows.append(("  of which the SDK call (with the fake's work)", "model_call_ms"))
     rows.append(("harness = wall - env_s - latency_s", "harness_ms"))
     if "strict_ms" in f:
         rows.append(("harness incl. parsing = wall - env_s - SDK call", "strict_ms"))
     for label, key in rows:
         v = f[key]
-        print(f"  {label:<44}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
+        print(f"  {label:<50}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
     verdict = "meets" if f["harness_ms"]["median"] < TARGET_MS else "MISSES"
     print(f"  -> harness median {f['harness_ms']['median']:.1f} ms, p90 {f['harness_ms']['p90']:.1f} ms: {verdict} "
           f"the target (< {TARGET_MS:g} ms)")
@@ -284,7 +305,78 @@ def print_harness(style: str, f: dict[str, Any]) -> None:
         print(f"  split of the harness incl. parsing, timed in place (means add up):")
         for key, label in SPLIT_PARTS.items():
             v = f["split_ms"][key]
-            print(f"    {label:<56}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
+            print(f"    {label:<62}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
+
+
+# --- part 1b: the image pipeline on a real screenshot ---------------------------------------------------
+
+def typical_screenshot(run: InnerRun, style: str) -> Path | None:
+    """The run's screenshot of median file size that the style sends (set-of-marks for the browser style)."""
+    key = "som" if style == "browser" else "screenshot"
+    files = [Path(t["trajectory"]).with_name(e[key]) for t in run.tasks for e in run.steps(t) if e.get(key)]
+    files = sorted((f for f in files if f.exists()), key=lambda f: f.stat().st_size)
+    return files[len(files) // 2] if files else None
+
+
+def _best_ms(fn: Callable[[], Any], rounds: int) -> dict[str, float]:
+    samples = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return {"median": statistics.median(samples) * 1000, "min": min(samples) * 1000}
+
+
+def bench_image(png: bytes, style: str, rounds: int = 15) -> dict[str, Any]:
+    """prepare_image on ``png`` at the style's size, and its stages (decode, LANCZOS resize, PNG encode), with
+    cheaper encodings beside them for comparison."""
+    import io
+
+    from PIL import Image
+
+    from pytest_cua.agents.models.coords import fit_within
+    from pytest_cua.agents.models.images import VENDOR_LIMITS, image_size, prepare_image
+    from pytest_cua.agents.models.styles.computer import DEFAULT_IMAGE
+
+    screen = image_size(png)
+    box = (1280, 800) if style == "browser" else tuple(int(v) for v in DEFAULT_IMAGE["openai"].split("x"))
+    size = fit_within(screen[0], screen[1], *box)
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    small = image.resize(size, Image.Resampling.LANCZOS)
+
+    def save(img: Image.Image, fmt: str, **kw: Any) -> int:
+        buffer = io.BytesIO()
+        img.save(buffer, fmt, **kw)
+        return len(buffer.getvalue())
+
+    def decode() -> None:
+        Image.open(io.BytesIO(png)).load()
+
+    rgb = small.convert("RGB")
+    stages = {
+        "prepare_image (what the style calls)": lambda: prepare_image(png, size=size, limits=VENDOR_LIMITS["openai"]),
+        "  decode the screenshot PNG": decode,
+        "  resize, LANCZOS": lambda: image.resize(size, Image.Resampling.LANCZOS),
+        "  encode PNG (Pillow default, compress_level 6)": lambda: save(small, "PNG"),
+        "for comparison: resize, BILINEAR (reducing_gap=2)": lambda: image.resize(size, Image.Resampling.BILINEAR,
+                                                                                   reducing_gap=2.0),
+        "for comparison: encode PNG compress_level=1": lambda: save(small, "PNG", compress_level=1),
+        "for comparison: encode JPEG quality 85": lambda: save(rgb, "JPEG", quality=85),
+    }
+    return {"screen": screen, "size": size, "bytes": len(png), "png_bytes": save(small, "PNG"),
+            "png1_bytes": save(small, "PNG", compress_level=1), "jpeg_bytes": save(rgb, "JPEG", quality=85),
+            "ms": {label: _best_ms(fn, rounds) for label, fn in stages.items()}, "load": load_average()}
+
+
+def print_image(style: str, path: Path, f: dict[str, Any]) -> None:
+    print(f"  image pipeline microbenchmark, {path.name} of this run ({f['screen'][0]}x{f['screen'][1]}, "
+          f"{f['bytes'] // 1024} KB) -> {f['size'][0]}x{f['size'][1]}; {f['load']}:")
+    print(f"    {'ms':<62}{'median':>8}{'min':>8}")
+    for label, v in f["ms"].items():
+        print(f"    {label:<62}{v['median']:8.1f}{v['min']:8.1f}")
+    print(f"    sizes sent: PNG {f['png_bytes'] // 1024} KB, PNG level 1 {f['png1_bytes'] // 1024} KB, JPEG 85 "
+          f"{f['jpeg_bytes'] // 1024} KB")
 
 
 def bench_harness(base: Path, task_ids: list[str]) -> dict[str, Any]:
@@ -296,6 +388,10 @@ def bench_harness(base: Path, task_ids: list[str]) -> dict[str, Any]:
         out[style] = harness_figures(run, split) if run.tasks else {"problems": run.problems()}
         if run.tasks:
             print_harness(style, out[style])
+            shot = typical_screenshot(run, style)
+            if shot is not None:
+                out[style]["image"] = bench_image(shot.read_bytes(), style)
+                print_image(style, shot, out[style]["image"])
         else:
             print(f"\n{style} style: the run failed: {run.problems()}")
     return out
@@ -311,24 +407,25 @@ def task_span(run: InnerRun) -> tuple[float, float]:
         if entries:
             starts.append(entries[0]["started_at"])
             ends.append(entries[0]["started_at"] + task["times"]["wall_s"] + (task["times"].get("eval_s") or 0.0))
-    return min(starts), max(ends)
+    return (min(starts), max(ends)) if starts else (0.0, run.wall_s)
 
 
 def throughput_figures(run: InnerRun, workers: int) -> dict[str, Any]:
     """Tasks per minute (run wall, episode span) and the per-task mean of model wait and the rest."""
     first, last = task_span(run)
     n = len(run.tasks)
-    wait = [sum(float(((e.get("extra") or {}).get("model") or {}).get("latency_s", 0.0)) for e in run.steps(t))
-            for t in run.tasks]
-    episode = [t["times"]["wall_s"] for t in run.tasks]
-    around = [(t["times"].get("reset_s") or 0.0) + (t["times"].get("eval_s") or 0.0) for t in run.tasks]
+    ran = [(t, run.steps(t)) for t in run.tasks]
+    ran = [(t, steps) for t, steps in ran if steps] or [({"times": {"wall_s": 0.0}, "steps": 0}, [])]
+    wait = [sum(float(((e.get("extra") or {}).get("model") or {}).get("latency_s", 0.0)) for e in steps)
+            for _, steps in ran]
+    episode = [t["times"]["wall_s"] for t, _ in ran]
+    around = [(t["times"].get("reset_s") or 0.0) + (t["times"].get("eval_s") or 0.0) for t, _ in ran]
     return {"workers": workers, "tasks": n, "passed": run.passed(), "problems": run.problems(),
             "wall_s": run.wall_s, "span_s": last - first, "per_min": n * 60 / run.wall_s,
-            "span_per_min": n * 60 / (last - first), "steps": statistics.fmean(t["steps"] for t in run.tasks),
-            "model_wait_s": statistics.fmean(wait),
-            "other_s": statistics.fmean(e - w for e, w in zip(episode, wait)),
+            "span_per_min": n * 60 / max(last - first, 1e-9), "steps": statistics.fmean(t["steps"] for t, _ in ran),
+            "model_wait_s": statistics.fmean(wait), "other_s": statistics.fmean(e - w for e, w in zip(episode, wait)),
             "reset_eval_s": statistics.fmean(around),
-            "worker_ids": sorted({t["environment"]["worker"] for t in run.tasks}),
+            "worker_ids": sorted({str((t.get("environment") or {}).get("worker")) for t in run.tasks}),
             "load": f"{run.load_before} -> {run.load_after}"}
 
 
@@ -336,14 +433,18 @@ def print_throughput(rows: list[dict[str, Any]], delay: float) -> None:
     one = next((r for r in rows if r["workers"] == 1), rows[0])
     base, base_span = one["per_min"] / one["workers"], one["span_per_min"] / one["workers"]
     print(f"\nthroughput: {rows[0]['tasks']} SCUBA tasks (--agent o3), the fake thinks {delay:g} s before each answer")
+    print(f"  {'':>15}{'the whole run':^33}{'the episodes':^33}   per task (means)")
     print(f"  {'-n':>3}{'pass':>6}{'wall s':>8}{'tasks/min':>11}{'ideal':>8}{'eff':>6}{'span s':>9}"
-          f"{'tasks/min':>11}{'ideal':>8}{'eff':>6}   per task: model wait | the rest | reset+eval   load")
+          f"{'tasks/min':>11}{'ideal':>8}{'eff':>6}   model wait | the rest | reset+eval   load")
     for r in rows:
         n = r["workers"]
         print(f"  {n:>3}{r['passed']:>3}/{r['tasks']:<2}{r['wall_s']:8.1f}{r['per_min']:11.2f}{n * base:8.2f}"
               f"{r['per_min'] / (n * base):6.0%}{r['span_s']:9.1f}{r['span_per_min']:11.2f}{n * base_span:8.2f}"
               f"{r['span_per_min'] / (n * base_span):6.0%}   {r['model_wait_s']:6.1f} s | {r['other_s']:5.2f} s | "
               f"{r['reset_eval_s']:5.2f} s   {r['load']}")
+        share = r["model_wait_s"] / max(r["model_wait_s"] + r["other_s"] + r["reset_eval_s"], 1e-9)
+        print(f"      model wait {share:.0%} of a task's time; {len(r['worker_ids'])} worker(s) ran tasks "
+              f"({', '.join(r['worker_ids'])}); {r['steps']:.1f} steps per task")
         for problem in r["problems"]:
             print(f"      ! {problem}")
     print("  wall: the whole pytest run (startup of each worker's Chromium and org included); span: first episode "
@@ -388,6 +489,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     workers = args.workers or (QUICK_WORKERS if args.quick else WORKERS)
     base = Path(tempfile.mkdtemp(prefix="pytest-cua-model-bench-")) if args.keep is None else args.keep
     base.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
     figures: dict[str, Any] = {"cpus": os.cpu_count(), "load_start": load_average()}
     print(f"model-agent benchmark: {os.cpu_count()} CPUs, {figures['load_start']}; reports under {base}")
     try:
@@ -404,8 +506,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)
-    figures["load_end"] = load_average()
-    print(f"\n{figures['load_end']}")
+    figures["load_end"], figures["elapsed_s"] = load_average(), time.perf_counter() - started
+    print(f"\nthe benchmark took {figures['elapsed_s'] / 60:.1f} min; {figures['load_end']}")
     return figures
 
 
@@ -464,23 +566,38 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             fh.writelines(json.dumps(entry) + "\n" for entry in _SPLIT)
 
 
+def _time_parts(adapter: Any, style: Any) -> None:
+    """Time the parts of one task's conversation (the agent builds a new adapter and style per task)."""
+    style.turn_for = _timed(style.turn_for, "turn_for")
+    style.actions_for = _timed(style.actions_for, "actions_for")
+    for name in ("_append_user", "_prune", "_request"):
+        setattr(adapter, name, _timed(getattr(adapter, name), "request_build"))
+    adapter._create = _timed(adapter._create, "model_call")
+    adapter._parse = _timed(adapter._parse, "parse")
+
+
+def _instrument(agent: Any) -> None:
+    """Time ``agent.step`` and, after each ``start``, the parts of the task's adapter and style."""
+    start = agent.start
+
+    def started(*args: Any, **kwargs: Any) -> None:
+        start(*args, **kwargs)
+        _time_parts(agent.adapter, agent.style)
+
+    agent.start = started
+    agent.step = _timed(agent.step, "agent_step", first=True)
+    agent._model_bench = True
+
+
 @pytest.fixture(autouse=True)
 def _model_bench_split(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Wrap the worker's model agent (once) so that each step's parts are timed."""
+    """Instrument the worker's model agent (once) so that each step's parts are timed."""
     if _DIR not in request.config.stash or "cua_agent" not in request.fixturenames:
         yield
         return
     agent = request.getfixturevalue("cua_agent")
     if hasattr(agent, "adapter") and not getattr(agent, "_model_bench", False):
-        agent._model_bench = True
-        agent.step = _timed(agent.step, "agent_step", first=True)
-        agent.style.turn_for = _timed(agent.style.turn_for, "turn_for")
-        agent.style.actions_for = _timed(agent.style.actions_for, "actions_for")
-        adapter = agent.adapter
-        for name in ("_append_user", "_prune", "_request"):
-            setattr(adapter, name, _timed(getattr(adapter, name), "request_build"))
-        adapter._create = _timed(adapter._create, "model_call")
-        adapter._parse = _timed(adapter._parse, "parse")
+        _instrument(agent)
     yield
 
 

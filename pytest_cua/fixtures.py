@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import pytest
 
 from pytest_cua import records
 from pytest_cua.agents.base import Agent, AgentContext
 from pytest_cua.agents.builtin import demonstration_from_task
-from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, roll_back
+from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, env_settings, roll_back
+from pytest_cua.envs.registry import provider_for
 from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
-from pytest_cua.observations import DEFAULT_KINDS, parse_kinds
+from pytest_cua.observations import DEFAULT_KINDS
 from pytest_cua.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, score_answer
 from pytest_cua.suite import EvalContext, Suite
 from pytest_cua.trajectory import TrajectoryRecorder
@@ -31,24 +31,11 @@ from pytest_cua.trajectory import TrajectoryRecorder
 if TYPE_CHECKING:
     from pytest_cua.tasks import Task
 
-ENV_ENTRY_POINT_GROUP = "pytest_cua.environments"
-
 __all__ = ["cua_settings", "cua_suite", "cua_task", "cua_agent", "cua_env", "cua_episode", "cua_result",
            "_cua_env_pool", "_cua_agent_session", "_cua_human", "_cua_state"]
 
 
 # --- environments ----------------------------------------------------------------------------------------
-
-def environment_factory(suite: Suite) -> Callable[[EnvContext], Environment]:
-    if callable(suite.environment):
-        return suite.environment
-    found = {ep.name: ep for ep in entry_points(group=ENV_ENTRY_POINT_GROUP)}
-    ep = found.get(suite.environment)
-    if ep is None:
-        raise ProvisioningError(f"suite {suite.name!r}: unknown environment {suite.environment!r}; "
-                                f"known: {', '.join(sorted(found)) or 'none'}")
-    return ep.load()
-
 
 @dataclass
 class Lease:
@@ -57,26 +44,40 @@ class Lease:
 
 
 class EnvironmentPool:
-    """One environment per suite and xdist worker: provisioned at first use, snapshotted once, rolled back
-    after every task, provisioned anew after a failed rollback, closed at the end of the session."""
+    """One environment per suite and xdist worker: created by the suite's provider at first use, prepared
+    with the suite's data (``Suite.prepare``), snapshotted once, rolled back after every task, provisioned anew
+    after a failed rollback, closed at the end of the session. The same for every provider."""
 
     def __init__(self, config: pytest.Config, settings: records.Settings) -> None:
         self.config = config
         self.settings = settings
         self.leases: dict[str, Lease] = {}
 
+    def context(self, suite: Suite) -> EnvContext:
+        """What the suite's provider gets: this worker, the suite, the artifacts folder, the shared settings."""
+        s = self.settings
+        return EnvContext(worker_id=s.worker_id, run_id=s.run_id, config=self.config, suite=suite,
+                          reports_dir=s.reports_dir, artifacts_dir=s.reports_dir / "artifacts" / s.run_id / s.worker_id,
+                          settings=env_settings(self.config))
+
     def acquire(self, suite: Suite) -> Lease:
         lease = self.leases.get(suite.name)
         if lease is None:
-            ctx = EnvContext(worker_id=self.settings.worker_id, run_id=self.settings.run_id, config=self.config,
-                             suite=suite, reports_dir=self.settings.reports_dir)
-            factory = environment_factory(suite)
+            provider = provider_for(suite)
             try:
-                env = factory(ctx)
+                env = provider.create(self.context(suite))
             except ProvisioningError:
                 raise
             except Exception as exc:
                 raise ProvisioningError(f"suite {suite.name!r}: provisioning failed: {type(exc).__name__}: {exc}") from exc
+            try:
+                suite.prepare(env, self.config)
+            except BaseException as exc:
+                env.close()
+                if isinstance(exc, (ProvisioningError, KeyboardInterrupt, SystemExit)):
+                    raise
+                raise ProvisioningError(f"suite {suite.name!r}: preparing the {provider.name} environment failed: "
+                                        f"{type(exc).__name__}: {exc}") from exc
             try:
                 snapshot = env.snapshot()
             except Exception as exc:
@@ -117,12 +118,78 @@ KEPT_KEY = pytest.StashKey[list[Environment]]()
 KEPT_MESSAGES_KEY = pytest.StashKey[list[str]]()
 
 
-def keep_env_message(env: Environment) -> str:
-    """How to reach an environment left up by ``--keep-env``."""
-    message = getattr(env, "keep_env_message", None)
-    if callable(message):
-        return str(message())
-    return "pytest-cua --keep-env: " + ", ".join(f"{k}={v}" for k, v in env.describe().items())
+# --- the cua_env marker ------------------------------------------------------------------------------
+
+class MarkerError(pytest.UsageError):
+    """A ``cua_env`` marker with arguments its signature does not accept; the message names the test."""
+
+
+def _cua_env_marker(*, scope: Sequence[str] | None = None) -> tuple[str, ...] | None:
+    """The signature of ``@pytest.mark.cua_env(scope=[...])`` (called with the marker's arguments, as
+    pytest-django validates its markers): ``scope`` names the objects the test may change, the rollback
+    scope used instead of the template's. Returns the scope, or None to keep the template's."""
+    if scope is None:
+        return None
+    if isinstance(scope, (str, bytes)):
+        raise TypeError(f"scope must be a list of object names, not the string {scope!r} (it would be read "
+                        f"letter by letter): write scope=[{scope!r}]")
+    if not isinstance(scope, (list, tuple)):
+        raise TypeError(f"scope must be a list of object names such as ['Lead'], got {type(scope).__name__} "
+                        f"{scope!r}")
+    if not scope:
+        raise TypeError("scope=[] names no object: leave scope out to use the template's objects")
+    bad = [name for name in scope if not isinstance(name, str) or not name.strip()]
+    if bad:
+        raise TypeError(f"scope must hold object names (non-empty strings), got {bad[0]!r} in {list(scope)!r}")
+    return tuple(scope)
+
+
+def marker_scope(node: pytest.Item) -> tuple[str, ...] | None:
+    """The rollback scope a test's ``cua_env`` marker gives, validated; None without the marker (or scope).
+    Raises ``MarkerError`` naming the test when the marker's arguments do not fit its signature."""
+    marker = node.get_closest_marker("cua_env")
+    if marker is None:
+        return None
+    try:
+        return _cua_env_marker(*marker.args, **marker.kwargs)
+    except TypeError as exc:
+        message = str(exc).replace("_cua_env_marker()", "cua_env()")
+        raise MarkerError(f"{node.nodeid}: @pytest.mark.cua_env: {message}") from None
+
+
+class BrokenMarker(pytest.Collector):
+    """A test whose ``cua_env`` marker is misused: collecting it fails with ``MarkerError``'s message, so the
+    run stops before anything runs (as for a broken task file) and the message names the test."""
+
+    def __init__(self, *, error: MarkerError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def collect(self) -> list[Any]:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.name
+
+
+def check_markers(collector: pytest.Collector, result: Any) -> Any:
+    """After a test function's items are made: replace each item whose ``cua_env`` marker does not fit the
+    marker's signature with a ``BrokenMarker`` collector of the same name."""
+    if not isinstance(result, list):
+        return result
+    out = []
+    for item in result:
+        if isinstance(item, pytest.Item) and item.get_closest_marker("cua_env") is not None:
+            try:
+                marker_scope(item)
+            except MarkerError as exc:
+                out.append(BrokenMarker.from_parent(collector, name=item.name, error=exc))
+                continue
+        out.append(item)
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -135,10 +202,10 @@ def cua_settings(pytestconfig: pytest.Config) -> records.Settings:
 def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: records.Settings) -> Iterator[EnvironmentPool]:
     pool = EnvironmentPool(pytestconfig, cua_settings)
     yield pool
-    kept = pool.close(keep=bool(getattr(pytestconfig.option, "keep_env", False)))
+    kept = pool.close(keep=env_settings(pytestconfig).keep_env)
     if kept:
         # printed by the terminal summary (from workeroutput under xdist), after output capture
-        messages = [keep_env_message(env) for env in kept]
+        messages = [env.keep_env_message() for env in kept]
         pytestconfig.stash[KEPT_KEY] = kept
         pytestconfig.stash[KEPT_MESSAGES_KEY] = messages
         workeroutput = getattr(pytestconfig, "workeroutput", None)
@@ -208,10 +275,11 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     template = cua_suite.template_for(cua_task)
     if cua_suite.templates and cua_task.template and template is None and not cua_task.is_question:
         pytest.skip(f"template {cua_task.template!r} has no evaluator yet")  # a question is scored on its answer
+    scope = marker_scope(request.node)
+    if scope is None:
+        scope = cua_suite.rollback_scope(cua_task)
     lease = _cua_env_pool.acquire(cua_suite)
     _cua_state.environment = lease.env.describe()
-    marker = request.node.get_closest_marker("cua_env")
-    scope = tuple(marker.kwargs["scope"]) if marker and marker.kwargs.get("scope") else cua_suite.rollback_scope(cua_task)
     try:
         lease.env.begin_task(cua_task)
         yield lease.env
@@ -265,9 +333,9 @@ def _finish_trajectory(recorder: TrajectoryRecorder, task: "Task", result: Episo
 def _observation_kinds(config: pytest.Config, suite: Suite, agent: Agent | None = None) -> frozenset[str]:
     """``--cua-observe``, else what the agent asks for (a model style), else the suite's, else the default;
     an agent's wish is narrowed to what the suite's environment offers when the suite declares its kinds."""
-    value = getattr(config.option, "cua_observe", None)
-    if value:
-        return parse_kinds(value, source="--cua-observe")
+    chosen = env_settings(config).observe
+    if chosen:
+        return chosen
     wanted = getattr(agent, "observation_kinds", None)
     if wanted:
         offered = suite.observation_kinds

@@ -11,12 +11,18 @@ from typing import Any, Generator
 import pytest
 
 from pytest_cua import collection, records, redaction
+from pytest_cua.agents.models.options import add_model_options
+from pytest_cua.envs.base import add_core_options, env_settings
+from pytest_cua.envs.registry import add_provider_options
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
+from pytest_cua.fixtures import check_markers
+from pytest_cua.reporting import allure as allure_report
 from pytest_cua.tasks import DIFFICULTIES, LEVELS
 
 PERSONAS = ("admin", "sales", "service")
 # set when the session collected a CUA suite: what redaction.py attached for it (log handlers, Allure plugin)
 _REDACTING = pytest.StashKey[tuple[list[Any], Any]]()
+_SETUP_STARTED_MS = pytest.StashKey[int]()  # when a task's setup (its episode) started, for Allure
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -54,30 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cua_reports_dir", "default output folder for --cua-reports", default="reports")
     parser.addini("cua_max_steps", "default step limit override", default="")
     parser.addini("cua_time_limit", "default time limit override in seconds", default="")
-    for module_name, function in OPTION_MODULES:
-        module = _optional_module(module_name)
-        if module is not None:
-            getattr(module, function)(group)
-
-
-# option sets of the environments, each in its own module: (module, function taking the option group)
-OPTION_MODULES = (
-    ("pytest_cua.envs.browser_options", "add_browser_options"),
-    ("pytest_cua.desktop.options", "add_docker_options"),
-    ("pytest_cua.envs.salesforce", "add_salesforce_options"),
-    ("pytest_cua.agents.models.options", "add_model_options"),
-)
-
-
-def _optional_module(name: str) -> Any:
-    import importlib
-
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and name.startswith(exc.name):
-            return None
-        raise
+    add_core_options(group)  # --cua-observe, --keep-env: every environment's
+    add_model_options(group)  # the model agents' settings
+    add_provider_options(group)  # each installed environment provider adds its own
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -91,8 +76,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "template_NAME: task of template NAME (one marker per template)")
     config.addinivalue_line("markers", "app_NAME: task that uses application NAME (desktop suites)")
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
-    config.addinivalue_line("markers", "cua_env(scope=None): override the rollback scope of a test (objects)")
+    config.addinivalue_line("markers", "cua_env(*, scope=None): the objects a test may change (a list of names), "
+                                       "its rollback scope instead of the template's")
     settings = records.resolve_settings(config)  # validates --agent and the limits early: a usage error
+    try:
+        env_settings(config)  # --cua-observe and --keep-env, parsed once for every environment
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.stash[records.SETTINGS_KEY] = settings
     if hasattr(config, "workerinput"):
         # allure-pytest cleans its folder in every process; under xdist only the controller may do it
@@ -117,7 +107,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Generator[None, Any, Any]:
     result = yield
-    return collection.add_broken_sources(collector, obj, result)
+    return collection.add_broken_sources(collector, obj, check_markers(collector, result))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -137,11 +127,29 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     redaction.remove_allure_redaction(allure_plugin)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A task's setup is where its episode runs: note when it starts (for its Allure duration)."""
+    if collection.TASK_ARG in getattr(item, "fixturenames", ()):
+        item.stash[_SETUP_STARTED_MS] = allure_report.now_ms()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """allure-pytest has just started the test's clock at the call: move the start back to the setup's."""
+    started = item.stash.get(_SETUP_STARTED_MS, None)
+    if started is not None:
+        allure_report.stretch_to_setup(started)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """The task record joins the report; in a CUA session no secret reaches JUnit, Allure or the terminal
     through a report (failure text, captured sections, user properties)."""
     report = yield
+    started = item.stash.get(_SETUP_STARTED_MS, None)
+    if started is not None and call.when == "setup" and not report.passed:
+        allure_report.stretch_to_setup(started, stop_now=True)  # no call follows to set the times
     records.on_report(item, call, report)
     if _REDACTING in item.config.stash:
         redaction.redact_report(report)

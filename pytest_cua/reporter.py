@@ -78,8 +78,9 @@ class SessionReporter:
                 tr.write_line(line)
 
     def _kept_summary(self, tr: Any) -> None:
-        """--keep-env: say how to reach what was kept; an in-process org lives as long as this process, so on
-        a terminal (with -s) wait for Enter before it goes."""
+        """--keep-env: say how to reach what was kept (each environment's ``keep_env_message``); what lives in
+        this process (``kept_in_process``: the embedded org) goes with it, so on a terminal (with -s) wait for
+        Enter before it goes."""
         from pytest_cua.fixtures import KEPT_KEY, KEPT_MESSAGES_KEY
 
         messages = self.kept_messages + self.config.stash.get(KEPT_MESSAGES_KEY, [])
@@ -90,15 +91,17 @@ class SessionReporter:
             for line in message.splitlines():
                 tr.write_line(line)
         kept = self.config.stash.get(KEPT_KEY, [])
-        in_process = [env for env in kept if getattr(env, "server", None) is not None]
+        in_process = [env for env in kept if env.kept_in_process]
         if not in_process:
             return
+        names = ", ".join(sorted({env.name for env in in_process}))
         interactive = self.config.getoption("capture") == "no" and sys.stdin is not None and sys.stdin.isatty()
         if interactive:
-            tr.write_line("the embedded org runs inside this pytest process: press Enter to stop it and exit")
+            tr.write_line(f"the kept {names} environment runs inside this pytest process: press Enter to stop it "
+                          f"and exit")
             sys.stdin.readline()
         else:
-            tr.write_line("the embedded org runs inside this pytest process and stops with it; run one task "
-                          "without -n and with -s on a terminal to keep it up until you press Enter")
+            tr.write_line(f"the kept {names} environment runs inside this pytest process and stops with it; run "
+                          f"one task without -n and with -s on a terminal to keep it up until you press Enter")
         for env in in_process:
             env.close()

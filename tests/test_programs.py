@@ -32,8 +32,8 @@ CONTAINER_FILES = {"pytest_cua/desktop/executor.py"}
 # programs whose names the code builds at run time (a variable at argv[0]), or that only the scripts and
 # the README's commands run: (name, in a container) -> where
 DYNAMIC: dict[tuple[str, bool], str] = {
-    ("chromium", False): "envs/browser.py find_chromium(): SYSTEM_CHROMIUM, then shutil.which over PATH_NAMES",
-    ("ffmpeg", False): "envs/browser.py find_ffmpeg(): imageio-ffmpeg's binary first, runs [ffmpeg, ...]",
+    ("chromium", False): "envs/browser/chromium.py find_chromium(): SYSTEM_CHROMIUM, then shutil.which over PATH_NAMES",
+    ("ffmpeg", False): "envs/browser/video.py find_ffmpeg(): imageio-ffmpeg's binary first, runs [ffmpeg, ...]",
     ("node", False): "runs the allure CLI and npx (their '#!/usr/bin/env node')",
     ("xvfb-run", False): "the README's and ProvisioningError's 'xvfb-run -a pytest --headed'",
     ("xauth", False): "xvfb-run runs it",

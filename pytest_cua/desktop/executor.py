@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """pytest-cua's executor: the one process inside a desktop container that touches the display.
 
-It starts Xvfb and a window manager, then serves a JSON-lines protocol on a unix socket (on a bind mount the
-host also sees). One request per line, one answer per line::
+It starts Xvfb and a window manager, then serves a JSON-lines protocol on a unix socket inside the container.
+The host reaches it through the Docker API alone: it ``exec``s ``executor.py connect`` in the container, a relay
+that carries its stdin to the socket and the answers back to its stdout, so the same transport works with a
+remote Docker daemon (no bind mount, no network). One request per line, one answer per line::
 
     -> {"id": 1, "op": "act", "action": {"type": "click", "target": {"x": 10, "y": 20}}}
     <- {"id": 1, "ok": true, "duration_s": 0.05}
 
-Operations: ping, act, screenshot, windows, wait_window, put, get, spawn, run, listing, shutdown.
+Operations: ping, act, screenshot, windows, wait_window, put, get, spawn, run, listing, shutdown. Files travel
+in the messages (``put`` and ``get`` carry their bytes as base64).
 
 Actions arrive as typed action dicts (``pytest_cua.actions.Action.to_dict()``) and are checked against this
 file's own whitelist: types, field types and key names. Nothing is ever evaluated. Element ids are refused:
@@ -25,7 +28,7 @@ import hashlib
 import io
 import json
 import os
-import shutil
+import selectors
 import signal
 import socket
 import socketserver
@@ -38,7 +41,8 @@ from typing import Any, Callable
 
 DISPLAY = os.environ.get("DISPLAY", ":0")
 SCREEN = os.environ.get("CUA_SCREEN", "1280x800x24")
-XFER_ROOT = Path("/run/cua")
+SOCKET = "/run/cua/executor.sock"
+MAX_FILE_BYTES = 256 << 20  # put / get: a file travels in one message
 _LOCK = threading.Lock()  # one input action at a time
 _CHILDREN: list[subprocess.Popen] = []
 _pyautogui: Any = None
@@ -400,14 +404,15 @@ def listing(root: str, skip: list[str]) -> dict[str, str]:
 
 # --- protocol ------------------------------------------------------------------------------------------------
 
-def _xfer(path: Any, field: str) -> Path:
-    """A path in the shared transfer folder; anything outside it is refused."""
-    if not isinstance(path, str):
-        raise ValueError(f"field {field!r} must be a path string")
-    p = Path(os.path.normpath(XFER_ROOT / path))
-    if XFER_ROOT not in p.parents:
-        raise ValueError(f"field {field!r}: {path!r} is outside the transfer folder")
-    return p
+def _data(request: dict[str, Any]) -> bytes:
+    """The bytes of a ``put`` (base64 in field ``data``)."""
+    data = request.get("data")
+    if not isinstance(data, str):
+        raise ValueError("field 'data' must be the file's bytes as base64")
+    raw = base64.b64decode(data, validate=True)
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"field 'data': {len(raw)} bytes is over the {MAX_FILE_BYTES >> 20} MiB limit")
+    return raw
 
 
 def handle(request: dict[str, Any]) -> dict[str, Any]:
@@ -423,32 +428,29 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
         except ActionRefused as exc:
             return {"ok": False, "error": str(exc), "refused": True}
     elif op == "screenshot":
-        png = screenshot_png()
-        if request.get("file"):
-            target = _xfer(request["file"], "file")
-            target.write_bytes(png)
-            result = {"file": request["file"], "bytes": len(png)}
-        else:
-            result = {"png": base64.b64encode(png).decode("ascii")}
+        result = {"png": base64.b64encode(screenshot_png()).decode("ascii")}
     elif op == "windows":
         result = windows()
     elif op == "wait_window":
         result = wait_window(str(request.get("pattern", "")), float(request.get("timeout", 30)))
     elif op == "put":
-        src, dest = _xfer(request.get("src"), "src"), Path(str(request.get("dest")))
+        dest = Path(str(request.get("dest")))
         if not dest.is_absolute():
             raise ValueError(f"field 'dest' must be an absolute path, got {request.get('dest')!r}")
+        data = _data(request)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
-        src.unlink()
-        result = {"bytes": dest.stat().st_size}
+        dest.write_bytes(data)
+        result = {"bytes": len(data)}
     elif op == "get":
-        src, dest = Path(str(request.get("src"))), _xfer(request.get("dest"), "dest")
+        src = Path(str(request.get("src")))
+        if not src.is_absolute():
+            raise ValueError(f"field 'src' must be an absolute path, got {request.get('src')!r}")
         if not src.is_file():
             raise FileNotFoundError(f"no file {str(src)!r} in the container")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
-        result = {"bytes": dest.stat().st_size}
+        if src.stat().st_size > MAX_FILE_BYTES:
+            raise ValueError(f"{str(src)!r} is over the {MAX_FILE_BYTES >> 20} MiB limit of a transfer")
+        data = src.read_bytes()
+        result = {"data": base64.b64encode(data).decode("ascii"), "bytes": len(data)}
     elif op == "spawn":
         argv = request.get("argv")
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
@@ -522,15 +524,63 @@ def serve(socket_path: str) -> None:
     server.serve_forever()
 
 
+def relay(socket_path: str, timeout: float) -> int:
+    """``executor.py connect``: carry this process's stdin to the executor's socket and its answers to stdout.
+    The host runs it with ``docker exec`` over the Docker API and talks through its stdin and stdout. The first
+    line out is the relay's own: ``{"relay": "connected"}`` once the executor accepts (it creates its socket
+    only when the display is up), or ``{"relay": "error", ...}`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(socket_path)
+            break
+        except OSError as exc:
+            sock.close()
+            if time.monotonic() >= deadline:
+                _write_all(1, json.dumps({"relay": "error", "error": f"no executor accepting on {socket_path} "
+                                          f"after {timeout:g} s ({exc})"}).encode() + b"\n")
+                return 1
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.2)
+    _write_all(1, b'{"relay": "connected"}\n')
+    selector = selectors.DefaultSelector()
+    selector.register(0, selectors.EVENT_READ, "stdin")
+    selector.register(sock, selectors.EVENT_READ, "executor")
+    while True:
+        for key, _ in selector.select():
+            if key.data == "stdin":
+                data = os.read(0, 1 << 16)
+                if not data:  # the host closed the connection
+                    return 0
+                sock.sendall(data)
+            else:
+                data = sock.recv(1 << 20)
+                if not data:  # the executor went away
+                    return 1
+                _write_all(1, data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="executor.py")
     sub = parser.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("serve")
-    s.add_argument("--socket", default="/run/cua/executor.sock")
+    s = sub.add_parser("serve", help="start the display and answer requests on the socket")
+    s.add_argument("--socket", default=SOCKET)
+    c = sub.add_parser("connect", help="relay stdin and stdout to a serving executor (what the host execs)")
+    c.add_argument("--socket", default=SOCKET)
+    c.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the executor to accept")
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(args.socket)
-    return 0
+        return 0
+    return relay(args.socket, args.timeout)
 
 
 if __name__ == "__main__":

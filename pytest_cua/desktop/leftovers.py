@@ -21,6 +21,7 @@ LABEL_ROLE = "pytest-cua.role"
 LABEL_HOST = "pytest-cua.host"
 LABEL_PID = "pytest-cua.pid"
 LABEL_PID_START = "pytest-cua.pid-start"
+# containers of earlier versions carried a host folder bind-mounted for their executor socket: swept with them
 LABEL_SHARE = "pytest-cua.share"
 SHARE_ROOT = Path(os.environ.get("PYTEST_CUA_SHARE", "/tmp/pytest-cua"))
 

@@ -11,6 +11,7 @@ A recipe is a JSON file (``fixtures/images/<name>.json``)::
       "pip": ["pyautogui==0.9.54"],        pip packages, installed after the Debian packages
       "files": [{"src": "../../pytest_cua/desktop/executor.py", "dest": "/opt/cua/executor.py",
                  "mode": "0755"}],         copied into the root file system; src relative to the recipe
+                                           (as it stands in a checkout, fixtures/images beside pytest_cua/)
       "run": ["mkdir -p /root/Desktop"],   shell commands run in the chroot at the end
       "env": {"DISPLAY": ":0"},
       "workdir": "/root",
@@ -30,9 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-DEFAULT_RECIPE_DIR = Path(os.environ.get("PYTEST_CUA_RECIPES")
-                          or Path(__file__).resolve().parents[2] / "fixtures" / "images")
-"""Where recipes are looked up by name: ``$PYTEST_CUA_RECIPES``, else the checkout's ``fixtures/images``."""
+from pytest_cua.package_data import as_in_checkout, fixtures_dir
+
+DEFAULT_RECIPE_DIR = Path(os.environ.get("PYTEST_CUA_RECIPES") or fixtures_dir("images"))
+"""Where recipes are looked up by name: ``$PYTEST_CUA_RECIPES``, else the package's ``fixtures/images``."""
 _KNOWN = {"name", "description", "base", "debian", "packages", "pip", "files", "run", "env", "workdir", "cmd",
           "labels"}
 
@@ -183,8 +185,11 @@ def load_recipe(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Rec
                 not isinstance(item.get("dest"), str) or not item["dest"].startswith("/"):
             raise RecipeError(f"{where} must have a 'src' path and an absolute 'dest', got {item!r}")
         src = (path.parent / item["src"]).resolve()
+        if not src.exists():  # a packaged recipe: its src was written where the recipe stands in a checkout
+            src = (as_in_checkout(path.parent) / item["src"]).resolve()
         if not src.exists():
-            raise RecipeError(f"{where}: src {item['src']!r} does not exist (resolved to {src})")
+            raise RecipeError(f"{where}: src {item['src']!r} does not exist (resolved to "
+                              f"{(path.parent / item['src']).resolve()})")
         mode = item.get("mode")
         if mode is not None:
             try:

@@ -1,19 +1,28 @@
-"""The Environment protocol and the one place where rollback is verified.
+"""The provider contract, the Environment protocol, and the one place where rollback is verified.
 
-An environment is provisioned once per xdist worker, snapshotted once, and rolled back after every task:
-``roll_back(env, snapshot, scope)`` restores and then asks ``residue`` what still differs. Anything left is a
-``RollbackResidue`` error naming what was left, and the environment is provisioned anew before the next task.
+A provider (``EnvironmentProvider``) is one kind of environment, registered as an object in the
+``pytest_cua.environments`` entry-point group: it adds its own command-line options and creates an
+environment from an ``EnvContext`` (the artifacts folder, the worker id, the suite, the settings every
+environment shares). The pool in ``pytest_cua.fixtures`` does the rest alike for every provider: it calls
+``Suite.prepare`` once per provisioned environment, takes the snapshot, and after every task rolls back with
+``roll_back(env, snapshot, scope)``, which restores and then asks ``residue`` what still differs. Anything left
+is a ``RollbackResidue`` error naming what was left, and the environment is provisioned anew before the next
+task. The episode, not the environment, numbers the steps and reports the previous action's error.
 """
 
 from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
+
+import pytest
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action, ActionResult
     from pytest_cua.observations import Observation
+    from pytest_cua.suite import Suite
     from pytest_cua.tasks import Task
 
 
@@ -92,6 +101,14 @@ class Environment(abc.ABC):
         """What the summary records about this environment (never secrets)."""
         return {"name": self.name}
 
+    def keep_env_message(self) -> str:
+        """How to reach this environment when ``--keep-env`` leaves it running (printed at the end of the run)."""
+        return "pytest-cua --keep-env: " + ", ".join(f"{k}={v}" for k, v in self.describe().items())
+
+    #: True when what ``--keep-env`` keeps lives inside this pytest process (an embedded server) and stops
+    #: with it: the end of the run then offers to wait before it goes
+    kept_in_process: bool = False
+
     def close(self) -> None:
         """Release everything; must be safe to call twice."""
 
@@ -104,15 +121,101 @@ def roll_back(env: Environment, snapshot: Snapshot, scope: Sequence[str] | None 
         raise RollbackResidue(env.name, left)
 
 
+@dataclass(frozen=True)
+class EnvSettings:
+    """The options that apply to every environment, parsed once by the core plugin (``env_settings``)."""
+
+    observe: frozenset[str] | None = None  # --cua-observe; None: what the agent or the suite asks for
+    keep_env: bool = False  # --keep-env: leave the environments running at the end
+
+    @classmethod
+    def from_options(cls, option: Any) -> "EnvSettings":
+        """Read ``--cua-observe`` and ``--keep-env`` from an option namespace; a bad kind names the option."""
+        from pytest_cua.observations import parse_kinds
+
+        observe = getattr(option, "cua_observe", None)
+        return cls(observe=parse_kinds(observe, source="--cua-observe") if observe else None,
+                   keep_env=bool(getattr(option, "keep_env", False)))
+
+
+def add_core_options(group: Any) -> None:
+    """The options of every environment (``EnvSettings``); added by the core plugin, not by providers."""
+    group.addoption("--cua-observe", action="store", dest="cua_observe", default=None, metavar="KINDS",
+                    help="observation kinds, comma separated: screenshot,axtree,dom,som (default: what the agent "
+                         "or the suite asks for, else screenshot,axtree)")
+    group.addoption("--keep-env", action="store_true", dest="keep_env", default=False,
+                    help="leave the environments (browser, org, containers) running at the end and print how to "
+                         "reach them")
+
+
+_SETTINGS_KEY = pytest.StashKey[EnvSettings]()
+
+
+def env_settings(config: Any) -> EnvSettings:
+    """The run's ``EnvSettings``: parsed from ``config.option`` at the first call and kept in the config's
+    stash (the core plugin calls this in ``pytest_configure``, so a bad value is a usage error before anything
+    runs). ``config`` may also be a bare option namespace (tests), parsed at each call."""
+    if config is None:
+        return EnvSettings()
+    stash = getattr(config, "stash", None)
+    if stash is not None and _SETTINGS_KEY in stash:
+        return stash[_SETTINGS_KEY]
+    settings = EnvSettings.from_options(getattr(config, "option", config))
+    if stash is not None:
+        stash[_SETTINGS_KEY] = settings
+    return settings
+
+
 @dataclass
 class EnvContext:
     """What a provider gets to build an environment for one xdist worker."""
 
     worker_id: str  # "gw0", ... or "master" without xdist
     run_id: str
-    config: Any  # the pytest Config: options such as --headed are read from it
-    suite: Any = None  # the pytest_cua.suite.Suite asking for it
-    reports_dir: Any = None  # pathlib.Path of the reports folder
+    config: Any  # the pytest Config: the provider's own options are read from it (``option``)
+    suite: "Suite | None" = None  # the suite asking for it (its ``environment_options``, its ``base_dir``)
+    reports_dir: Path | None = None  # the reports folder
+    artifacts_dir: Path | None = None  # where this environment writes traces, videos and task artifacts
+    settings: EnvSettings = field(default_factory=EnvSettings)  # --cua-observe, --keep-env
+
+    def __post_init__(self) -> None:
+        if self.artifacts_dir is None:
+            reports = Path(self.reports_dir) if self.reports_dir is not None else Path("reports")
+            self.artifacts_dir = reports / "artifacts" / self.run_id / self.worker_id
+
+    @property
+    def keep_env(self) -> bool:
+        return self.settings.keep_env
 
     def option(self, name: str, default: Any = None) -> Any:
-        return getattr(self.config.option, name, default) if self.config is not None else default
+        """A command-line option by its ``dest`` (a provider's own); ``default`` when unset."""
+        value = getattr(self.config.option, name, None) if self.config is not None else None
+        return default if value is None else value
+
+
+class EnvironmentProvider(abc.ABC):
+    """One kind of environment. An instance is registered in the ``pytest_cua.environments`` entry-point group
+    under ``name`` (``browser = "pytest_cua.envs.browser:PROVIDER"``); a suite names it in
+    ``Suite(environment=...)``. It adds its own command-line options and creates an environment per xdist
+    worker; preparing the suite's data, the snapshot and the rollback are the pool's business."""
+
+    name: str = ""
+
+    def add_options(self, group: Any) -> None:
+        """Add this provider's command-line options to the plugin's option group (none by default)."""
+
+    @abc.abstractmethod
+    def create(self, ctx: EnvContext) -> Environment:
+        """A started environment for ``ctx.worker_id``; a failure is a ``ProvisioningError`` (any other
+        exception is wrapped in one)."""
+
+
+class FactoryProvider(EnvironmentProvider):
+    """A provider made from a factory ``(EnvContext) -> Environment`` (``Suite(environment=MyEnv)``)."""
+
+    def __init__(self, factory: Any, name: str = "") -> None:
+        self.factory = factory
+        self.name = name or getattr(factory, "__name__", "environment")
+
+    def create(self, ctx: EnvContext) -> Environment:
+        return self.factory(ctx)  # type: ignore[no-any-return]

@@ -1,8 +1,9 @@
 """The Docker desktop environment: one container per xdist worker, rolled back by container replacement.
 
 - Provision: start a container from the suite's image (``network_mode="none"``, memory and CPU limits,
-  labels naming the run, worker, role and owner process), wait until its executor has the display and the
-  window manager (polled over the socket, never a fixed sleep).
+  labels naming the run, worker, role and owner process), connect to its executor through the Docker API
+  (``docker exec`` of the executor's relay: nothing mounted, so the daemon may be on another host), wait until
+  the executor has the display and the window manager (polled, never a fixed sleep).
 - Snapshot: ``docker commit`` the prepared container to an image (role ``snapshot``), record a checksum
   listing of the home folder, and start a warm spare container from that image in the background.
 - Restore: swap in the spare (already up), remove the used container in the background, start the next
@@ -31,7 +32,6 @@ import fcntl
 import itertools
 import re
 import shlex
-import shutil
 import threading
 import time
 import uuid
@@ -40,10 +40,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, ActionResult
 from pytest_cua.desktop.client import ExecutorClient, ExecutorError
-from pytest_cua.desktop.leftovers import LABEL_SHARE, SHARE_ROOT, owner_labels, sweep
-from pytest_cua.desktop.options import DockerSettings, resolve_settings
+from pytest_cua.desktop.leftovers import owner_labels, sweep
+from pytest_cua.desktop.options import DockerSettings, add_docker_options, resolve_settings
 from pytest_cua.desktop.overlay import upper_diff
-from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, ProvisioningError, Snapshot)
+from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, EnvironmentProvider, ProvisioningError,
+                                  Snapshot)
 from pytest_cua.observations import Observation
 
 if TYPE_CHECKING:
@@ -74,10 +75,9 @@ def _rename_quietly(container: Any, name: str) -> None:
 class _Box:
     """One running container and the connection to its executor."""
 
-    def __init__(self, container: Any, client: ExecutorClient, share: Path, image: str, started_s: float) -> None:
+    def __init__(self, container: Any, client: ExecutorClient, image: str, started_s: float) -> None:
         self.container = container
         self.client = client
-        self.share = share
         self.image = image
         self.started_s = started_s
         self.graph_driver: dict[str, Any] | None = None  # read once, for the fast diff
@@ -88,11 +88,10 @@ class _Box:
             self.container.remove(force=True, v=True)
         except Exception:
             pass
-        shutil.rmtree(self.share, ignore_errors=True)
 
 
 class DockerEnvironment(Environment):
-    """A desktop in a container. Build with ``provide(ctx)`` or directly (tests, benchmarks)."""
+    """A desktop in a container. Build with ``PROVIDER.create(ctx)`` or directly (tests, benchmarks)."""
 
     name = "docker"
 
@@ -113,8 +112,6 @@ class DockerEnvironment(Environment):
         self._spare_thread: threading.Thread | None = None
         self._reapers: list[threading.Thread] = []
         self._snapshots: list[str] = []
-        self._step = 0
-        self._last_error: str | None = None
         self.timings: dict[str, list[float]] = {"restore": [], "spare_start": []}
         self.spare_failures: list[str] = []  # why a spare was not ready (the restore then started one itself)
 
@@ -152,18 +149,16 @@ class DockerEnvironment(Environment):
 
     def _start_box(self, image: str, role: str) -> _Box:
         started = time.monotonic()
-        share = SHARE_ROOT / uuid.uuid4().hex[:12]
-        share.mkdir(parents=True, exist_ok=True)
-        labels = {**owner_labels(self.run_id, self.worker_id, role), LABEL_SHARE: str(share)}
-        name = f"pytest-cua-{_slug(self.run_id)[:16]}-{_slug(self.worker_id)}-{role}-{next(self._counter)}-{share.name[:4]}"
+        labels = owner_labels(self.run_id, self.worker_id, role)
+        name = (f"pytest-cua-{_slug(self.run_id)[:16]}-{_slug(self.worker_id)}-{role}-{next(self._counter)}-"
+                f"{uuid.uuid4().hex[:4]}")
         container = None
         try:
             container = self.docker.containers.run(
                 image, detach=True, name=name, network_mode="none", mem_limit=self.settings.memory,
                 memswap_limit=self.settings.memory, nano_cpus=int(self.settings.cpus * 1e9),
-                shm_size=self.settings.shm_size, labels=labels, init=True,
-                volumes={str(share): {"bind": "/run/cua", "mode": "rw"}})
-            client = ExecutorClient(share)
+                shm_size=self.settings.shm_size, labels=labels, init=True)
+            client = ExecutorClient(container)
             deadline = started + self.settings.ready_timeout_s
             client.connect(deadline)
             self._wait_ready(client, deadline)
@@ -175,10 +170,9 @@ class DockerEnvironment(Environment):
                     container.remove(force=True)
                 except Exception:
                     pass
-            shutil.rmtree(share, ignore_errors=True)
             raise ProvisioningError(f"container {name} from image {image!r} did not become ready: {exc}"
                                     + (f"\ncontainer log:\n{logs}" if logs else "")) from exc
-        return _Box(container, client, share, image, time.monotonic() - started)
+        return _Box(container, client, image, time.monotonic() - started)
 
     @staticmethod
     def _wait_ready(client: ExecutorClient, deadline: float) -> None:
@@ -249,8 +243,6 @@ class DockerEnvironment(Environment):
         if fresh is None:
             fresh = self._start_box(snapshot.data, role="env")
         self.box = fresh
-        self._step = 0
-        self._last_error = None
         self._start_spare(snapshot.data)
         self.timings["restore"].append(time.monotonic() - started)
 
@@ -422,7 +414,6 @@ class DockerEnvironment(Environment):
 
     def observe(self, kinds: frozenset[str]) -> Observation:
         box = self._box()
-        self._step += 1
         try:
             shot = box.client.screenshot() if "screenshot" in kinds else None
             wins = box.client.request("windows")
@@ -434,8 +425,7 @@ class DockerEnvironment(Environment):
             extra["unsupported_kinds"] = unsupported
             extra["note"] = (f"{', '.join(unsupported)} not available on the docker desktop (no accessibility "
                              f"tree); use screenshot and screen-point targets")
-        return Observation(step=self._step, screenshot=shot, title=wins["active_title"], last_error=self._last_error,
-                           extra=extra)
+        return Observation(screenshot=shot, title=wins["active_title"], extra=extra)
 
     def act(self, action: Action) -> ActionResult:
         started = time.monotonic()
@@ -447,9 +437,8 @@ class DockerEnvironment(Environment):
         except ExecutorError as exc:
             if exc.broken:
                 raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
-            self._last_error = str(exc).split(": ", 1)[-1]
-            return ActionResult(action, ok=False, error=self._last_error, duration_s=time.monotonic() - started)
-        self._last_error = None
+            return ActionResult(action, ok=False, error=str(exc).split(": ", 1)[-1],
+                                duration_s=time.monotonic() - started)
         return ActionResult(action, ok=True, duration_s=time.monotonic() - started)
 
     # --- helpers -----------------------------------------------------------------------------------------------
@@ -470,6 +459,17 @@ class DockerEnvironment(Environment):
                 "container": box.container.name if box else None, "memory": self.settings.memory,
                 "cpus": self.settings.cpus, "network": "none"}
 
+    def keep_env_message(self) -> str:
+        box = self.box
+        name = box.container.name if box is not None else "(none running)"
+        return "\n".join([
+            f"pytest-cua --keep-env: desktop container {name} of worker {self.worker_id} left running "
+            f"(image {self.settings.image}, no network)",
+            f"  look inside: docker exec -it {name} bash",
+            f"  talk to its executor (JSON lines such as {{\"op\": \"windows\"}}): docker exec -i {name} python3 "
+            f"/opt/cua/executor.py connect",
+            "  remove it, its spare and its snapshot images once this run has ended: pytest-cua docker sweep"])
+
     def close(self) -> None:
         thread, self._spare_thread = self._spare_thread, None
         if thread is not None:
@@ -489,23 +489,35 @@ class DockerEnvironment(Environment):
         self._snapshots = []
 
 
-def provide(ctx: EnvContext) -> DockerEnvironment:
-    """The ``docker`` environment provider (entry point of ``pytest_cua.environments``)."""
-    try:
-        settings = resolve_settings(ctx.config, ctx.suite)
-    except ValueError as exc:
-        raise ProvisioningError(str(exc)) from None
-    roots = []
-    if ctx.suite is not None and getattr(ctx.suite, "base_dir", None) is not None:
-        roots.append(Path(ctx.suite.base_dir))
-    rootpath = getattr(ctx.config, "rootpath", None)
-    if rootpath is not None:
-        roots.append(Path(rootpath))
-    artifacts = Path(ctx.reports_dir) / "artifacts" if ctx.reports_dir is not None else None
-    env = DockerEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id, artifacts_dir=artifacts,
-                            files_roots=roots)
-    try:
-        return env.start()
-    except BaseException:
-        env.close()
-        raise
+class DockerProvider(EnvironmentProvider):
+    """The ``docker`` provider: a desktop container per xdist worker (entry point of
+    ``pytest_cua.environments``). Settings: ``--cua-docker-*`` options over the suite's
+    ``environment_options`` over the defaults (``pytest_cua.desktop.options``)."""
+
+    name = "docker"
+
+    def add_options(self, group: Any) -> None:
+        add_docker_options(group)
+
+    def create(self, ctx: EnvContext) -> DockerEnvironment:
+        try:
+            settings = resolve_settings(ctx.config, ctx.suite)
+        except ValueError as exc:
+            raise ProvisioningError(str(exc)) from None
+        roots = []
+        if ctx.suite is not None and getattr(ctx.suite, "base_dir", None) is not None:
+            roots.append(Path(ctx.suite.base_dir))
+        rootpath = getattr(ctx.config, "rootpath", None)
+        if rootpath is not None:
+            roots.append(Path(rootpath))
+        env = DockerEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id,
+                                artifacts_dir=ctx.artifacts_dir, files_roots=roots)
+        try:
+            return env.start()
+        except BaseException:
+            env.close()
+            raise
+
+
+PROVIDER = DockerProvider()
+provide = create = PROVIDER.create

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot
+from pytest_cua.envs.base import EnvContext, Environment, EnvironmentProvider, ProvisioningError, Snapshot
 from pytest_cua.redaction import register_secrets
 
 if TYPE_CHECKING:
@@ -32,11 +32,6 @@ if TYPE_CHECKING:
 API_VERSION = "59.0"
 
 
-def add_salesforce_options(group: Any) -> None:
-    group.addoption("--cua-org", dest="cua_org", default="local", metavar="local",
-                    help="the org CRM suites run against: 'local' (the embedded org, default)")
-
-
 @dataclass
 class _OrgSnapshot:
     org: Any
@@ -47,6 +42,7 @@ class SalesforceEnvironment(Environment):
     """An org (``server.org`` is the store, ``org`` the API client) and an optional browser."""
 
     name = "salesforce"
+    kept_in_process = True  # the embedded org is served by this pytest process
 
     def __init__(self, server: "OrgServer", browser: "BrowserEnvironment | None", *, worker_id: str = "master") -> None:
         from simple_salesforce import Salesforce
@@ -171,35 +167,46 @@ def sweep_stale_org_dirs(tmp: str | Path | None = None) -> list[Path]:
     return removed
 
 
-def create(ctx: EnvContext) -> SalesforceEnvironment:
-    """The ``salesforce`` provider: an embedded org and a browser for one xdist worker."""
-    from pytest_cua.envs.browser import BrowserEnvironment, BrowserOptions
-    from pytest_cua.localorg.server import OrgServer
+class SalesforceProvider(EnvironmentProvider):
+    """The ``salesforce`` provider: an embedded org and a browser logged in to it, per xdist worker."""
 
-    which = ctx.option("cua_org", "local") or "local"
-    if which != "local":
-        raise ProvisioningError(f"--cua-org {which!r}: only the embedded org ('local') is supported by this "
-                                f"version; a real org's record-level rollback is not implemented yet")
-    sweep_stale_org_dirs()
-    data_dir = Path(tempfile.mkdtemp(prefix=f"{ORG_DIR_PREFIX}{ctx.run_id}-{ctx.worker_id}-"))
-    (data_dir / OWNER_FILE).write_text(str(os.getpid()))
-    server = OrgServer(data_dir)
-    env: SalesforceEnvironment | None = None
-    try:
-        options = BrowserOptions.from_config(ctx.config) if ctx.config is not None else BrowserOptions()
-        reports = Path(ctx.reports_dir) if ctx.reports_dir is not None else Path("reports")
-        env = SalesforceEnvironment(server, None, worker_id=ctx.worker_id)
-        browser = BrowserEnvironment(options, login_url=env.frontdoor_url, home_url=env.credentials.instance_url,
-                                     ignore_https_errors=True,
-                                     artifacts_dir=reports / "artifacts" / ctx.run_id / ctx.worker_id,
-                                     worker_id=ctx.worker_id, run_id=ctx.run_id)
-        env.browser = browser.start()
-        if ctx.suite is not None:
-            ctx.suite.prepare(env, ctx.config)
-        return env
-    except BaseException:
-        if env is not None:
-            env.close()
-        else:
-            server.stop()
-        raise
+    name = "salesforce"
+
+    def add_options(self, group: Any) -> None:
+        from pytest_cua.envs.browser.options import add_browser_options
+
+        add_browser_options(group)  # the org's browser (added once when the browser provider adds them too)
+        group.addoption("--cua-org", dest="cua_org", default="local", metavar="local",
+                        help="the org CRM suites run against: 'local' (the embedded org, default)")
+
+    def create(self, ctx: EnvContext) -> SalesforceEnvironment:
+        from pytest_cua.envs.browser import BrowserEnvironment, BrowserOptions
+        from pytest_cua.localorg.server import OrgServer
+
+        which = ctx.option("cua_org", "local")
+        if which != "local":
+            raise ProvisioningError(f"--cua-org {which!r}: only the embedded org ('local') is supported by this "
+                                    f"version; a real org's record-level rollback is not implemented yet")
+        sweep_stale_org_dirs()
+        data_dir = Path(tempfile.mkdtemp(prefix=f"{ORG_DIR_PREFIX}{ctx.run_id}-{ctx.worker_id}-"))
+        (data_dir / OWNER_FILE).write_text(str(os.getpid()))
+        server = OrgServer(data_dir)
+        env: SalesforceEnvironment | None = None
+        try:
+            options = BrowserOptions.from_context(ctx)
+            env = SalesforceEnvironment(server, None, worker_id=ctx.worker_id)
+            browser = BrowserEnvironment(options, login_url=env.frontdoor_url, home_url=env.credentials.instance_url,
+                                         ignore_https_errors=True, artifacts_dir=ctx.artifacts_dir,
+                                         worker_id=ctx.worker_id, run_id=ctx.run_id)
+            env.browser = browser.start()
+            return env
+        except BaseException:
+            if env is not None:
+                env.close()
+            else:
+                server.stop()
+            raise
+
+
+PROVIDER = SalesforceProvider()
+create = PROVIDER.create

@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=0, help="port (default: a free one)")
     sv.add_argument("--data-dir", default=None, help=f"TLS files and credentials (default {default_data_dir()})")
-    sv.add_argument("--fixtures", default=None, help="schema and seed directory (default <repo>/fixtures/localorg)")
+    sv.add_argument("--fixtures", default=None, help="schema and seed directory (default "
+                    "$PYTEST_CUA_LOCALORG_FIXTURES, else the package's fixtures/localorg)")
     sv.add_argument("--no-ui", action="store_true", help="serve the API only (no web UI pages)")
     sv.add_argument("-v", "--verbose", action="store_true", help="log requests (paths only, never query strings)")
     sv.set_defaults(func=serve)

@@ -51,14 +51,16 @@ FIXTURES_ENV = "PYTEST_CUA_LOCALORG_FIXTURES"
 
 
 def default_repo_fixtures() -> Path:
-    """Where the org's schema and seed live: ``$PYTEST_CUA_LOCALORG_FIXTURES`` when set, else
-    ``<repo>/fixtures/localorg`` (found from this file, so it works from a checkout and an editable install)."""
+    """Where the org's schema and seed live: ``$PYTEST_CUA_LOCALORG_FIXTURES`` when set, else the package's
+    ``localorg`` data (the repository's ``fixtures/localorg``, shipped in the wheel as ``pytest_cua._fixtures``)."""
     import os
+
+    from pytest_cua.package_data import fixtures_dir
 
     override = os.environ.get(FIXTURES_ENV)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "fixtures" / "localorg"
+    return fixtures_dir("localorg")
 
 
 def _label_of(name: str) -> str:
@@ -399,7 +401,7 @@ class Schema:
 
 
 def load_schema(directory: str | Path | None = None) -> Schema:
-    """Load every ``*.json`` file of ``directory`` (default: ``<repo>/fixtures/localorg/schema``)."""
+    """Load every ``*.json`` file of ``directory`` (default: ``schema/`` of ``default_repo_fixtures()``)."""
     path = Path(directory) if directory is not None else default_repo_fixtures() / "schema"
     if not path.is_dir():
         raise SchemaError(f"schema directory not found: {path}")

@@ -3,7 +3,9 @@ the milestones as steps with their weights and results, labels (suite, persona, 
 agent, environment), the instruction as description, the Playwright trace of a failed task and the video.
 
 The episode runs in a fixture (setup), the evaluation too; the steps are emitted from the recorded
-trajectory during the test call (``TaskResult.check()`` calls ``emit_task``) so they show inside the test.
+trajectory during the test call (``TaskResult.check()`` calls ``emit_task``) so they show inside the test,
+and the test's result starts when its setup started (``stretch_to_setup``), so Allure shows the task's real
+duration (allure-pytest starts the clock at the call).
 Everything is a no-op unless allure-pytest is active (``--alluredir`` given); every text is redacted.
 
 ``emit_task`` also applies ``--cua-trace retain-on-failure``: a passed task's trace file is deleted.
@@ -32,6 +34,44 @@ def allure_active() -> bool:
     except Exception:  # noqa: BLE001
         return False
     return any(type(p).__name__ == "AllureListener" for p in plugins)
+
+
+def _listener() -> Any:
+    """allure-pytest's listener of this process, or None when Allure is inactive."""
+    try:
+        import allure_commons
+
+        plugins = allure_commons.plugin_manager.get_plugins()
+    except Exception:  # noqa: BLE001 - allure not installed, or its plugin manager changed
+        return None
+    return next((p for p in plugins if type(p).__name__ == "AllureListener"), None)
+
+
+def stretch_to_setup(setup_started_ms: int, *, stop_now: bool = False) -> bool:
+    """Make the running test's Allure result start when its setup started, not when its call did: a task's
+    episode and evaluation run in fixture setup, so allure-pytest's own start (set as the call begins) would
+    leave only the call's milliseconds. ``stop_now`` also ends the result now (a setup that errored or
+    skipped, after which no call sets the stop). Returns whether there was a result to change."""
+    listener = _listener()
+    if listener is None:
+        return False
+    try:
+        result = listener.allure_logger.get_test(None)  # the test in progress (the last scheduled one)
+    except Exception:  # noqa: BLE001 - an allure-pytest without this reporter API
+        return False
+    if result is None:
+        return False
+    result.start = min(int(result.start or setup_started_ms), int(setup_started_ms))
+    if stop_now:
+        result.stop = max(int(result.stop or 0), now_ms())
+    return True
+
+
+def now_ms() -> int:
+    """The current time as Allure writes it (milliseconds since the epoch)."""
+    import time
+
+    return int(round(time.time() * 1000))
 
 
 class _StepFailed(AssertionError):

@@ -26,10 +26,11 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from pytest_cua.package_data import fixtures_dir
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "prosoft"
+FIXTURES = fixtures_dir("prosoft")  # the start files: package data (the repository's fixtures/prosoft)
 W_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

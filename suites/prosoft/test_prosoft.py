@@ -7,13 +7,41 @@
 
 from __future__ import annotations
 
-from pytest_cua.suite import Suite
+import dataclasses
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
+from pytest_cua.package_data import fixtures_dir
+from pytest_cua.suite import LoadedTasks, Suite
+from pytest_cua.tasks import Task
 
 from .templates import TEMPLATES
 
-CUA_SUITE = Suite("prosoft", environment="docker", tasks=("tasks/*.json",), templates=TEMPLATES,
-                  observation_kinds=("screenshot",),
-                  environment_options={"image": "cua-desktop-office", "memory": "3g", "cpus": 2.0})
+
+class ProSoftSuite(Suite):
+    """Start files named ``fixtures/prosoft/...`` are the package's data: they are found where pytest-cua is
+    installed, so the suite also runs from a copy of ``suites/`` without the repository's ``fixtures/``."""
+
+    def load(self, config: Any) -> LoadedTasks:
+        loaded = super().load(config)
+        loaded.tasks[:] = [_packaged_start_files(task) for task in loaded.tasks]
+        return loaded
+
+
+def _packaged_start_files(task: Task) -> Task:
+    files = task.extra.get("start_files")
+    if not isinstance(files, list):
+        return task
+    packaged = [{**item, "src": str(fixtures_dir(*PurePosixPath(item["src"]).parts[1:]))}
+                if isinstance(item, Mapping) and str(item.get("src", "")).startswith("fixtures/") else item
+                for item in files]
+    return dataclasses.replace(task, extra={**task.extra, "start_files": packaged})
+
+
+CUA_SUITE = ProSoftSuite("prosoft", environment="docker", tasks=("tasks/*.json",), templates=TEMPLATES,
+                         observation_kinds=("screenshot",),
+                         environment_options={"image": "cua-desktop-office", "memory": "3g", "cpus": 2.0})
 
 
 def test_task(cua_result):

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_cua.envs.base import ProvisioningError
 from pytest_cua.envs.browser import BrowserEnvironment, find_chromium
-from pytest_cua.envs.browser_options import BrowserOptions
+from pytest_cua.envs.browser.options import BrowserOptions
 
 
 PAGES = Path(__file__).with_name("pages")

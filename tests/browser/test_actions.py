@@ -173,7 +173,7 @@ def test_failures_are_results_not_exceptions(env: BrowserEnvironment) -> None:
     env.page.evaluate("document.getElementById('save').style.visibility = 'hidden'")
     hidden = env.act(A.Click(e["Save"]))
     assert not hidden.ok and hidden.duration_s < 10  # 2 s timeout; generous for a loaded machine
-    assert env.observe(frozenset({"axtree"})).last_error == hidden.error
+    assert "timeout" in (hidden.error or "").lower() or "visible" in (hidden.error or "").lower()
 
 
 def test_inside_iframe(env: BrowserEnvironment) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_cua import actions as A
 from pytest_cua.envs.browser import BrowserEnvironment
-from pytest_cua.envs.browser_options import BrowserOptions
+from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.redaction import register_secret
 from pytest_cua.tasks import Task
 from pytest_cua.trajectory import StepRecord, TrajectoryRecorder

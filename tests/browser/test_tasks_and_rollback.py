@@ -12,7 +12,7 @@ import pytest
 from pytest_cua import actions as A
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, RollbackResidue, roll_back
 from pytest_cua.envs.browser import BrowserEnvironment, check_display, find_chromium, normalize_key
-from pytest_cua.envs.browser_options import BrowserOptionError, BrowserOptions, parse_viewport
+from pytest_cua.envs.browser.options import BrowserOptionError, BrowserOptions, parse_viewport
 from pytest_cua.tasks import Task
 
 pytestmark = pytest.mark.browser
@@ -159,10 +159,10 @@ def test_headed_without_display_says_xvfb(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_no_chromium_names_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pytest_cua.envs.browser as browser
+    import pytest_cua.envs.browser.chromium as chromium
 
-    monkeypatch.setattr(browser, "SYSTEM_CHROMIUM", ())
-    monkeypatch.setattr(browser, "PATH_NAMES", ())
+    monkeypatch.setattr(chromium, "SYSTEM_CHROMIUM", ())
+    monkeypatch.setattr(chromium, "PATH_NAMES", ())
     with pytest.raises(ProvisioningError, match="apt-get install chromium.*playwright install chromium"):
         find_chromium(None)
     with pytest.raises(ProvisioningError, match="does not exist"):
@@ -223,16 +223,16 @@ def test_keep_env_leaves_the_browser_running(pages_url: str, chromium_available:
     env.close()
     message = env.keep_env_message()
     assert info["cdp"] in message and f"kill {info['pid']}" in message
-    import pytest_cua.envs.browser as browser_module
+    from pytest_cua.envs.browser import driver
 
-    pw = browser_module._acquire_playwright(sync_playwright)  # one sync Playwright per thread
+    pw = driver.acquire_playwright(sync_playwright)  # one sync Playwright per thread
     try:
         browser = pw.chromium.connect_over_cdp(info["cdp"])
         urls = [p.url for c in browser.contexts for p in c.pages]
         assert pages_url + "other.html" in urls
         browser.close()
     finally:
-        browser_module._release_playwright(pw)
+        driver.release_playwright(pw)
         os.kill(info["pid"], 15)
         import shutil
         import time

@@ -11,7 +11,7 @@ import pytest
 from pytest_cua import actions as A
 from pytest_cua.agents.base import Agent, AgentContext, Turn, Usage
 from pytest_cua.envs.browser import BrowserEnvironment
-from pytest_cua.envs.browser_options import BrowserOptions
+from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.episode import Episode
 from pytest_cua.redaction import REDACTED, Redactor, register_secret
 from pytest_cua.tasks import Task

@@ -1,6 +1,6 @@
 """Command-line options of the browser environment and their resolution into ``BrowserOptions``.
 
-``add_browser_options(group)`` is called from the plugin's ``pytest_addoption``; ``BrowserOptions.from_config``
+``add_browser_options(group)`` adds them (the browser providers call it); ``BrowserOptions.from_config``
 reads them back (every bad value names the option it came from).
 
 ``--headed`` and ``--slowmo`` use the same ``dest`` as playwright-pytest; when that plugin is installed too its
@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_cua.observations import DEFAULT_KINDS, parse_kinds
+from pytest_cua.envs.base import env_settings
+from pytest_cua.observations import DEFAULT_KINDS
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import EnvContext, EnvSettings
 
 TRACE_MODES = ("off", "on", "retain-on-failure")
 DEFAULT_VIEWPORT = (1920, 1080)
@@ -44,9 +48,18 @@ class BrowserOptions:
     extra_args: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
-    def from_config(cls, config: Any) -> "BrowserOptions":
-        """Read the options from a pytest ``Config`` (or anything with an ``option`` namespace)."""
+    def from_context(cls, ctx: "EnvContext") -> "BrowserOptions":
+        """The options of an environment a provider creates: the browser's own from the command line, and
+        ``--cua-observe`` / ``--keep-env`` as the core plugin parsed them."""
+        return cls.from_config(ctx.config, ctx.settings) if ctx.config is not None else cls(
+            observe=ctx.settings.observe or DEFAULT_KINDS, keep_env=ctx.settings.keep_env)
+
+    @classmethod
+    def from_config(cls, config: Any, settings: "EnvSettings | None" = None) -> "BrowserOptions":
+        """Read the options from a pytest ``Config`` (or anything with an ``option`` namespace); ``settings``
+        are the options every environment shares (default: parsed from ``config`` by ``env_settings``)."""
         opt = getattr(config, "option", config)
+        shared = settings if settings is not None else env_settings(config)
 
         def get(name: str, default: Any = None) -> Any:
             value = getattr(opt, name, None)
@@ -69,16 +82,14 @@ class BrowserOptions:
             raise BrowserOptionError(f"--cua-action-timeout: must be seconds, got {timeout!r}") from None
         if timeout <= 0:
             raise BrowserOptionError(f"--cua-action-timeout: must be positive, got {timeout:g}")
-        observe = get("cua_observe", None)
-        kinds = parse_kinds(observe, source="--cua-observe") if observe else DEFAULT_KINDS
         return cls(
             headless=not bool(get("headed", False)),
             slowmo_ms=slowmo,
             viewport=parse_viewport(get("cua_viewport", None) or DEFAULT_VIEWPORT),
-            observe=kinds,
+            observe=shared.observe or DEFAULT_KINDS,
             trace=trace,
             video=bool(get("cua_video", False)),
-            keep_env=bool(get("keep_env", False)),
+            keep_env=shared.keep_env,
             action_timeout_s=timeout,
             executable_path=get("cua_browser_path", None) or os.environ.get("PYTEST_CUA_CHROMIUM") or None,
             start_url=get("cua_start_url", "about:blank"),
@@ -110,21 +121,18 @@ def _add(group: Any, *names: str, **kwargs: Any) -> None:
 
 
 def add_browser_options(group: Any) -> None:
-    """Register the browser environment's options on a pytest option group."""
+    """Register the browser environment's options on a pytest option group (``--cua-observe`` and
+    ``--keep-env`` are the core plugin's: they apply to every environment)."""
     _add(group, "--headed", action="store_true", dest="headed", default=False,
          help="show the browser window (needs a display: run under xvfb-run when DISPLAY is unset)")
     _add(group, "--slowmo", action="store", dest="slowmo", type=float, default=0, metavar="MS",
          help="slow every browser operation down by MS milliseconds (debugging)")
     _add(group, "--cua-viewport", action="store", dest="cua_viewport", default=None, metavar="WxH",
          help="browser viewport, default 1920x1080")
-    _add(group, "--cua-observe", action="store", dest="cua_observe", default=None, metavar="KINDS",
-         help="observation kinds, comma separated: screenshot,axtree,dom,som (default screenshot,axtree)")
     _add(group, "--cua-trace", action="store", dest="cua_trace", default="off", choices=TRACE_MODES,
          help="record a Playwright trace: off (default), on, retain-on-failure (attached to Allure)")
     _add(group, "--cua-video", action="store_true", dest="cua_video", default=False,
          help="record a video of every task (attached to Allure)")
-    _add(group, "--keep-env", action="store_true", dest="keep_env", default=False,
-         help="leave the browser (and org) running at the end and print how to reach them")
     _add(group, "--cua-action-timeout", action="store", dest="cua_action_timeout", type=float,
          default=DEFAULT_ACTION_TIMEOUT_S, metavar="SECONDS",
          help=f"timeout of one browser action (default {DEFAULT_ACTION_TIMEOUT_S:g} s)")

@@ -1,0 +1,325 @@
+"""How the browser environment carries out each action: ``HANDLERS`` maps an action type to a small handler
+``(env, page, action) -> detail or None``; ``dispatch`` picks it. A handler raises ``ActionFailed`` (its message
+goes to the agent) or lets a Playwright error through (``BrowserEnvironment.act`` turns it into a failed
+result). A target is an element id of the latest observation (resolved to a locator) or a viewport point.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from pytest_cua import actions as A
+from pytest_cua.actions import Action, Point
+from pytest_cua.envs.browser.errors import ActionFailed
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from pytest_cua.envs.browser.environment import BrowserEnvironment
+
+ALLOWED_URL_SCHEMES = ("http://", "https://", "about:blank")
+MAX_WAIT_S = 60.0
+ENTER_NAVIGATION_WAIT_S = 0.2  # how long Enter waits for a form submission's navigation to start
+
+_KEY_NAMES = {
+    "enter": "Enter", "return": "Enter", "tab": "Tab", "esc": "Escape", "escape": "Escape", "space": "Space",
+    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "insert": "Insert", "home": "Home",
+    "end": "End", "pageup": "PageUp", "pgup": "PageUp", "pagedown": "PageDown", "pgdn": "PageDown",
+    "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight", "arrowup": "ArrowUp",
+    "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "ctrl": "Control",
+    "control": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt", "meta": "Meta", "cmd": "Meta",
+    "command": "Meta", "win": "Meta", "super": "Meta", "capslock": "CapsLock",
+}
+
+Handler = Callable[["BrowserEnvironment", "Page", Any], "dict[str, Any] | None"]
+
+
+def normalize_key(key: str) -> str:
+    """Map common key names (``enter``, ``ctrl``, ``pgdn``, ``f5``) to Playwright's key names."""
+    k = key.strip()
+    low = k.lower()
+    if low in _KEY_NAMES:
+        return _KEY_NAMES[low]
+    if len(low) in (2, 3) and low[0] == "f" and low[1:].isdigit():
+        return "F" + low[1:]
+    return k
+
+
+def dispatch(env: "BrowserEnvironment", action: Action) -> dict[str, Any] | None:
+    """Carry out ``action`` on the active tab with its handler; terminal actions and ``ask`` are the
+    episode's business."""
+    page = env.page
+    handler = next((HANDLERS[klass] for klass in type(action).__mro__ if klass in HANDLERS), None)
+    if handler is not None:
+        return handler(env, page, action)
+    if action.terminal or isinstance(action, A.Ask):
+        return {"handled_by": "episode"}
+    raise ActionFailed(f"the browser environment cannot carry out {action.kind!r}")
+
+
+# --- helpers ------------------------------------------------------------------------------------------------
+
+def _timeout_ms(env: "BrowserEnvironment") -> float:
+    return env.options.action_timeout_s * 1000
+
+
+def check_point(env: "BrowserEnvironment", p: Point) -> None:
+    """A point must lie in the viewport."""
+    w, h = env.options.viewport
+    if not (0 <= p.x < w and 0 <= p.y < h):
+        raise ActionFailed(f"point ({p.x:g}, {p.y:g}) is outside the {w}x{h} viewport")
+
+
+def point_of(env: "BrowserEnvironment", target: A.Target) -> tuple[float, float]:
+    """The viewport point of a target: the point itself, or the centre of the element (scrolled into view)."""
+    if isinstance(target, Point):
+        check_point(env, target)
+        return target.x, target.y
+    res = env.resolve(target)
+    res.locator.scroll_into_view_if_needed(timeout=_timeout_ms(env))
+    box = res.locator.bounding_box()
+    if box is None:
+        raise ActionFailed(f"element {target!r} is not visible")
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def check_url(url: str) -> None:
+    if not url.startswith(ALLOWED_URL_SCHEMES):
+        raise ActionFailed(f"goto: only http(s) URLs are allowed, got {url[:100]!r}")
+
+
+def await_navigation_start(env: "BrowserEnvironment", page: "Page", before: int) -> None:
+    """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key
+    press or click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``settle`` waits
+    for the new page, not the old."""
+    commits, waited = env.commits, 0.0
+    while env.navigations == before and waited < ENTER_NAVIGATION_WAIT_S:
+        page.wait_for_timeout(25)  # lets Playwright deliver the request event
+        waited += 0.025
+    if env.navigations == before:
+        return
+    waited = 0.0  # it started: wait for the new document to commit (the old one still counts as loaded)
+    while env.commits == commits and waited < env.options.navigation_timeout_s:
+        page.wait_for_timeout(25)
+        waited += 0.025
+
+
+def settle(env: "BrowserEnvironment", page: "Page") -> None:
+    """After a click or key press: if it started a navigation, let the new document load."""
+    try:
+        page.wait_for_load_state("domcontentloaded", timeout=env.options.navigation_timeout_s * 1000)
+    except Exception:  # noqa: BLE001 - a slow page is observed as it is
+        pass
+
+
+def _click_point(page: "Page", p: Point, button: str = "left") -> None:
+    page.mouse.click(p.x, p.y, button=button)  # type: ignore[arg-type]
+
+
+# --- pointer ------------------------------------------------------------------------------------------------
+
+def click(env: "BrowserEnvironment", page: "Page", action: A.Click | A.DoubleClick | A.RightClick) -> None:
+    button = "right" if isinstance(action, A.RightClick) else getattr(action, "button", "left")
+    double = isinstance(action, A.DoubleClick)
+    if isinstance(action.target, Point):
+        check_point(env, action.target)
+        before = env.navigations
+        if double:
+            page.mouse.dblclick(action.target.x, action.target.y)
+        else:
+            _click_point(page, action.target, button)
+        # a click at a point (a pixel agent's Save) may submit a form: unlike a locator click it does
+        # not wait for that navigation, and observing a page mid-commit can block its screenshot
+        await_navigation_start(env, page, before)
+    else:
+        loc = env.resolve(action.target).locator
+        if double:
+            loc.dblclick(timeout=_timeout_ms(env))
+        else:
+            loc.click(button=button, timeout=_timeout_ms(env))  # type: ignore[arg-type]
+    settle(env, page)
+    return None
+
+
+def hover(env: "BrowserEnvironment", page: "Page", action: A.Hover | A.Move) -> None:
+    if isinstance(action.target, Point):
+        check_point(env, action.target)
+        page.mouse.move(action.target.x, action.target.y)
+    else:
+        env.resolve(action.target).locator.hover(timeout=_timeout_ms(env))
+    return None
+
+
+def scroll(env: "BrowserEnvironment", page: "Page", action: A.Scroll) -> dict[str, Any]:
+    if action.target is not None:
+        x, y = point_of(env, action.target)
+    else:
+        w, h = env.options.viewport
+        x, y = w / 2, h / 2
+    page.mouse.move(x, y)
+    page.mouse.wheel(action.dx, action.dy)
+    # wheel does not wait for the scroll: wait two animation frames so the next observation shows it
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return {}
+
+
+def drag(env: "BrowserEnvironment", page: "Page", action: A.Drag) -> None:
+    if isinstance(action.source, str) and isinstance(action.destination, str):
+        src, dst = env.resolve(action.source), env.resolve(action.destination)
+        if src.frame is dst.frame:
+            src.locator.drag_to(dst.locator, timeout=_timeout_ms(env))
+            return None
+    sx, sy = point_of(env, action.source)
+    dx, dy = point_of(env, action.destination)
+    page.mouse.move(sx, sy)
+    page.mouse.down()
+    page.mouse.move(dx, dy, steps=8)
+    page.mouse.up()
+    return None
+
+
+# --- form fields --------------------------------------------------------------------------------------------
+
+def _select_all_and_delete(page: "Page") -> None:
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+
+
+def fill(env: "BrowserEnvironment", page: "Page", action: A.Fill) -> None:
+    if isinstance(action.target, Point):
+        check_point(env, action.target)
+        _click_point(page, action.target)
+        _select_all_and_delete(page)
+        page.keyboard.insert_text(action.text)
+    else:
+        env.resolve(action.target).locator.fill(action.text, timeout=_timeout_ms(env))
+    return None
+
+
+def type_text(env: "BrowserEnvironment", page: "Page", action: A.Type) -> None:
+    if action.target is None:
+        page.keyboard.type(action.text)
+    elif isinstance(action.target, Point):
+        check_point(env, action.target)
+        _click_point(page, action.target)
+        page.keyboard.type(action.text)
+    else:
+        env.resolve(action.target).locator.press_sequentially(action.text, timeout=_timeout_ms(env))
+    return None
+
+
+def clear(env: "BrowserEnvironment", page: "Page", action: A.Clear) -> None:
+    if isinstance(action.target, Point):
+        check_point(env, action.target)
+        _click_point(page, action.target)
+        _select_all_and_delete(page)
+    else:
+        env.resolve(action.target).locator.clear(timeout=_timeout_ms(env))
+    return None
+
+
+def select_option(env: "BrowserEnvironment", page: "Page", action: A.SelectOption) -> dict[str, Any]:
+    if isinstance(action.target, Point):
+        raise ActionFailed("select_option needs an element id of a <select>, not a point")
+    chosen = env.resolve(action.target).locator.select_option(action.option, timeout=_timeout_ms(env))
+    return {"selected": chosen}
+
+
+def check(env: "BrowserEnvironment", page: "Page", action: A.Check | A.Uncheck) -> None:
+    if isinstance(action.target, Point):
+        check_point(env, action.target)
+        _click_point(page, action.target)
+    else:
+        loc = env.resolve(action.target).locator
+        if isinstance(action, A.Check):
+            loc.check(timeout=_timeout_ms(env))
+        else:
+            loc.uncheck(timeout=_timeout_ms(env))
+    return None
+
+
+# --- keyboard -----------------------------------------------------------------------------------------------
+
+def press(env: "BrowserEnvironment", page: "Page", action: A.Press | A.Hotkey) -> None:
+    keys = [action.key] if isinstance(action, A.Press) else list(action.keys)
+    before = env.navigations
+    page.keyboard.press("+".join(normalize_key(k) for k in keys))
+    if any(normalize_key(k) == "Enter" for k in keys):
+        await_navigation_start(env, page, before)
+    settle(env, page)
+    return None
+
+
+# --- navigation and tabs ------------------------------------------------------------------------------------
+
+def goto(env: "BrowserEnvironment", page: "Page", action: A.GoTo) -> None:
+    check_url(action.url)
+    page.goto(action.url, wait_until="domcontentloaded")
+    return None
+
+
+def back(env: "BrowserEnvironment", page: "Page", action: A.Back) -> None:
+    before = page.url
+    if page.go_back(wait_until="domcontentloaded") is None and page.url == before:
+        raise ActionFailed("back: there is no previous page in this tab")
+    return None
+
+
+def forward(env: "BrowserEnvironment", page: "Page", action: A.Forward) -> None:
+    before = page.url
+    if page.go_forward(wait_until="domcontentloaded") is None and page.url == before:
+        raise ActionFailed("forward: there is no next page in this tab")
+    return None
+
+
+def new_tab(env: "BrowserEnvironment", page: "Page", action: A.NewTab) -> dict[str, Any]:
+    if action.url:
+        check_url(action.url)
+    new = env.context.new_page()
+    env.watch_page(new)
+    env.active_tab = env.context.pages.index(new)
+    if action.url:
+        new.goto(action.url, wait_until="domcontentloaded")
+    return {"tab": env.active_tab}
+
+
+def switch_tab(env: "BrowserEnvironment", page: "Page", action: A.SwitchTab) -> None:
+    pages = env.context.pages
+    if not 0 <= action.index < len(pages):
+        raise ActionFailed(f"switch_tab: no tab {action.index}; open tabs are 0..{len(pages) - 1}")
+    env.active_tab = action.index
+    pages[action.index].bring_to_front()
+    return None
+
+
+def close_tab(env: "BrowserEnvironment", page: "Page", action: A.CloseTab) -> None:
+    pages = env.context.pages
+    index = env.active_tab if action.index is None else action.index
+    if not 0 <= index < len(pages):
+        raise ActionFailed(f"close_tab: no tab {index}; open tabs are 0..{len(pages) - 1}")
+    pages[index].close()
+    if not env.context.pages:
+        blank = env.context.new_page()
+        env.watch_page(blank)
+    if index < env.active_tab or env.active_tab >= len(env.context.pages):
+        env.active_tab = max(0, env.active_tab - 1)
+    return None
+
+
+def wait(env: "BrowserEnvironment", page: "Page", action: A.Wait) -> None:
+    seconds = max(0.0, min(float(action.seconds), MAX_WAIT_S))
+    page.wait_for_timeout(seconds * 1000)
+    return None
+
+
+HANDLERS: dict[type[Action], Handler] = {
+    A.Click: click, A.DoubleClick: click, A.RightClick: click,
+    A.Hover: hover, A.Move: hover,
+    A.Scroll: scroll, A.Drag: drag,
+    A.Fill: fill, A.Type: type_text, A.Clear: clear, A.SelectOption: select_option,
+    A.Check: check, A.Uncheck: check,
+    A.Press: press, A.Hotkey: press,
+    A.GoTo: goto, A.Back: back, A.Forward: forward,
+    A.NewTab: new_tab, A.SwitchTab: switch_tab, A.CloseTab: close_tab,
+    A.Wait: wait,
+}
