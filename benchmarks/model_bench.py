@@ -16,13 +16,17 @@ each xdist worker, reached over loopback through the vendor SDK).
    time from one step's ``started_at`` to the next's (the last: to the end of its recording). This module is
    also an inner-run plugin (``-p model_bench --model-bench-split DIR``) that times the agent's parts in place,
    on the same steps: image scaling/encoding, the rest of the user turn, request building, the SDK call,
-   response parsing, action parsing, trajectory recording; what is left is the episode loop itself.
+   response parsing, action parsing, trajectory recording; what is left is the episode loop itself. Then the
+   image pipeline alone (decode, LANCZOS resize, PNG encode, and cheaper choices beside them) on a 1920x1080
+   screenshot from the run.
 2. Throughput: a fixed list of short SCUBA tasks (``--agent o3``) with a fake that thinks ``--delay`` seconds
    before each answer, at ``-n`` 1, 2, 4, 8 (each worker has its own Chromium, embedded org and fake). Tasks
    per minute over the run's wall time and over the span of the episodes (startup excluded), beside the ideal
    (n x the single-worker rate), and per task the model wait against everything else.
 
-Figures are printed, with the load average (the machine is shared); nothing is asserted here.
+Figures are printed, with the load average (the machine is shared); nothing is asserted here. An inner run
+still going long after it should have ended is sent SIGABRT, so that its output (kept in ``--keep DIR``) ends
+with every thread's traceback.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ HARNESS_TASKS = ["freeze_user_1", "freeze_user_2", "deactivate_user_1", "deactiv
                  "qa_service_knowledge_1", "qa_service_knowledge_2", "create_public_group_1",
                  "create_public_group_2"]
 QUICK_HARNESS_TASKS = ["freeze_user_1", "deactivate_user_1"]
-# 16 short tasks of 5 templates, 5-7 model steps each (95 steps) in the browser style
+# 16 short tasks of 5 templates, 5-7 model steps each (about 95 steps) in the browser style
 THROUGHPUT_TASKS = ["freeze_user_1", "freeze_user_2", "freeze_user_3", "freeze_user_4",
                     "qa_service_knowledge_1", "qa_service_knowledge_2", "qa_service_knowledge_3",
                     "convert_lead_1", "convert_lead_2", "convert_lead_3",
@@ -302,7 +306,7 @@ def print_harness(style: str, f: dict[str, Any]) -> None:
     print(f"  (the run's first step, {cold['task']}, is cold and left out: harness {cold['harness_ms']:.0f} ms, "
           f"model call {cold['latency_ms']:.0f} ms)")
     if "split_ms" in f:
-        print(f"  split of the harness incl. parsing, timed in place (means add up):")
+        print("  split of the harness incl. parsing, timed in place (means add up):")
         for key, label in SPLIT_PARTS.items():
             v = f["split_ms"][key]
             print(f"    {label:<62}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
@@ -318,7 +322,8 @@ def typical_screenshot(run: InnerRun, style: str) -> Path | None:
     return files[len(files) // 2] if files else None
 
 
-def _best_ms(fn: Callable[[], Any], rounds: int) -> dict[str, float]:
+def _time_ms(fn: Callable[[], Any], rounds: int) -> dict[str, float]:
+    """Median and minimum of ``rounds`` calls of ``fn``, in ms."""
     samples = []
     for _ in range(rounds):
         t0 = time.perf_counter()
@@ -339,6 +344,7 @@ def bench_image(png: bytes, style: str, rounds: int = 15) -> dict[str, Any]:
     from pytest_cua.agents.models.styles.computer import DEFAULT_IMAGE
 
     screen = image_size(png)
+    # the styles' default image_size options: 1280x800 (browser), the vendor's default (computer)
     box = (1280, 800) if style == "browser" else tuple(int(v) for v in DEFAULT_IMAGE["openai"].split("x"))
     size = fit_within(screen[0], screen[1], *box)
     image = Image.open(io.BytesIO(png))
@@ -359,17 +365,16 @@ def bench_image(png: bytes, style: str, rounds: int = 15) -> dict[str, Any]:
         "  decode the screenshot PNG": decode,
         "  resize, LANCZOS": lambda: image.resize(size, Image.Resampling.LANCZOS),
         "  encode PNG (Pillow default, compress_level 6)": lambda: save(small, "PNG"),
-        "for comparison: resize, BILINEAR (reducing_gap=2)": lambda: image.resize(size, Image.Resampling.BILINEAR,
-                                                                                   reducing_gap=2.0),
+        "for comparison: resize, BILINEAR": lambda: image.resize(size, Image.Resampling.BILINEAR),
         "for comparison: encode PNG compress_level=1": lambda: save(small, "PNG", compress_level=1),
         "for comparison: encode JPEG quality 85": lambda: save(rgb, "JPEG", quality=85),
     }
     return {"screen": screen, "size": size, "bytes": len(png), "png_bytes": save(small, "PNG"),
             "png1_bytes": save(small, "PNG", compress_level=1), "jpeg_bytes": save(rgb, "JPEG", quality=85),
-            "ms": {label: _best_ms(fn, rounds) for label, fn in stages.items()}, "load": load_average()}
+            "ms": {label: _time_ms(fn, rounds) for label, fn in stages.items()}, "load": load_average()}
 
 
-def print_image(style: str, path: Path, f: dict[str, Any]) -> None:
+def print_image(path: Path, f: dict[str, Any]) -> None:
     print(f"  image pipeline microbenchmark, {path.name} of this run ({f['screen'][0]}x{f['screen'][1]}, "
           f"{f['bytes'] // 1024} KB) -> {f['size'][0]}x{f['size'][1]}; {f['load']}:")
     print(f"    {'ms':<62}{'median':>8}{'min':>8}")
@@ -391,7 +396,7 @@ def bench_harness(base: Path, task_ids: list[str]) -> dict[str, Any]:
             shot = typical_screenshot(run, style)
             if shot is not None:
                 out[style]["image"] = bench_image(shot.read_bytes(), style)
-                print_image(style, shot, out[style]["image"])
+                print_image(shot, out[style]["image"])
         else:
             print(f"\n{style} style: the run failed: {run.problems()}")
     return out
@@ -454,7 +459,8 @@ def print_throughput(rows: list[dict[str, Any]], delay: float) -> None:
 def bench_throughput(base: Path, task_ids: list[str], workers: tuple[int, ...], delay: float) -> list[dict[str, Any]]:
     rows = []
     for n in workers:
-        run = run_inner(base / f"throughput-n{n}", task_ids, "browser", workers=n, delay=delay)
+        timeout = 300 + len(task_ids) * 8 * (delay + 2.0) / n  # 8 steps per task at most, slowly
+        run = run_inner(base / f"throughput-n{n}", task_ids, "browser", workers=n, delay=delay, timeout_s=timeout)
         if not run.tasks:
             print(f"\n-n {n}: the run failed: {run.problems()}")
             continue
@@ -483,7 +489,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="fewer tasks and worker counts (1,2), for the pytest wrapper")
     parser.add_argument("--delay", type=float, default=3.0, help="seconds the throughput fake thinks per answer")
     parser.add_argument("--workers", type=parse_workers, default=None, help="xdist worker counts (default 1,2,4,8)")
-    parser.add_argument("--part", choices=("all", "harness", "throughput"), default="all")
+    parser.add_argument("--part", choices=("all", "harness", "throughput"), default="all",
+                        help="run only the harness (figure 1) or the throughput part (figure 2)")
     parser.add_argument("--keep", type=Path, default=None, help="keep the inner runs' reports in this folder")
     args = parser.parse_args(argv)
     workers = args.workers or (QUICK_WORKERS if args.quick else WORKERS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import base64
+import functools
 import io
 import time
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ class Generation:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=1)
 def placeholder_png() -> str:
     """A tiny grey PNG as a data URL: stands in for old screenshots where the protocol needs an image."""
     from PIL import Image
