@@ -696,7 +696,8 @@ def _pa_press(call: _Call, state: dict[str, Any]) -> list[Action]:
     names = list(keys) if isinstance(keys, (list, tuple)) else [keys]
     if not names:
         raise ActionError(f"{call.name}: no key given")
-    return [Press(_text(k, f"{call.name} key")) for k in names] * presses
+    pressed: list[Action] = [Press(_text(k, f"{call.name} key")) for k in names]
+    return pressed * presses
 
 
 def _pa_hotkey(call: _Call, state: dict[str, Any]) -> list[Action]:

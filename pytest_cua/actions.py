@@ -70,7 +70,7 @@ class Action:
             action = cls(**kwargs)
         except TypeError as exc:
             missing = [n for n, f in fields.items() if n not in kwargs and f.default is dataclasses.MISSING
-                       and f.default_factory is dataclasses.MISSING]  # type: ignore[misc]
+                       and f.default_factory is dataclasses.MISSING]
             raise ActionError(f"action {kind!r} is missing field(s): {', '.join(missing)}") from exc
         action.validate()
         return action

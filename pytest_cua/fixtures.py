@@ -120,7 +120,7 @@ KEPT_MESSAGES_KEY = pytest.StashKey[list[str]]()
 
 # --- the cua_env marker ------------------------------------------------------------------------------
 
-class MarkerError(pytest.UsageError):
+class MarkerError(pytest.UsageError):  # type: ignore[misc]  # UsageError is @final in pytest's stubs only
     """A ``cua_env`` marker with arguments its signature does not accept; the message names the test."""
 
 

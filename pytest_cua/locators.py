@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, TypeGuard
 
 from pytest_cua.observations import Element
 
@@ -42,7 +42,7 @@ class Locator:
     nth: int = 0
 
 
-def is_locator(target: object) -> bool:
+def is_locator(target: object) -> TypeGuard[str]:
     return isinstance(target, str) and (target.startswith("role=") or target.startswith("label=")
                                         or target.startswith("text="))
 

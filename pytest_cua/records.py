@@ -196,7 +196,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
     card = state.card
     episode = state.episode
     score = card.score if card is not None and card.results else 0.0
-    times = {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0}
+    times: dict[str, float | None] = {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0}
     if episode is not None:
         times = {"wall_s": round(episode.wall_s, 3), "agent_s": round(episode.agent_s, 3), "env_s": round(episode.env_s, 3)}
     times["reset_s"] = round(state.reset_s, 4) if state.reset_s is not None else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -42,7 +42,7 @@ class SessionReporter:
             return
         for key, value in report.user_properties:
             if key == RECORD_KEY:
-                self.records[report.nodeid] = json.loads(value)
+                self.records[report.nodeid] = json.loads(cast(str, value))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

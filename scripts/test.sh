@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # The project's tests: installs what they need (package, Chromium, dockerd, desktop images; all cached),
-# then runs pytest over tests/. pytest's "no tests collected" (exit 5) is not a failure of this script;
-# every other non-zero exit is passed on.
+# runs the static checks (ruff, mypy: configured in pyproject.toml), then runs pytest over tests/. A failing
+# static check fails the script with that tool's exit code, before pytest runs. pytest's "no tests collected"
+# (exit 5) is not a failure of this script; every other non-zero exit is passed on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --docker || exit 1
+python3 -m ruff check pytest_cua tests suites benchmarks && python3 -m mypy pytest_cua
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "test.sh: static checks failed (exit $rc)"
+  exit "$rc"
+fi
 python3 -m pytest tests -n 2 -p no:cacheprovider "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then

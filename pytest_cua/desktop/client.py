@@ -38,7 +38,8 @@ class ExecStream:
 
     def __init__(self, sock: Any) -> None:
         self.sock = sock
-        self.raw = sock._sock if isinstance(sock, socket.SocketIO) else sock  # the socket under docker-py's wrapper
+        # the socket under docker-py's wrapper
+        self.raw = sock._sock if isinstance(sock, socket.SocketIO) else sock  # type: ignore[attr-defined]
         self._frames = bytearray()  # received, not yet split into frames
         self._out = bytearray()  # stdout not yet returned as lines
         self.stderr = bytearray()

@@ -29,7 +29,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from pytest_cua.package_data import as_in_checkout, fixtures_dir
 

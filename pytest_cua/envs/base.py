@@ -159,7 +159,8 @@ def env_settings(config: Any) -> EnvSettings:
         return EnvSettings()
     stash = getattr(config, "stash", None)
     if stash is not None and _SETTINGS_KEY in stash:
-        return stash[_SETTINGS_KEY]
+        stashed: EnvSettings = stash[_SETTINGS_KEY]
+        return stashed
     settings = EnvSettings.from_options(getattr(config, "option", config))
     if stash is not None:
         stash[_SETTINGS_KEY] = settings

@@ -505,8 +505,9 @@ class DockerProvider(EnvironmentProvider):
         except ValueError as exc:
             raise ProvisioningError(str(exc)) from None
         roots = []
-        if ctx.suite is not None and getattr(ctx.suite, "base_dir", None) is not None:
-            roots.append(Path(ctx.suite.base_dir))
+        base_dir = getattr(ctx.suite, "base_dir", None) if ctx.suite is not None else None
+        if base_dir is not None:
+            roots.append(Path(base_dir))
         rootpath = getattr(ctx.config, "rootpath", None)
         if rootpath is not None:
             roots.append(Path(rootpath))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
 from werkzeug.wrappers import Response
 
@@ -229,9 +229,9 @@ def composite_sobjects(ctx: RequestContext, version: str) -> Response:
             raise OrgError("ENTITY_IS_DELETED" if method == "DELETE" else "INVALID_ID_FIELD",
                            f"invalid or deleted record id: {rid}", ["Id"])
         if method == "PATCH":
-            org.update(found[0], rid, {k: v for k, v in fields.items() if k != "Id"}, user_id=ctx.user_id)
+            org.update(found[0], cast(str, rid), {k: v for k, v in fields.items() if k != "Id"}, user_id=ctx.user_id)
         else:
-            org.delete(found[0], rid)
+            org.delete(found[0], cast(str, rid))
         return {"id": found[1]["Id"], "success": True, "errors": []}
 
     with org.transaction() if all_or_none else org.lock:

@@ -136,6 +136,8 @@ def _compare(op: str, a: Any, b: Any) -> bool:
         return not _compare("=", a, b)
     if _blank(a) or _blank(b):
         return False
+    x: Any
+    y: Any
     if isinstance(a, str) and isinstance(b, str):
         x, y = a, b
     else:
@@ -304,7 +306,7 @@ FUNCTIONS: dict[str, Callable[[list, Context], Any]] = {
     "BEGINS": _binary(lambda a, b: _text(a).startswith(_text(b)), "BEGINS"),
     "LEFT": _binary(lambda a, n: _text(a)[: int(_num(n) or 0)], "LEFT"),
     "RIGHT": _binary(lambda a, n: _text(a)[-int(_num(n) or 0):] if int(_num(n) or 0) > 0 else "", "RIGHT"),
-    "ABS": _unary(lambda v: None if _num(v) is None else abs(_num(v)), "ABS"),
+    "ABS": _unary(lambda v: None if _num(v) is None else abs(_num(v)), "ABS"),  # type: ignore[arg-type]
     "ISNEW": lambda args, ctx: ctx.is_new,
     "ISCHANGED": _fn_ischanged,
     "PRIORVALUE": _fn_priorvalue,

@@ -13,7 +13,7 @@ import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 from pytest_cua.localorg import behaviors, formula, ids, values
 from pytest_cua.localorg.errors import OrgError, invalid_type, not_found
@@ -408,7 +408,7 @@ class Org:
                 target = self.object_of_id(target_id) if target_id else None
                 if target is None:
                     return None
-                current_obj, current = target, self._tables[target.name].get(target_id)
+                current_obj, current = target, self._tables[target.name].get(cast(str, target_id))
             return None
         return resolve
 

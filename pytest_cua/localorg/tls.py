@@ -12,6 +12,7 @@ import os
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -77,7 +78,9 @@ def ensure_tls(data_dir: str | Path, host: str = "127.0.0.1") -> TlsFiles:
     now = dt.datetime.now(dt.timezone.utc)
     if files.ca_cert.exists() and ca_key_path.exists():
         ca_cert = x509.load_pem_x509_certificate(files.ca_cert.read_bytes())
-        ca_key = serialization.load_pem_private_key(ca_key_path.read_bytes(), password=None)
+        # the key this module wrote (below): an EC key
+        ca_key = cast(ec.EllipticCurvePrivateKey,
+                      serialization.load_pem_private_key(ca_key_path.read_bytes(), password=None))
     else:
         ca_key = ec.generate_private_key(ec.SECP256R1())
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pytest-cua local org CA")])

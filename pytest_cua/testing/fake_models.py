@@ -33,7 +33,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 from urllib.parse import urlsplit
 
 from PIL import Image as PILImage
@@ -330,7 +330,7 @@ class _PromptCache:
         tokens = [_tokens(_canonical(segment)) for segment in conv.segments]
         chain = self._chain(seed, conv.segments)
         implicit = conv.breakpoints is None
-        breakpoints = ([len(chain) - 1] if chain else []) if implicit else conv.breakpoints
+        breakpoints = ([len(chain) - 1] if chain else []) if conv.breakpoints is None else conv.breakpoints
         limit = max(breakpoints, default=-1) + 1
         with self._lock:
             hit = next((k for k in range(limit, 0, -1) if chain[k - 1] in self._prefixes), 0)
@@ -662,7 +662,8 @@ class _ResponsesProtocol(_OpenAIProtocol):
         """A computer_call: ``{"actions": [...]}`` is a GA batch, anything else one preview action."""
         if not isinstance(arguments, dict):
             raise TypeError("a computer call's arguments must be the action dict")
-        item = {"type": "computer_call", "id": self.server._new_id("cu"), "call_id": self.server._new_id("call"),
+        item: dict[str, Any] = {"type": "computer_call", "id": self.server._new_id("cu"),
+                                "call_id": self.server._new_id("call"),
                 "status": "completed", "pending_safety_checks": []}
         if "actions" in arguments:
             item["actions"] = arguments["actions"]
@@ -1147,7 +1148,7 @@ class FakeModelServer:
             rejected = self._strict_problems(protocol, body, headers, conv)
         if rejected is not None:
             return self._reject(vendor, rejected)
-        return self._reply(protocol, request, conv)
+        return self._reply(cast(_Protocol, protocol), request, conv)
 
     def _parse(self, protocol: _Protocol | None, raw: bytes,
                headers: dict[str, str]) -> tuple[dict, _Conversation, _Rejected | None]:

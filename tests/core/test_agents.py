@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cua.actions import Answer, Done, Fill
-from pytest_cua.agents.base import Agent, AgentContext, AgentError, Turn
+from pytest_cua.agents.base import Agent, AgentContext, AgentError
 from pytest_cua.agents.builtin import NoopAgent, OracleAgent, ReplayAgent
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.observations import Observation

@@ -11,7 +11,7 @@ def test_one_test_per_task_sorted_by_id(pytester, kv_suite):
     kv_suite("b.json", [task("sales_002"), task("admin_001")])
     kv_suite("a.json", task("service_010"))
     result = pytester.runpytest("--collect-only", "-q")
-    lines = [l for l in result.outlines if "::" in l]
+    lines = [ln for ln in result.outlines if "::" in ln]
     assert lines == ["test_kv.py::test_task[admin_001]", "test_kv.py::test_task[sales_002]",
                      "test_kv.py::test_task[service_010]"]
 
@@ -23,7 +23,7 @@ def test_select_by_markers_and_keyword(pytester, kv_suite):
                         task("a4", persona="service", template="set_keys")])
     def selected(*args):
         res = pytester.runpytest("--collect-only", "-q", "--strict-markers", *args)
-        return sorted(l.split("[")[1].rstrip("]") for l in res.outlines if "::" in l)
+        return sorted(ln.split("[")[1].rstrip("]") for ln in res.outlines if "::" in ln)
     assert selected("-m", "sales and hard") == ["a1"]
     assert selected("-m", "hard") == ["a1", "a3"]
     assert selected("-m", "L2") == ["a3"]

@@ -8,7 +8,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

@@ -85,8 +85,8 @@ def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
     page.get_by_label("Do Not Call").check()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Ilse Marrow", level=1)).to_be_visible()
-    rows = sf.query(f"SELECT Name, Account.Name, Birthdate, DoNotCall, Salutation FROM Contact "
-                    f"WHERE Email = 'ilse@quillfeather.test'")["records"]
+    rows = sf.query("SELECT Name, Account.Name, Birthdate, DoNotCall, Salutation FROM Contact "
+                    "WHERE Email = 'ilse@quillfeather.test'")["records"]
     assert len(rows) == 1
     assert (rows[0]["Name"], rows[0]["Account"]["Name"], rows[0]["Birthdate"], rows[0]["DoNotCall"],
             rows[0]["Salutation"]) == ("Ilse Marrow", "Quillfeather Labs", "1988-04-09", True, "Dr.")

@@ -51,7 +51,7 @@ class ModelAgent(Agent):
         self._proxy_started = False
 
     @property
-    def observation_kinds(self) -> frozenset[str]:
+    def observation_kinds(self) -> frozenset[str]:  # type: ignore[override]  # Agent has a class attribute
         return self.style.observation_kinds
 
     def describe(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, TypeGuard, cast
 
 from pytest_cua.agents.base import Usage
 
@@ -174,7 +174,7 @@ def _tokens(usage: object, *path: str) -> int:
         if value is None:
             return 0
         value = value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
-    return int(value) if value else 0
+    return int(cast(Any, value)) if value else 0
 
 
 # --- price files -----------------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def _required(entry: dict[str, Any], key: str, scale: float, path: Path, where: 
     return float(value) * scale
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import io
 import json
 import os
 import re
@@ -141,7 +142,7 @@ def as_replay_miss(error: BaseException) -> ReplayMiss | None:
     """The :class:`ReplayMiss` behind an SDK error raised on a proxy miss, else ``None``."""
     response = getattr(error, "response", None)
     headers = getattr(response, "headers", None)
-    if headers is None or headers.get(MISS_HEADER) != "1":
+    if response is None or headers is None or headers.get(MISS_HEADER) != "1":
         return None
     message = str(error)
     try:
@@ -390,7 +391,7 @@ def _error_answer(status: int, error_type: str, message: str, code: str, headers
     return _Answer(status, {"content-type": "application/json", **headers}, json.dumps(body).encode("utf-8"))
 
 
-def _read_chunked(rfile: IO[bytes]) -> bytes:
+def _read_chunked(rfile: IO[bytes] | io.BufferedIOBase) -> bytes:
     parts: list[bytes] = []
     while True:
         size = int(rfile.readline(65537).split(b";", 1)[0].strip() or b"0", 16)

@@ -97,13 +97,13 @@ class ElementIndex:
             head, key = ln.split(" {{frame:", 1)
             key = key.rstrip("}")
             out.append(head)
-            child = children.get(key)
-            if child is None:
+            sub_frame = children.get(key)
+            if sub_frame is None:
                 continue
             indent = len(head) - len(head.lstrip(" "))
             sub_path = f"{path}/{key}" if path else key
             try:
-                sub = self._collect_frame(child, sub_path, offsets.get(key, (ox, oy)), elements, depth + 1)
+                sub = self._collect_frame(sub_frame, sub_path, offsets.get(key, (ox, oy)), elements, depth + 1)
             except Exception as exc:  # noqa: BLE001 - a frame that navigated or is cross-process and closed
                 sub = [f"(frame not readable: {short_error(exc, 120)})"]
             out.extend(" " * (indent + 2) + s for s in sub)

@@ -487,7 +487,7 @@ class _Executor:
             return lambda r: _norm(ftype, get(r)) not in wanted_values
         value = self._literal(ftype, label, cond.values[0], op)
         if ftype in ("multipicklist",) and op not in ("=", "!="):
-            raise _err(self.text, cond.pos, "INVALID_QUERY_FILTER_OPERATOR", f"invalid operator on multipicklist field")
+            raise _err(self.text, cond.pos, "INVALID_QUERY_FILTER_OPERATOR", "invalid operator on multipicklist field")
         if isinstance(value, tuple):
             start, end = value
 

@@ -145,6 +145,7 @@ def initial_values(org: Org, obj: ObjectSchema, record: Mapping[str, Any] | None
                    prefill: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Input values of a form: the record's (edit) or the defaults plus ``?Field=value`` pre-fills (new)."""
     out: dict[str, Any] = {}
+    f: FieldSchema | None
     for f in obj.fields.values():
         if record is not None:
             out[f.name] = input_value(org, f, record.get(f.name))

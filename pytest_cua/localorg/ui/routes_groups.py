@@ -93,7 +93,7 @@ def group_view(ctx: RequestContext, page: str, group_id: str) -> Response:
         details += [("Queue Email", group.get("Email") or ""),
                     ("Send Email to Members", "Yes" if group.get("DoesSendEmailToMembers") else "No")]
         names = dict(queue_objects(ctx))
-        objs = sorted(names.get(q.get("SobjectType"), q.get("SobjectType"))
+        objs = sorted(names.get(q.get("SobjectType"), q.get("SobjectType"))  # type: ignore[type-var, arg-type]
                       for q in ctx.org.find("QueueSobject", QueueId=group["Id"]))
         sections.append({"title": "Supported Objects", "columns": ["Object"],
                          "rows": [{"url": None, "cells": [o]} for o in objs]})
@@ -118,9 +118,9 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
         return not_found_page(ctx, f"The {label.lower()} does not exist.")
     g = group or {}
     short = label.replace("Public ", "")
-    current_objects = {q.get("SobjectType") for q in ctx.org.find("QueueSobject", QueueId=group_id)} if group_id \
+    current_objects: set[Any] = {q.get("SobjectType") for q in ctx.org.find("QueueSobject", QueueId=group_id)} if group_id \
         else set()
-    current_members = {m.get("UserOrGroupId") for m in _members(ctx, group_id)} if group_id else set()
+    current_members: set[Any] = {m.get("UserOrGroupId") for m in _members(ctx, group_id)} if group_id else set()
     vals: dict[str, Any] = {"label": g.get("Name") or "", "name": g.get("DeveloperName") or "",
                             "email": g.get("Email") or "", "send": bool(g.get("DoesSendEmailToMembers")),
                             "bosses": bool(g.get("DoesIncludeBosses", True)), "objects": current_objects,

@@ -206,7 +206,7 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
     if item is None:
         return not_found_page(ctx, "The permission set group does not exist.")
     sets = _items(ctx, "PermSets")
-    current = {c.get("PermissionSetId"): c["Id"]
+    current: dict[Any, Any] = {c.get("PermissionSetId"): c["Id"]
                for c in ctx.org.find("PermissionSetGroupComponent", PermissionSetGroupId=item["Id"])}
     chosen = set(current)
     errors = FormErrors()

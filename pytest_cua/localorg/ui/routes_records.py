@@ -140,7 +140,7 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
                form_values: dict[str, Any], errors: FormErrors, status: int = 200) -> Response:
     creating = record is None
     fields = form_fields(obj, creating=creating)
-    if creating:
+    if record is None:
         heading = f"New {obj.label}"
         query = ctx.request.query_string.decode("latin-1")
         action = f"/lightning/o/{obj.name}/new" + (f"?{query}" if query else "")

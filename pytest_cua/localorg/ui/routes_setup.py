@@ -138,7 +138,7 @@ def role_form(ctx: RequestContext, role_id: str | None = None) -> Response:
             return forbidden(ctx)
         form = ctx.request.form
         vals = {k: (form.get(k) or "").strip() for k in vals}
-        vals["name"] = vals["name"] or api_name(vals["label"])
+        vals["name"] = vals["name"] or api_name(str(vals["label"]))
         data: dict[str, Any] = {"Name": vals["label"], "DeveloperName": vals["name"],
                                 "RollupDescription": vals["rollup"] or None, "ParentRoleId": None}
         if not vals["label"]:

@@ -187,4 +187,5 @@ def _function_call(data: dict[str, Any]) -> Call:
 
 def _as_input(item: dict[str, Any]) -> dict[str, Any]:
     """An output item as the next request's input item: exactly as it came (a copy)."""
-    return json.loads(json.dumps(item))
+    copy: dict[str, Any] = json.loads(json.dumps(item))
+    return copy

@@ -100,7 +100,8 @@ class ComputerStyle(Style):
     def _native(self, call: Call) -> list[Action]:
         args = call.arguments or {}
         if self.vendor_native == "openai":
-            batch = args.get("actions") if isinstance(args.get("actions"), list) else [args]
+            listed = args.get("actions")
+            batch = listed if isinstance(listed, list) else [args]
             return [openai_action(a, self._environment()) for a in batch]
         return anthropic_action(args)
 
