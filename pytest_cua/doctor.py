@@ -191,7 +191,21 @@ def check_allure_pytest() -> Check:
                  "" if ok else "pip install 'pytest-cua[allure]' (or: bash scripts/install.sh)")
 
 
-CHECKS: tuple[Callable[[], Check], ...] = (check_playwright, check_allure_pytest, check_docker)
+def check_model_sdks() -> Check:
+    """The vendor SDKs of the model agents, and which API key variables are set (names only, never values)."""
+    import os
+
+    missing = [m for m in ("openai", "anthropic") if not _module(m)]
+    keys = [k for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+                        "OPENAI_COMPATIBLE_API_KEY") if os.environ.get(k)]
+    detail = "installed; keys set: " + (", ".join(keys) if keys else "none (replay with --cua-model-replay, "
+                                                                          "or a local server: --cua-model-url)")
+    return Check("openai, anthropic", "model agents (--agent o3, claude-sonnet-4, ...)", not missing,
+                 detail if not missing else f"missing: {', '.join(missing)}",
+                 "" if not missing else "pip install 'pytest-cua[models]' (or: bash scripts/install.sh)")
+
+
+CHECKS: tuple[Callable[[], Check], ...] = (check_playwright, check_allure_pytest, check_docker, check_model_sdks)
 
 
 def run(args: argparse.Namespace) -> int:
