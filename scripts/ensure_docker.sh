@@ -51,6 +51,10 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; 
         apt-get update -q >/dev/null
     fi
     apt-get install -y -q --no-install-recommends docker.io >/dev/null
+    if answers; then  # a daemon was there all along (only the client was missing): use it, start none
+        say "dockerd answers"
+        exit 0
+    fi
 fi
 
 if running; then
