@@ -6,12 +6,13 @@ import abc
 import base64
 import functools
 import io
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pytest_cua.agents.base import AgentError, Usage
-from pytest_cua.agents.models.conversation import ComputerTool, Reply, ToolSpec, UserTurn
+from pytest_cua.agents.models.conversation import Call, ComputerTool, Reply, ToolSpec, UserTurn
 from pytest_cua.agents.models.retry import RetryPolicy, call_with_retries
 
 OMITTED_IMAGE = "[an earlier screenshot, omitted to keep the prompt short]"
@@ -146,6 +147,29 @@ class Adapter(abc.ABC):
     @abc.abstractmethod
     def _prune(self) -> None:
         """Keep the newest ``keep_images`` images; older ones become text (or a placeholder image)."""
+
+
+def openai_client(settings: ClientSettings) -> Any:
+    """The OpenAI SDK's client for ``settings`` (its own retries off: ``retry.py`` is the one policy)."""
+    openai = import_sdk("openai")
+    return openai.OpenAI(api_key=settings.api_key, base_url=settings.base_url, max_retries=0,
+                         timeout=settings.timeout_s)
+
+
+def function_call(call_id: str, name: str, raw: Any) -> Call:
+    """A function call from its JSON-encoded arguments; ``error`` says why they are unusable."""
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    call = Call(id=call_id, name=name, arguments=None, raw_arguments=text)
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        call.error = f"the arguments of {name} are not valid JSON ({exc.msg} at position {exc.pos})"
+        return call
+    if not isinstance(value, dict):
+        call.error = f"the arguments of {name} must be a JSON object, got {type(value).__name__}"
+        return call
+    call.arguments = value
+    return call
 
 
 def dump(obj: Any, *, exact: bool = False) -> Any:

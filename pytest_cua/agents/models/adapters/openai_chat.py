@@ -4,10 +4,9 @@ screenshot always travels in a user message after them."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, import_sdk
+from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, function_call, openai_client
 from pytest_cua.agents.models.adapters.openai_responses import is_reasoning_model
 from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
 from pytest_cua.agents.models.pricing import usage_from_openai_chat
@@ -18,9 +17,7 @@ class OpenAIChatAdapter(Adapter):
     protocol = "chat"
 
     def _make_client(self) -> Any:
-        openai = import_sdk("openai")
-        s = self.client_settings
-        return openai.OpenAI(api_key=s.api_key, base_url=s.base_url, max_retries=0, timeout=s.timeout_s)
+        return openai_client(self.client_settings)
 
     def reset(self, system: str, tools: Any, computer: Any = None) -> None:
         super().reset(system, tools, computer)
@@ -106,15 +103,4 @@ class OpenAIChatAdapter(Adapter):
 
 def _call(data: dict[str, Any]) -> Call:
     function = data.get("function") or {}
-    name, raw = str(function.get("name")), function.get("arguments") or ""
-    call = Call(id=str(data.get("id")), name=name, arguments=None, raw_arguments=raw)
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        call.error = f"the arguments of {name} are not valid JSON ({exc.msg} at position {exc.pos})"
-        return call
-    if not isinstance(value, dict):
-        call.error = f"the arguments of {name} must be a JSON object, got {type(value).__name__}"
-        return call
-    call.arguments = value
-    return call
+    return function_call(str(data.get("id")), str(function.get("name")), function.get("arguments") or "")

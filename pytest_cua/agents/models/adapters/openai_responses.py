@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, import_sdk, placeholder_png
+from pytest_cua.agents.models.adapters.base import (OMITTED_IMAGE, Adapter, dump, function_call, openai_client,
+                                                    placeholder_png)
 from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
 from pytest_cua.agents.models.pricing import usage_from_openai_responses
 
@@ -29,9 +30,7 @@ class OpenAIResponsesAdapter(Adapter):
     protocol = "responses"
 
     def _make_client(self) -> Any:
-        openai = import_sdk("openai")
-        s = self.client_settings
-        return openai.OpenAI(api_key=s.api_key, base_url=s.base_url, max_retries=0, timeout=s.timeout_s)
+        return openai_client(self.client_settings)
 
     def _append_user(self, turn: UserTurn) -> None:
         for result in turn.results:
@@ -170,19 +169,7 @@ def _user_message(text: str | None, image: Any) -> dict[str, Any]:
 
 
 def _function_call(data: dict[str, Any]) -> Call:
-    raw = data.get("arguments") or ""
-    call = Call(id=str(data.get("call_id") or data.get("id")), name=str(data.get("name")), arguments=None,
-                raw_arguments=raw if isinstance(raw, str) else json.dumps(raw))
-    try:
-        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
-    except json.JSONDecodeError as exc:
-        call.error = f"the arguments of {call.name} are not valid JSON ({exc.msg} at position {exc.pos})"
-        return call
-    if not isinstance(value, dict):
-        call.error = f"the arguments of {call.name} must be a JSON object, got {type(value).__name__}"
-        return call
-    call.arguments = value
-    return call
+    return function_call(str(data.get("call_id") or data.get("id")), str(data.get("name")), data.get("arguments") or "")
 
 
 def _as_input(item: dict[str, Any]) -> dict[str, Any]:
