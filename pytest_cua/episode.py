@@ -219,7 +219,8 @@ class Episode:
         if self.max_cost_usd is not None and r.usage.cost_usd >= self.max_cost_usd:
             r.end, r.budget_reason = "budget", (f"the task cost ${r.usage.cost_usd:.4f}, over --cua-max-cost-task "
                                                f"${self.max_cost_usd:g}")
-        elif run_total is not None and self.ledger is not None and self.ledger.exhausted():
+        elif run_total is not None and self.ledger is not None and self.ledger.cap_usd is not None \
+                and run_total >= self.ledger.cap_usd:
             r.end, r.budget_reason = "budget", (f"the run has cost ${run_total:.4f}, over --cua-max-cost "
                                                f"${self.ledger.cap_usd:g}")
         return r.end == "budget"

@@ -19,6 +19,7 @@ from pytest_cua.redaction import redact
 
 if TYPE_CHECKING:
     from pytest_cua.agents.models.adapters.base import Adapter
+    from pytest_cua.agents.models.pricing import PriceTable
     from pytest_cua.agents.models.settings import ModelSettings
     from pytest_cua.agents.models.styles.base import Style
     from pytest_cua.agents.models.traffic import TrafficProxy
@@ -32,7 +33,7 @@ class ModelAgent(Agent):
     """``--agent o3``, ``--agent claude-sonnet-4``, ``--agent openai-compatible:MODEL`` ..."""
 
     def __init__(self, *, provider: str, model: str, build: Callable[[], tuple["Adapter", "Style"]],
-                 settings: "ModelSettings", proxy: "TrafficProxy | None" = None) -> None:
+                 settings: "ModelSettings", prices: "PriceTable", proxy: "TrafficProxy | None" = None) -> None:
         super().__init__()
         self.name = provider
         self.model = model
@@ -41,9 +42,6 @@ class ModelAgent(Agent):
         self.settings = settings
         self.proxy = proxy
         self.format_retries = int(settings.options.get("format_retries", FORMAT_RETRIES))
-        from pytest_cua.agents.models.pricing import PriceTable
-
-        prices = PriceTable.load(settings.prices)
         self._prices_as_of, self._priced = prices.as_of, prices.price(model) is not None
         self.task: "Task | None" = None
         self._pending: Reply | None = None

@@ -90,7 +90,8 @@ class Provider:
             proxy = (TrafficProxy("record", settings.record_dir, upstream, redact=redact) if settings.record_dir
                      else TrafficProxy("replay", settings.replay_dir, upstream, redact=redact,  # type: ignore[arg-type]
                                        by_position=match == "key+position"))
-        return ModelAgent(provider=cls.name, model=model, build=build, settings=settings, proxy=proxy)
+        return ModelAgent(provider=cls.name, model=model, build=build, settings=settings, proxy=proxy,
+                          prices=prices)
 
     @classmethod
     def _plan(cls, spec: "AgentSpec") -> tuple[str, str, ModelSettings, str, str | None]:
@@ -112,9 +113,11 @@ class Provider:
         if budget and int(budget) >= max_tokens:
             raise ProviderError(f"--cua-agent-option thinking_budget={budget}: must be below the output limit "
                                 f"of {max_tokens} tokens (--cua-max-tokens)")
-        if (settings.max_cost or settings.max_cost_task) and cls._prices(settings).price(model) is None:
-            raise ProviderError(f"--cua-max-cost: no price is known for {model} (price table as of "
-                                f"{cls._prices(settings).as_of}); give one with --cua-prices FILE")
+        if settings.max_cost or settings.max_cost_task:
+            prices = cls._prices(settings)
+            if prices.price(model) is None:
+                raise ProviderError(f"--cua-max-cost: no price is known for {model} (price table as of "
+                                    f"{prices.as_of}); give one with --cua-prices FILE")
         key = cls._key(settings)
         if cls.default_base_url is None and not settings.base_url and not settings.replay_dir:
             raise ProviderError(f"agent {spec.text!r}: give the server with --cua-model-url "

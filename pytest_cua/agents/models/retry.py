@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
 from pytest_cua.agents.base import AgentError
+from pytest_cua.agents.models.traffic import MISS_HEADER
 
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 TRANSIENT_NAMES = ("APITimeoutError", "APIConnectionError", "ConnectError", "ReadTimeout", "RemoteProtocolError")
-MISS_HEADER = "x-cua-replay-miss"
 
 
 class ModelUnavailable(AgentError):

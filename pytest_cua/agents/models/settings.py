@@ -114,18 +114,10 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
                          replay_dir=replay)
 
 
-def _int(low: int) -> Callable[[str], Any]:
-    def check(text: str) -> int:
-        value = int(text)
-        if value < low:
-            raise ValueError(f"must be at least {low}")
-        return value
-    return check
-
-
-def _float(low: float) -> Callable[[str], Any]:
+def _at_least(kind: Callable[[str], float], low: float) -> Callable[[str], Any]:
+    """A check that parses with ``kind`` (int or float) and refuses values below ``low``."""
     def check(text: str) -> float:
-        value = float(text)
+        value = kind(text)
         if value < low:
             raise ValueError(f"must be at least {low:g}")
         return value
@@ -149,20 +141,20 @@ def _size(text: str) -> str:
 
 #: every --cua-agent-option key with its check (a typo is an error, not a silently ignored setting)
 AGENT_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
-    "retries": (_int(1), "attempts per model call, retries included (8)"),
-    "retry_budget_s": (_float(0), "seconds a model call may spend on retries, waiting included (300)"),
-    "retry_base_s": (_float(0.001), "first backoff in seconds, doubled each time (1)"),
-    "timeout_s": (_float(0.1), "seconds per attempt (120)"),
-    "format_retries": (_int(0), "unusable outputs sent back to the model before the episode fails (2)"),
+    "retries": (_at_least(int, 1), "attempts per model call, retries included (8)"),
+    "retry_budget_s": (_at_least(float, 0), "seconds a model call may spend on retries, waiting included (300)"),
+    "retry_base_s": (_at_least(float, 0.001), "first backoff in seconds, doubled each time (1)"),
+    "timeout_s": (_at_least(float, 0.1), "seconds per attempt (120)"),
+    "format_retries": (_at_least(int, 0), "unusable outputs sent back to the model before the episode fails (2)"),
     "image_size": (_size, "the largest screenshot sent, WIDTHxHEIGHT (browser 1280x800)"),
     "reasoning_effort": (_choice("minimal", "low", "medium", "high"), "OpenAI reasoning models"),
     "reasoning_summary": (_choice("auto", "concise", "detailed", "off"), "OpenAI reasoning summaries (auto)"),
-    "thinking_budget": (_int(1024), "Claude extended thinking, tokens (off)"),
+    "thinking_budget": (_at_least(int, 1024), "Claude extended thinking, tokens (off)"),
     "computer_tool": (str, "Claude computer tool version, e.g. computer_20250124 (by model)"),
     "grammar": (str, "a VLM's grammar: ui-tars-1.5, ui-tars-1.0, opencua, opencua-relative, qwen2.5-vl"),
     "api_key_env": (str, "the environment variable holding the API key"),
-    "top_p": (_float(0), "nucleus sampling (chat completions)"),
-    "seed": (_int(0), "sampling seed (chat completions servers that take one)"),
+    "top_p": (_at_least(float, 0), "nucleus sampling (chat completions)"),
+    "seed": (_at_least(int, 0), "sampling seed (chat completions servers that take one)"),
     "replay_match": (_choice("key", "key+position"), "how a replay finds a recording (key+position)"),
 }
 

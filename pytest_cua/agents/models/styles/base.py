@@ -89,9 +89,9 @@ class Style(abc.ABC):
             lines.append(f"\nA demonstration of a similar task:\n{self.task.demonstration_text}")
         return "\n".join(lines)
 
-    def results_for(self, previous: Reply | None, observation: "Observation",
-                    image_for_computer: "PreparedImage | None" = None) -> list[ToolResult]:
-        """Answers to every call of ``previous``: ok, the last action's error, or the human's reply."""
+    def results_for(self, previous: Reply | None, observation: "Observation") -> list[ToolResult]:
+        """Answers to every call of ``previous``: ok, the last action's error, or the human's reply (the
+        computer style attaches the new screenshot to the newest computer result)."""
         if previous is None:
             return []
         results = []
@@ -104,9 +104,7 @@ class Style(abc.ABC):
             else:
                 text = "ok"
             results.append(ToolResult(call.id, text, kind=call.kind, is_error=bool(observation.last_error),
-                                      safety_checks=call.safety_checks,
-                                      image=image_for_computer if call.kind == "computer" else None))
-        # only the newest computer result needs the screenshot (Anthropic); OpenAI's each need one
+                                      safety_checks=call.safety_checks))
         return results
 
 
