@@ -197,7 +197,7 @@ def test_the_scan_sees_module_level_and_deferred_imports() -> None:
     assert ("werkzeug", "pytest_cua/localorg/app.py", False) in seen
     assert any(m == "playwright" and w.startswith("pytest_cua/envs/") and d for m, w, d in seen)
     assert not any(m == "playwright" and not d for m, _, d in seen)
-    assert ("openai", "pytest_cua/agents/models/adapters/openai_responses.py", True) in seen
+    assert ("openai", "pytest_cua/agents/models/adapters/base.py", True) in seen  # openai_client()
     assert not any(m == "pyautogui" for m, _, _ in seen), "the container-only executor is scanned"
 
 
