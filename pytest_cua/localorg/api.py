@@ -3,6 +3,10 @@
 What simple-salesforce calls: sobjects (describe global), sobjects/<Object> (info, create), .../describe,
 .../<id> (get, update, delete), .../<Field>/<value> (get by external id, upsert), query / queryAll (with
 ``nextRecordsUrl`` paging at 2,000 rows), tooling/query and tooling/sobjects, composite/sobjects, limits.
+What the Salesforce CLI (``sf``) calls besides: ``/services/oauth2/userinfo`` and ``sobjects/User/<id>`` (login),
+``query?q=...&columns=true`` (the column metadata ``sf data query`` names its CSV columns after; see
+``soql/columns.py``) and the Organization query ``SELECT Name, InstanceName, IsSandbox, TrialExpirationDate,
+NamespacePrefix, OrganizationType FROM Organization``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pytest_cua.localorg.app import OrgApp, RequestContext, json_response
 from pytest_cua.localorg.auth import same_secret, signature
 from pytest_cua.localorg.errors import OrgError, not_found
 from pytest_cua.localorg.schema import ObjectSchema
+from pytest_cua.localorg.soql.columns import query_columns
 
 BATCH_SIZE = 2000
 SUPPORTED_VERSIONS = [f"{v}.0" for v in range(31, 63)]
@@ -176,6 +181,9 @@ def query(ctx: RequestContext, version: str, api: str = "data", all_rows: bool =
     soql = ctx.request.args.get("q")
     if soql is None or not soql.strip():
         raise OrgError("MALFORMED_QUERY", "A query string has to be specified (parameter q)")
+    if (ctx.request.args.get("columns") or "").lower() == "true":
+        with ctx.org.lock:
+            return json_response(query_columns(ctx.org, soql, api=api, version=version))
     result = ctx.org.query(soql, api=api, version=version)
     path = f"/services/data/v{version}/" + ("tooling/" if api == "tooling" else "") + \
         ("queryAll" if all_rows else "query")
@@ -317,17 +325,59 @@ def oauth_token(ctx: RequestContext) -> Response:
                           "scope": "api web"})
 
 
+def _user_urls(ctx: RequestContext, user_id: str) -> dict[str, str]:
+    base = ctx.app.instance_url or ctx.request.host_url.rstrip("/")
+    v = "{version}"
+    return {"rest": f"{base}/services/data/v{v}/", "sobjects": f"{base}/services/data/v{v}/sobjects/",
+            "query": f"{base}/services/data/v{v}/query/", "search": f"{base}/services/data/v{v}/search/",
+            "metadata": f"{base}/services/Soap/m/{v}/{ctx.org.org_id}",
+            "partner": f"{base}/services/Soap/u/{v}/{ctx.org.org_id}",
+            "tooling_rest": f"{base}/services/data/v{v}/tooling/",
+            "profile": f"{base}/{user_id}", "custom_domain": base}
+
+
+def _login_user(ctx: RequestContext) -> dict[str, Any]:
+    user = ctx.org.get("User", ctx.user_id or "")
+    if user is None:
+        raise OrgError("NOT_FOUND", "Bad_Id", status=404)
+    return user
+
+
 def identity(ctx: RequestContext, org_id: str, user_id: str) -> Response:
+    """The identity URL (``id`` of a token response): the Identity Service's shape."""
     if ids.is_id(user_id) is False or ctx.user_id != ids.to18(user_id) or org_id != ctx.org.org_id:
         raise OrgError("NOT_FOUND", "Bad_Id", status=404)
-    return userinfo(ctx)
+    user = _login_user(ctx)
+    base = ctx.app.instance_url or ctx.request.host_url.rstrip("/")
+    return json_response({
+        "id": f"{base}/id/{ctx.org.org_id}/{user['Id']}", "asserted_user": True, "user_id": user["Id"],
+        "organization_id": ctx.org.org_id, "username": user.get("Username"), "nick_name": user.get("CommunityNickname")
+        or (user.get("Username") or "").split("@")[0], "display_name": user.get("Name"), "email": user.get("Email"),
+        "email_verified": True, "first_name": user.get("FirstName"), "last_name": user.get("LastName"),
+        "timezone": user.get("TimeZoneSidKey"), "active": user.get("IsActive"),
+        "user_type": str(user.get("UserType") or "Standard").upper(), "language": user.get("LanguageLocaleKey"),
+        "locale": user.get("LocaleSidKey"), "utcOffset": 0, "last_modified_date": user.get("LastModifiedDate"),
+        "is_app_installed": True, "urls": _user_urls(ctx, user["Id"]),
+    })
 
 
 def userinfo(ctx: RequestContext) -> Response:
-    user = ctx.org.get("User", ctx.user_id or "") or {}
-    return json_response({"user_id": user.get("Id"), "organization_id": ctx.org.org_id, "username": user.get("Username"),
-                          "display_name": user.get("Name"), "email": user.get("Email"), "active": user.get("IsActive"),
-                          "preferred_username": user.get("Username"), "name": user.get("Name")})
+    """``/services/oauth2/userinfo``: OpenID Connect's claims plus Salesforce's own (``user_id``, ``urls``, ...)."""
+    user = _login_user(ctx)
+    base = ctx.app.instance_url or ctx.request.host_url.rstrip("/")
+    return json_response({
+        "sub": f"{base}/id/{ctx.org.org_id}/{user['Id']}", "user_id": user["Id"],
+        "organization_id": ctx.org.org_id, "preferred_username": user.get("Username"),
+        "nickname": user.get("CommunityNickname") or (user.get("Username") or "").split("@")[0],
+        "name": user.get("Name"), "email": user.get("Email"), "email_verified": True,
+        "given_name": user.get("FirstName"), "family_name": user.get("LastName"),
+        "zoneinfo": user.get("TimeZoneSidKey"), "profile": f"{base}/{user['Id']}", "address": {},
+        "is_salesforce_integration_user": False, "urls": _user_urls(ctx, user["Id"]), "active": user.get("IsActive"),
+        "user_type": str(user.get("UserType") or "Standard").upper(), "language": user.get("LanguageLocaleKey"),
+        "locale": user.get("LocaleSidKey"), "utcOffset": 0, "updated_at": user.get("LastModifiedDate"),
+        # the Identity Service's names, which earlier clients of this org read
+        "username": user.get("Username"), "display_name": user.get("Name"),
+    })
 
 
 def register(app: OrgApp) -> None:

@@ -8,6 +8,9 @@ Kept apart from the generic store so that object-specific logic has one home:
 - ValidationRule: the Metadata compound field.
 - User: a UserLogin (IsFrozen) record is created with every user.
 - UserRole: a Group of type Role and one of type RoleAndSubordinates are created with every role.
+- ListViewChartInstance: one record for each chart of an object on each list view of that object (Salesforce's
+  view of the charts offered on a list view), kept in step with ListView and ListViewChart; it takes no write
+  through the API (a ``derived`` object), and goes with its chart or list view (cascade delete).
 - Organization and EntityDefinition (sharing settings per object) records are installed when the org starts.
 """
 
@@ -117,9 +120,40 @@ def _refresh_entries(org: "Org", product: "Record") -> None:
             table[eid] = {**entry, "Name": product.get("Name"), "ProductCode": product.get("ProductCode")}
 
 
+CHART_INSTANCE = "ListViewChartInstance"
+
+
+def sync_chart_instances(org: "Org", entity: Any) -> None:
+    """Make the ListViewChartInstance records of ``entity`` one per (chart of the entity, list view of it)."""
+    if CHART_INSTANCE not in org.schema or not entity:
+        return
+    table = org._tables[CHART_INSTANCE]
+    charts = [c for c in org._tables["ListViewChart"].values() if c.get("SobjectType") == entity]
+    views = [v for v in org._tables["ListView"].values() if v.get("SobjectType") == entity]
+    want = {(c["Id"], v["Id"]): c for c in charts for v in views}
+    have = {(r.get("ListViewChartId"), r.get("ListViewContextId")): rid for rid, r in table.items()
+            if r.get("SourceEntity") == entity}
+    for key, rid in have.items():
+        if key not in want:
+            del table[rid]
+    for (chart_id, view_id), chart in want.items():
+        fields = {"Label": chart.get("MasterLabel"), "DeveloperName": chart.get("DeveloperName"),
+                  "ExternalId": chart_id, "ListViewChartId": chart_id, "ListViewContextId": view_id,
+                  "SourceEntity": entity, "ChartType": chart.get("ChartType"),
+                  "AggregateType": chart.get("AggregateType"), "AggregateField": chart.get("AggregateField"),
+                  "GroupingField": chart.get("GroupingField"), "IsDeletable": True, "IsEditable": True}
+        existing = have.get((chart_id, view_id))
+        if existing is None:
+            org.insert_trusted(CHART_INSTANCE, fields, user_id=org.default_user_id)
+        elif any(table[existing].get(k) != v for k, v in fields.items()):
+            table[existing] = {**table[existing], **fields}
+
+
 def after_insert(org: "Org", obj: "ObjectSchema", rec: "Record") -> None:
     """Create companion records of a new record."""
-    if obj.name == "User" and "UserLogin" in org.schema:
+    if obj.name in ("ListView", "ListViewChart"):
+        sync_chart_instances(org, rec.get("SobjectType"))
+    elif obj.name == "User" and "UserLogin" in org.schema:
         org.insert_trusted("UserLogin", {"UserId": rec["Id"], "IsFrozen": False, "IsPasswordLocked": False},
                            user_id=org.default_user_id)
     elif obj.name == "UserRole" and "Group" in org.schema:
@@ -129,8 +163,11 @@ def after_insert(org: "Org", obj: "ObjectSchema", rec: "Record") -> None:
 
 
 def after_update(org: "Org", obj: "ObjectSchema", rec: "Record", old: "Record") -> None:
-    """Follow-up of an update (keeps role groups' developer names in step with the role)."""
-    if obj.name == "UserRole" and rec.get("DeveloperName") != old.get("DeveloperName"):
+    """Follow-up of an update (keeps role groups' developer names and chart instances in step)."""
+    if obj.name in ("ListView", "ListViewChart"):
+        for entity in {rec.get("SobjectType"), old.get("SobjectType")}:
+            sync_chart_instances(org, entity)
+    elif obj.name == "UserRole" and rec.get("DeveloperName") != old.get("DeveloperName"):
         table = org._tables["Group"]
         for gid, group in list(table.items()):
             if group.get("RelatedId") == rec["Id"]:

@@ -1,4 +1,7 @@
-"""``pytest-cua org serve``: run the embedded org over HTTPS until interrupted."""
+"""``pytest-cua org serve``: run the embedded org over HTTPS until interrupted.
+
+``--write-entry FILE`` also adds the org to an orgs file (``--cua-orgs FILE``, mode 0600) under ``--name``, so
+pytest workers elsewhere can lease it (see ``pytest_cua.orgpool``)."""
 
 from __future__ import annotations
 
@@ -25,10 +28,28 @@ def serve(args: argparse.Namespace) -> int:
     server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures,
                        extensions=[] if args.no_ui else None)
     creds = server.start()
+    if args.write_entry:
+        from pytest_cua.orgpool import OrgsFileError, write_entry
+
+        name = args.name or _default_name(data_dir)
+        try:
+            write_entry(args.write_entry, name, creds)
+        except (OrgsFileError, OSError) as exc:
+            server.stop()
+            sys.stderr.write(f"pytest-cua org serve: --write-entry {args.write_entry}: {exc}\n")
+            return 2
     sys.stdout.write(creds.to_json() + "\n")
     sys.stdout.flush()
     server.serve_forever()
     return 0
+
+
+def _default_name(data_dir: Path) -> str:
+    """The entry name when ``--name`` is not given: the data folder's name (letters, digits, ``._-``)."""
+    import re
+
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", data_dir.name).strip("-._") or "localorg"
+    return name[:64]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,6 +63,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sv.add_argument("--fixtures", default=None, help="schema and seed directory (default "
                     "$PYTEST_CUA_LOCALORG_FIXTURES, else the package's fixtures/localorg)")
     sv.add_argument("--no-ui", action="store_true", help="serve the API only (no web UI pages)")
+    sv.add_argument("--write-entry", default=None, metavar="FILE",
+                    help="also add this org to the orgs file FILE (for --cua-orgs; created with mode 0600, other "
+                         "entries kept)")
+    sv.add_argument("--name", default=None, help="the org's name in --write-entry's file (default: the data "
+                    "folder's name)")
     sv.add_argument("-v", "--verbose", action="store_true", help="log requests (paths only, never query strings)")
     sv.set_defaults(func=serve)
     org.set_defaults(func=lambda args: (org.print_help(), 2)[1])

@@ -186,6 +186,7 @@ class ObjectSchema:
     validation_rules: list[dict[str, Any]] = field(default_factory=list)
     child_relationships: list[ChildRelationship] = field(default_factory=list)
     source: str = ""
+    derived: bool = False  # kept by the org from other records: queried, never written through the API
     _lower: dict[str, str] = field(default_factory=dict, repr=False)
     _relationships: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -340,7 +341,7 @@ def parse_object(raw: dict[str, Any], source: str = "<dict>") -> ObjectSchema:
         (raw.get("label") or _label_of(name)) + "s", key_prefix=prefix, fields=fields, name_field=name_field,
         owner=owner, api=api, sharing=dict(raw.get("sharing", {})),
         lookup_fields=list(raw.get("lookupFields", [name_field] if name_field else [])),
-        validation_rules=list(raw.get("validationRules", [])), source=source,
+        validation_rules=list(raw.get("validationRules", [])), source=source, derived=bool(raw.get("derived")),
     )
 
 

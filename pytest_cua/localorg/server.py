@@ -6,7 +6,7 @@
     creds = server.start()              # OrgCredentials: instance_url, client_id, ..., ca_path
     token = server.access_token()       # in-process shortcut; or creds.login() over OAuth
     sf = Salesforce(instance_url=creds.instance_url, session_id=token, session=creds.requests_session())
-    snap = server.org.snapshot(); ...; server.org.restore(snap)
+    snap = server.org.snapshot(); ...; server.org.restore(snap)   # in process; over HTTPS: localorg.control
     server.stop()
 
 Extensions (the UI) register routes on ``server.app`` through ``register(app)`` functions: by default the module
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from pytest_cua.localorg import api, pages
+from pytest_cua.localorg import analytics, api, control, metadata, pages, soap
 from pytest_cua.localorg.app import OrgApp
 from pytest_cua.localorg.auth import DEFAULT_TTL, TokenStore, load_or_create_credentials
 from pytest_cua.localorg.httpserver import OrgHTTPServer
@@ -112,10 +112,14 @@ class OrgServer:
         self.tokens = TokenStore(self.org.org_id, ttl=token_ttl)
         self.app = OrgApp(self.org, self.credentials, self.tokens)
         api.register(self.app)
+        soap.register(self.app)  # convertLead
+        metadata.register(self.app)  # the Metadata API (SOAP /services/Soap/m)
+        analytics.register(self.app)  # the Analytics REST API (reports and dashboards)
         exts = list(_default_extensions() if extensions is None else extensions)
         for register in exts:
             register(self.app)
         pages.register(self.app, home_page=not any(r.rule == "/" for r in self.app.url_map.iter_rules()))
+        control.register(self.app)  # snapshot/restore/residue over HTTPS; its baseline is the org as of now
         self._server: OrgHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.org_credentials: OrgCredentials | None = None

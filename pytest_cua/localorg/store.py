@@ -32,6 +32,8 @@ class OrgSnapshot:
     tables: dict[str, dict[str, Record]]
     counters: dict[str, int]
     taken_at: float = field(default_factory=time.time)
+    metadata: dict[tuple[str, str], Any] = field(default_factory=dict)  # (type, fullName) -> immutable component
+    schema: Schema | None = None  # the schema object of the time (a deploy replaces it, never mutates it)
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,14 @@ class LeadConversion:
     account_id: str
     contact_id: str
     opportunity_id: str | None
+
+
+def _writable(obj: ObjectSchema, operation: str) -> None:
+    """A derived object (the org keeps its records from others) takes no write through the API, as in
+    Salesforce: INVALID_TYPE_FOR_OPERATION naming the operation and the object."""
+    if obj.derived:
+        done = {"insert": "inserted", "update": "updated", "delete": "deleted"}[operation]
+        raise OrgError("INVALID_TYPE_FOR_OPERATION", f"entity type cannot be {done}: {obj.label}")
 
 
 class Org:
@@ -62,14 +72,35 @@ class Org:
         self._counters: dict[str, int] = {}
         self._depth = 0
         self.unenforced_rules: dict[str, str] = {}  # "Object.Rule" -> why it is not enforced
+        # Metadata API components without a record form (GlobalValueSet, CustomTab, ...): (type, fullName) ->
+        # an immutable value (pytest_cua.localorg.metadata owns the values); snapshots copy it like a table
+        self.metadata: dict[tuple[str, str], Any] = {}
+        # extra residue lines (the metadata package names record-backed components: "Metadata Queue 'X' deleted")
+        self.residue_hooks: list[Callable[["Org", OrgSnapshot], list[str]]] = []
+        self._incoming: dict[str, list[tuple[str, FieldSchema]]] = {}
+        self._link_incoming()
+        behaviors.install_metadata(self)
+
+    def _link_incoming(self) -> None:
         # object name -> [(child object, reference field)] for every reference pointing at it
-        self._incoming: dict[str, list[tuple[str, FieldSchema]]] = {name: [] for name in self.schema.objects}
+        self._incoming = {name: [] for name in self.schema.objects}
         for obj in self.schema.objects.values():
             for f in obj.fields.values():
                 if f.type == "reference" and not f.system:
                     for target in f.reference_to:
                         self._incoming[target].append((obj.name, f))
-        behaviors.install_metadata(self)
+
+    def replace_schema(self, schema: Schema) -> None:
+        """Serve ``schema`` from now on (a deploy of custom objects or fields builds a new ``Schema``; the old one
+        stays untouched for the snapshots that hold it). Tables of new objects start empty, tables of objects
+        that are gone are dropped. Part of the enclosing transaction."""
+        with self.lock:
+            self.schema = schema
+            for name in schema.objects:
+                self._tables.setdefault(name, {})
+            for name in [n for n in self._tables if n not in schema.objects]:
+                del self._tables[name]
+            self._link_incoming()
 
     # ------------------------------------------------------------------ lookups
 
@@ -191,6 +222,7 @@ class Org:
         REQUIRED_FIELD_MISSING, INVALID_CROSS_REFERENCE_KEY, DUPLICATE_VALUE,
         FIELD_CUSTOM_VALIDATION_EXCEPTION, ...) without writing anything."""
         obj = self.object(sobject)
+        _writable(obj, "insert")
         with self.transaction():
             given = self._coerce_input(obj, fields, creating=True)
             return self.insert_trusted(obj.name, given, user_id=user_id)
@@ -236,6 +268,7 @@ class Org:
     def update(self, sobject: str, record_id: str, fields: Mapping[str, Any], *, user_id: str | None = None) -> None:
         """Change fields of a record; NOT_FOUND (404) when it does not exist."""
         obj = self.object(sobject)
+        _writable(obj, "update")
         with self.transaction():
             rid = self._existing_id(obj, record_id)
             given = self._coerce_input(obj, fields, creating=False)
@@ -263,6 +296,7 @@ class Org:
         """Delete a record; records that must go with it (master-detail children) are deleted too, optional
         lookups pointing at it are cleared."""
         obj = self.object(sobject)
+        _writable(obj, "delete")
         with self.transaction():
             rid = self._existing_id(obj, record_id)
             behaviors.before_delete(self, obj, self._tables[obj.name][rid])
@@ -474,12 +508,25 @@ class Org:
     # ------------------------------------------------------------------ snapshots
 
     def _capture(self) -> OrgSnapshot:
-        return OrgSnapshot({name: table.copy() for name, table in self._tables.items()}, dict(self._counters))
+        return OrgSnapshot({name: table.copy() for name, table in self._tables.items()}, dict(self._counters),
+                           metadata=dict(self.metadata), schema=self.schema)
 
     def _put_back(self, snap: OrgSnapshot, scope: Sequence[str] | None) -> None:
-        names = self.schema.objects if scope is None else [self.object(n).name for n in scope]
+        # metadata and the schema always go back whatever the scope; a task that changed them gets every table
+        # back (a deploy writes records of objects no scope names: EntityDefinition, ListView, ...)
+        if scope is not None and (snap.schema is not None and snap.schema is not self.schema or
+                                  self.metadata != snap.metadata):
+            scope = None
+        self.metadata = dict(snap.metadata)
+        before = self.schema
+        if snap.schema is not None and snap.schema is not self.schema:
+            self.replace_schema(snap.schema)
+        if scope is None:
+            names: Sequence[str] = list(self.schema.objects)
+        else:  # an object the task created is gone with the schema of the snapshot: nothing to put back
+            names = [self.object(n).name for n in scope if n in self.schema or n not in before]
         for name in names:
-            self._tables[name] = snap.tables[name].copy()
+            self._tables[name] = snap.tables.get(name, {}).copy()
         if scope is None:
             self._counters = dict(snap.counters)
         else:
@@ -504,6 +551,27 @@ class Org:
         """Every record that differs from ``snapshot``, one readable line each; empty means identical."""
         out: list[str] = []
         with self.lock:
+            then_schema = snapshot.schema or self.schema
+            for name in sorted(set(self.schema.objects) - set(then_schema.objects)):
+                out.append(f"Schema object {name} created")
+            for name in sorted(set(then_schema.objects) - set(self.schema.objects)):
+                out.append(f"Schema object {name} deleted")
+            for name in sorted(set(self.schema.objects) & set(then_schema.objects)):
+                now_o, then_o = self.schema.objects[name], then_schema.objects[name]
+                if now_o is not then_o:
+                    for fname in sorted(set(now_o.fields) ^ set(then_o.fields)):
+                        out.append(f"Schema field {name}.{fname} {'created' if fname in now_o.fields else 'deleted'}")
+                    for fname in sorted(set(now_o.fields) & set(then_o.fields)):
+                        if now_o.fields[fname] != then_o.fields[fname]:
+                            out.append(f"Schema field {name}.{fname} changed")
+            for key in sorted(set(self.metadata) | set(snapshot.metadata)):
+                now_c, then_c = self.metadata.get(key), snapshot.metadata.get(key)
+                if now_c is then_c or now_c == then_c:
+                    continue
+                what = "created" if then_c is None else "deleted" if now_c is None else "changed"
+                out.append(f"Metadata {key[0]} {key[1]!r} {what}")
+            for hook in self.residue_hooks:
+                out.extend(hook(self, snapshot))
             for name in sorted(self._tables):
                 now_t, then_t = self._tables[name], snapshot.tables.get(name, {})
                 if now_t is then_t:
