@@ -37,6 +37,20 @@ Seed records are SCUBA's export of a real org, so they are adapted before the or
 
 What still does not fit after that (a missing required field, a picklist value the schema lacks) is a
 ``SeedError`` naming the file, object, record and field: provisioning fails with it.
+
+Before the seed records, the release's metadata prerequisites (``scuba/prerequisites/metadata``, in
+Salesforce's source format) are converted to a deploy package at run time (``prerequisite_package``:
+``objects/X/X.object-meta.xml`` and ``objects/X/fields/*.field-meta.xml`` become ``objects/X.object`` with its
+``<fields>``, ``queues/Q.queue-meta.xml`` becomes ``queues/Q.queue``, ...) and deployed through the org's
+Metadata API over SOAP with the environment's API session (``install_metadata``), all or nothing, as SCUBA
+deploys them before its tasks: the custom objects (MyAnimal__c, ...) become sObjects, the queues Group records,
+the approval processes, duplicate and matching rules, flow, layout, tab, settings and the Admin profile
+components. Left out, each with a note: the Einstein bot and Agentforce folders (``SKIPPED_FOLDERS``), and the
+report files whose reports the org already has as Report records (the seed's five reports are those files,
+kept as Analytics records so the report templates read them; a deployed Report would be a second, document-only
+copy). A file the conversion cannot place or a component the org refuses is a ``PrerequisiteError`` naming the
+file, the component and the problem. The seed records need the org's store: an org served by another process
+(``--cua-orgs``) cannot be prepared for the release.
 """
 
 from __future__ import annotations
@@ -58,6 +72,7 @@ if TYPE_CHECKING:
 ZERO_SHOT_FILE = "data/test_zero_shot.json"
 DEMO_AUG_FILE = "data/test_demo_aug.json"
 SEED_DIR = "scuba/prerequisites/data/bulk_data"
+METADATA_DIR = "scuba/prerequisites/metadata"
 PERSONAS = ("admin", "sales", "service")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ROOT_OPTION = "scuba_root"  # dest of --scuba-root (registered in suites/scuba/conftest.py)
@@ -165,10 +180,16 @@ class SeedReport:
 
     installed: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # how long the org's preparation took
 
     def line(self) -> str:
-        total = sum(self.installed.values())
-        out = f"{total} seed records of {len(self.installed)} objects"
+        records = {k: v for k, v in self.installed.items() if not k.startswith("Metadata ")}
+        out = f"{sum(records.values())} seed records of {len(records)} objects"
+        components = sum(v for k, v in self.installed.items() if k.startswith("Metadata "))
+        if components:
+            out += f", {components} metadata components"
+        if self.seconds:
+            out += f" in {self.seconds:.1f} s"
         if self.notes:
             out += f"; {len(self.notes)} adaptations (listed with -v)"
         return out
@@ -192,10 +213,10 @@ def _is_combined(records: list[Any]) -> bool:
 class _SeedAdapter:
     """Adapts the records of a SCUBA export to this org's schema and installs them (see the module doc)."""
 
-    def __init__(self, org: "Org", directory: Path) -> None:
+    def __init__(self, org: "Org", directory: Path, report: SeedReport | None = None) -> None:
         self.org = org
         self.directory = directory
-        self.report = SeedReport()
+        self.report = report if report is not None else SeedReport()
         self.id_map: dict[str, str] = {}  # exporting org's id -> this org's id
         self.release_order: dict[str, list[str]] = {}  # object -> its records' ids here, in file order
         self.foreign_order: dict[tuple[str, str], list[str]] = {}  # (object, field) -> foreign ids, first seen
@@ -351,10 +372,11 @@ class _SeedAdapter:
                 self.report.installed[name] = self.report.installed.get(name, 0) + 1
 
 
-def install_seed(org: "Org", directory: str | Path) -> SeedReport:
+def install_seed(org: "Org", directory: str | Path, report: SeedReport | None = None) -> SeedReport:
     """Adapt and install a SCUBA export's seed records into ``org`` atomically; raises ``SeedError`` naming the
-    file, object, record and field when a record still does not fit."""
-    return _SeedAdapter(org, Path(directory)).install()
+    file, object, record and field when a record still does not fit. ``report`` (a new one by default) gets
+    what was installed and left out."""
+    return _SeedAdapter(org, Path(directory), report).install()
 
 
 # What a new Salesforce Developer Edition org has before any data is loaded and SCUBA's tasks take for granted
@@ -383,6 +405,13 @@ ORG_DEFAULT_ROLES: tuple[tuple[str, str | None], ...] = (
 ORG_DEFAULT_USERS: tuple[tuple[str, str], ...] = (("Integration", "intgr"), ("Security", "secur"))
 
 
+def role_developer_name(name: str) -> str:
+    """The DeveloperName Salesforce gives a sample role: its letters and digits run together
+    (``Customer Support, North America`` -> ``CustomerSupportNorthAmerica``, ``SVP, Customer Service & Support``
+    -> ``SVPCustomerServiceSupport``), as SCUBA's tasks name them (admin_009_001 and admin_009_002)."""
+    return re.sub(r"[^A-Za-z0-9]+", "", name)
+
+
 def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[str]:
     """The standard roles and system users of a new Developer Edition org that ``org`` lacks (see
     ``ORG_DEFAULT_ROLES``); returns the names installed."""
@@ -393,7 +422,7 @@ def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[s
     for name, parent in ORG_DEFAULT_ROLES:
         if name.lower() in roles:
             continue
-        row: dict[str, Any] = {"Name": name, "DeveloperName": re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")}
+        row: dict[str, Any] = {"Name": name, "DeveloperName": role_developer_name(name)}
         if parent is not None and parent.lower() in roles:
             row["ParentRoleId"] = roles[parent.lower()]
         roles[name.lower()] = load_records(org, "UserRole", [row], source="Developer Edition org defaults")[0]
@@ -425,27 +454,348 @@ def custom_objects(task: Task) -> list[str]:
     return [m for m in found if isinstance(m, str)] if isinstance(found, list) else []
 
 
-def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport | None = None) -> list[str]:
-    """An ``EntityDefinition`` (the org-wide sharing settings' home) for each custom object the release's
-    metadata prerequisites name and the org lacks: SCUBA deploys those objects before its tasks. Defaults are
-    Salesforce's for a new custom object (internal ReadWrite, external Private)."""
-    from pytest_cua.localorg.seed import load_records
+# --- metadata prerequisites ------------------------------------------------------------------------------
 
-    if "EntityDefinition" not in org.schema:
-        return []
-    existing = {str(r.get("QualifiedApiName", "")).lower() for r in org.records("EntityDefinition")}
+#: folders of the prerequisites the embedded org does not take, and why (each skipped file is a note)
+SKIPPED_FOLDERS = {
+    "bots": ("Bot", "Einstein bots need Einstein Bots, which the embedded org does not have"),
+    "genAiFunctions": ("GenAiFunction", "Agentforce actions need Agentforce, which the embedded org does not have"),
+    "genAiPlugins": ("GenAiPlugin", "Agentforce topics need Agentforce, which the embedded org does not have"),
+    "genAiPromptTemplates": ("GenAiPromptTemplate",
+                             "prompt templates need Prompt Builder, which the embedded org does not have"),
+}
+#: the settings SCUBA deploys before every task, whatever the task names (scuba/phases/prerequisites.py)
+ALWAYS_SETTINGS = ("Knowledge", "ServiceSetupAssistant", "Quote", "Entitlement")
+_OBJECT_CHILDREN = ("fields", "listViews", "validationRules", "businessProcesses", "recordTypes", "webLinks",
+                    "compactLayouts", "fieldSets", "sharingReasons", "indexes")
+
+
+class PrerequisiteError(ValueError):
+    """A metadata prerequisite the org cannot take: names the file (relative to the prerequisites folder), the
+    component and the problem."""
+
+    def __init__(self, path: str, component: str, problem: str) -> None:
+        super().__init__(f"{path}: {component}: {problem}" if component else f"{path}: {problem}")
+        self.path, self.component, self.problem = path, component, problem
+
+
+@dataclass
+class PrerequisitePackage:
+    """The release's metadata prerequisites as a deploy package (the Metadata API's file layout)."""
+
+    directory: Path
+    files: dict[str, bytes] = field(default_factory=dict)  # package path -> content (package.xml included)
+    types: dict[str, list[str]] = field(default_factory=dict)  # package.xml: type -> members
+    sources: dict[str, str] = field(default_factory=dict)  # package path -> source file(s), relative
+    notes: list[str] = field(default_factory=list)
+    wanted: dict[str, set[str]] | None = None  # type -> members (lower case) to deploy; None: every file
+    unnamed: list[str] = field(default_factory=list)  # components of the folder no task names
+    found: set[tuple[str, str]] = field(default_factory=set)  # (type, member lower case) met in the folder
+
+    def named(self, type_name: str, member: str) -> bool:
+        self.found.add((type_name, member.lower()))
+        return self.wanted is None or member.lower() in self.wanted.get(type_name, set())
+
+    def add(self, type_name: str, member: str, path: str, body: Any, source: str) -> None:
+        from pytest_cua.localorg.metadata import xmltree as X
+
+        if not self.named(type_name, member):
+            self.unnamed.append(f"{type_name} {member}")
+            return
+        self.files[path] = X.to_file(body)
+        self.types.setdefault(type_name, []).append(member)
+        self.sources[path] = source
+
+    def zip_bytes(self, version: str = "62.0") -> bytes:
+        """The deploy zip: ``package.xml`` and every component file at its root."""
+        from pytest_cua.localorg.metadata.packages import build_zip, package_xml
+
+        return build_zip({"package.xml": package_xml(self.types, version), **self.files})
+
+    def component_count(self) -> int:
+        return sum(len(m) for m in self.types.values())
+
+
+def _source_name(path: Path) -> tuple[str, str]:
+    """``Account.required_account_action.approvalProcess-meta.xml`` -> (member, suffix)."""
+    stem = path.name.removesuffix("-meta.xml")
+    member, _, suffix = stem.rpartition(".")
+    return member, suffix
+
+
+def _parse(path: Path, rel: str) -> Any:
+    from pytest_cua.localorg.metadata import xmltree as X
+
+    try:
+        return X.parse(path.read_bytes(), rel)
+    except X.MetadataXmlError as exc:
+        raise PrerequisiteError(rel, "", str(exc).removeprefix(f"{rel}: ")) from None
+    except OSError as exc:
+        raise PrerequisiteError(rel, "", f"cannot be read: {exc.strerror or exc}") from None
+
+
+def _child(body: Any, tag: str, name: str, rel: str) -> Any:
+    """A child component file's body as the element of its parent's file (``<fields>`` with its fullName)."""
+    from pytest_cua.localorg.metadata import xmltree as X
+
+    given = X.text_of(body, "fullName")
+    if given not in (None, "", name):
+        raise PrerequisiteError(rel, name, f"the file names the component {given!r}")
+    out = X.element(tag, [X.leaf("fullName", name), *(c for c in body if c.tag != "fullName")])
+    return out
+
+
+def wanted_members(tasks: Iterable[Task]) -> dict[str, set[str]]:
+    """What SCUBA deploys for the release's tasks: every task's ``prerequisites.metadata.types_and_members``
+    and the settings of ``ALWAYS_SETTINGS`` (type -> members, lower case)."""
+    out: dict[str, set[str]] = {"Settings": {m.lower() for m in ALWAYS_SETTINGS}}
+    for task in tasks:
+        prereq = task.extra.get("prerequisites") or {}
+        meta = prereq.get("metadata") if isinstance(prereq, Mapping) else None
+        members = meta.get("types_and_members") if isinstance(meta, Mapping) else None
+        for type_name, names in (members.items() if isinstance(members, Mapping) else ()):
+            if isinstance(names, list):
+                out.setdefault(str(type_name), set()).update(str(n).lower() for n in names)
+    return out
+
+
+def prerequisite_package(directory: str | Path, *, wanted: Mapping[str, Iterable[str]] | None = None,
+                         skip_reports: Iterable[str] = ()) -> PrerequisitePackage:
+    """The metadata prerequisites of a SCUBA checkout (Salesforce's source format: ``objects/X/X.object-meta.xml``
+    with ``objects/X/fields/F.field-meta.xml``, ``queues/Q.queue-meta.xml``, ...) converted to the deploy
+    format (``objects/X.object`` holding its ``<fields>``, ``queues/Q.queue``). ``wanted`` (type -> members,
+    see ``wanted_members``) limits it to what the tasks name, as SCUBA deploys only those: the rest of the folder
+    (the matching rules some tasks ask an agent to create, for one) is left out with a note, and so is a named
+    member without a file (SCUBA skips it too). ``skip_reports`` are the
+    developer names of reports the org already has as records: their files are left out with a note. Folders of
+    ``SKIPPED_FOLDERS`` are left out with a note; anything else the conversion cannot place raises
+    ``PrerequisiteError`` naming the file."""
+    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.localorg.metadata.types import TYPES
+
+    root = Path(directory)
+    pkg = PrerequisitePackage(root)
+    if wanted is not None:
+        pkg.wanted = {t: {m.lower() for m in members} for t, members in wanted.items()}
+    if not root.is_dir():
+        raise PrerequisiteError(str(root), "", "no such folder (is --scuba-root a SCUBA checkout?)")
+    by_folder = {info.directory: info for info in TYPES.values() if info.directory}
+    skip = {r.lower() for r in skip_reports}
+    objects: dict[str, tuple[Any, list[str]]] = {}  # object -> (its file's body, sources)
+    loose_fields: list[tuple[str, str, Any, str]] = []  # fields/<Object>.<Field>.field-meta.xml
+    for folder in sorted(p for p in root.iterdir()):
+        rel_folder = folder.name
+        if not folder.is_dir():
+            raise PrerequisiteError(rel_folder, "", "a file outside a type folder")
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        if rel_folder in SKIPPED_FOLDERS:
+            type_name, why = SKIPPED_FOLDERS[rel_folder]
+            if pkg.wanted is not None and not pkg.wanted.get(type_name):
+                pkg.unnamed.append(f"{rel_folder}/ ({len(files)} files)")
+                continue
+            pkg.found.update((type_name, m) for m in (pkg.wanted or {}).get(type_name, ()))
+            pkg.notes.append(f"metadata prerequisites: {rel_folder}/ left out ({len(files)} files: "
+                             f"{', '.join(str(p.relative_to(root)) for p in files)}): {why}")
+            continue
+        if rel_folder == "objects":
+            for obj_dir in sorted(p for p in folder.iterdir()):
+                name = obj_dir.name
+                own = obj_dir / f"{name}.object-meta.xml"
+                if not obj_dir.is_dir() or not own.is_file():
+                    raise PrerequisiteError(str(obj_dir.relative_to(root)), name,
+                                            f"a custom object folder holds {name}.object-meta.xml")
+                body = _parse(own, str(own.relative_to(root)))
+                if body.tag != "CustomObject":
+                    raise PrerequisiteError(str(own.relative_to(root)), name,
+                                            f"the root element must be CustomObject, found {body.tag}")
+                sources = [str(own.relative_to(root))]
+                for path in sorted(p for p in obj_dir.rglob("*") if p.is_file() and p != own):
+                    rel = str(path.relative_to(root))
+                    tag = path.parent.name
+                    if path.parent.parent != obj_dir or tag not in _OBJECT_CHILDREN or \
+                            not path.name.endswith("-meta.xml"):
+                        raise PrerequisiteError(rel, name, "not a component of the object (expected "
+                                                f"objects/{name}/<{'|'.join(_OBJECT_CHILDREN)}>/<name>.<type>-meta.xml)")
+                    child_name, _ = _source_name(path)
+                    body.append(_child(_parse(path, rel), tag, child_name, rel))
+                    sources.append(rel)
+                objects[name] = (body, sources)
+            continue
+        if rel_folder == "fields":  # <Object>.<Field>.field-meta.xml: CustomField outside its object's folder
+            for path in files:
+                rel = str(path.relative_to(root))
+                member, suffix = _source_name(path)
+                obj_name, _, fname = member.partition(".")
+                if suffix != "field" or not fname or path.parent != folder:
+                    raise PrerequisiteError(rel, member, "expected fields/<Object>.<Field>.field-meta.xml")
+                loose_fields.append((obj_name, fname, _child(_parse(path, rel), "fields", fname, rel), rel))
+            continue
+        info = by_folder.get(rel_folder)
+        if info is None:
+            raise PrerequisiteError(rel_folder, "", "no metadata type of the embedded org keeps its files in this "
+                                                    "folder")
+        for path in files:
+            rel = str(path.relative_to(root))
+            if not path.name.endswith("-meta.xml"):
+                raise PrerequisiteError(rel, "", "a content file (the org takes no type with content files)")
+            member, suffix = _source_name(path)
+            inner = path.parent.relative_to(folder)
+            if info.in_folder and suffix == f"{info.suffix}Folder" and str(inner) == ".":
+                body = _parse(path, rel)
+                pkg.add(info.name, member, f"{info.directory}/{member}-meta.xml", body, rel)
+                continue
+            if suffix != info.suffix:
+                raise PrerequisiteError(rel, member, f"expected a .{info.suffix}-meta.xml file in {rel_folder}/")
+            if info.in_folder:
+                if len(inner.parts) != 1:
+                    raise PrerequisiteError(rel, member, f"expected {rel_folder}/<folder>/<name>.{suffix}-meta.xml")
+                member = f"{inner.parts[0]}/{member}"
+                if info.name == "Report" and member.split("/", 1)[1].lower() in skip and \
+                        pkg.named(info.name, member):
+                    pkg.notes.append(f"metadata prerequisites: {rel} left out: the org has the report "
+                                     f"{member.split('/', 1)[1]} as a Report record already (the seed's "
+                                     "reports are these files)")
+                    continue
+            elif str(inner) != ".":
+                raise PrerequisiteError(rel, member, f"expected {rel_folder}/<name>.{suffix}-meta.xml")
+            body = _parse(path, rel)
+            pkg.add(info.name, member, f"{info.directory}/{member}.{info.suffix}", body, rel)
+    for obj_name, fname, el, rel in loose_fields:
+        if obj_name in objects and pkg.named("CustomObject", obj_name):
+            pkg.named("CustomField", f"{obj_name}.{fname}")
+            body, sources = objects[obj_name]
+            same = [f for f in X.children(body, "fields") if X.text_of(f, "fullName") == fname]
+            if same and X.canonical(same[0]) != X.canonical(el):
+                raise PrerequisiteError(rel, f"{obj_name}.{fname}", f"differs from the field in objects/{obj_name}/")
+            if not same:
+                body.append(el)
+                sources.append(rel)
+            continue
+        if not pkg.named("CustomField", f"{obj_name}.{fname}"):
+            pkg.unnamed.append(f"CustomField {obj_name}.{fname}")
+            continue
+        key = f"objects/{obj_name}.object"
+        holder = X.parse(pkg.files[key], key) if key in pkg.files else X.element("CustomObject")
+        holder.append(el)
+        pkg.files[key] = X.to_file(holder)
+        pkg.types.setdefault("CustomField", []).append(f"{obj_name}.{fname}")
+        pkg.sources[key] = ", ".join(filter(None, [pkg.sources.get(key), rel]))
+    for name, (body, sources) in objects.items():
+        if pkg.named("CustomObject", name):  # its fields come with it
+            pkg.found.update(("CustomField", f"{name}.{X.text_of(f, 'fullName')}".lower())
+                             for f in X.children(body, "fields"))
+        pkg.add("CustomObject", name, f"objects/{name}.object", X.sorted_children(body), ", ".join(sources))
+    if pkg.unnamed:
+        pkg.notes.append(f"metadata prerequisites no release task names, not deployed (SCUBA deploys what a task "
+                         f"names): {', '.join(sorted(pkg.unnamed))}")
+    missing = sorted(f"{t} {m}" for t, members in (pkg.wanted or {}).items() for m in members
+                     if (t, m) not in pkg.found)
+    if missing:
+        pkg.notes.append(f"metadata prerequisites the release tasks name without a file in {root}, left out (SCUBA "
+                         f"skips them too): {', '.join(missing)}")
+    return pkg
+
+
+def _deploy_failures(pkg: PrerequisitePackage, failures: Iterable[tuple[str, str, str]]) -> PrerequisiteError:
+    """One error naming every component the org refused, (package file, component, problem), by its source
+    files; ``path`` and ``component`` are those of the first."""
+    named = [(pkg.sources.get(f.removeprefix("unpackaged/"), f), c, p) for f, c, p in failures]
+    if not named:
+        return PrerequisiteError(str(pkg.directory), "", "the deploy failed without naming a component")
+    lines = "\n  ".join(f"{source}: {component}: {problem}" for source, component, problem in named)
+    err = PrerequisiteError(str(pkg.directory), "", f"the org refused {len(named)} metadata prerequisites:\n  "
+                                                    f"{lines}")
+    err.path, err.component = named[0][0], named[0][1]
+    return err
+
+
+def deploy_over_api(sf: Any, pkg: PrerequisitePackage, *, timeout: float = 120.0) -> int:
+    """Deploy ``pkg`` through the Metadata API's SOAP endpoint with the client's session (``env.org``), all or
+    nothing; returns the number of components deployed. A refused component raises ``PrerequisiteError``
+    naming the source file, the component and Salesforce's problem."""
+    import base64
+    import time
+
+    from .templates import metadata_io as md
+
+    data = base64.b64encode(pkg.zip_bytes()).decode("ascii")
+    try:
+        started = md.call(sf, "deploy", f"<ZipFile>{data}</ZipFile><DeployOptions><rollbackOnError>true"
+                                        "</rollbackOnError><singlePackage>true</singlePackage></DeployOptions>")
+        job = started.findtext("result/id") or ""
+        deadline = time.monotonic() + timeout
+        while True:
+            status = md.call(sf, "checkDeployStatus", f"<asyncProcessId>{job}</asyncProcessId>"
+                                                      "<includeDetails>true</includeDetails>")
+            result = status.find("result")
+            if result is not None and result.findtext("done") == "true":
+                break
+            if time.monotonic() > deadline:
+                raise PrerequisiteError(str(pkg.directory), "", f"the deploy {job} did not finish in {timeout:.0f} s")
+            time.sleep(0.5)
+    except md.MetadataCallError as exc:
+        raise PrerequisiteError(str(pkg.directory), "", f"the Metadata API refused the deploy: {exc}") from None
+    if result.findtext("success") != "true":
+        failures = [(f.findtext("fileName") or "", f.findtext("fullName") or "", f.findtext("problem") or "")
+                    for f in result.iter("componentFailures")]
+        raise _deploy_failures(pkg, failures)
+    return int(result.findtext("numberComponentsDeployed") or 0)
+
+
+def install_metadata(sf: Any, directory: str | Path, report: SeedReport | None = None,
+                     tasks: Iterable[Task] | None = None) -> PrerequisitePackage:
+    """Deploy the metadata prerequisites folder of a SCUBA checkout (``scuba/prerequisites/metadata``) into the
+    org of the API client ``sf`` (simple-salesforce) over its Metadata API, as SCUBA deploys them before its
+    tasks: custom objects become sObjects, queues Group records, and so on. Reports the org already holds as
+    records (the seed's Report records come from the same files) are left out with a note. With ``tasks``, only
+    what their prerequisites name (``wanted_members``); without, every file of the folder."""
+    from simple_salesforce.exceptions import SalesforceError
+
+    try:
+        have = {str(r.get("DeveloperName")) for r in sf.query_all("SELECT DeveloperName FROM Report")["records"]}
+    except SalesforceError:  # an org without the Report object: every report file is deployed
+        have = set()
+    wanted = wanted_members(tasks) if tasks is not None else None
+    pkg = prerequisite_package(directory, wanted=wanted, skip_reports=have)
+    deployed = deploy_over_api(sf, pkg)
+    if report is not None:
+        for type_name, members in pkg.types.items():
+            key = f"Metadata {type_name}"
+            report.installed[key] = report.installed.get(key, 0) + len(members)
+        report.notes += pkg.notes
+        report.notes.append(f"metadata prerequisites: {pkg.component_count()} components deployed "
+                            f"({deployed} with their child components) from {directory}")
+    return pkg
+
+
+def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport | None = None) -> list[str]:
+    """Each custom object the release's metadata prerequisites name that ``org`` still lacks (a checkout without
+    the object's files), deployed in process as an empty custom object (a real sObject with its Name field;
+    Salesforce's defaults for a new custom object: internal ReadWrite, external Private). Returns the names."""
+    from pytest_cua.localorg.metadata import MetadataStore
+    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.localorg.metadata.packages import DeployOptions, deploy
+
     wanted = sorted({m for t in tasks if t.extra.get("release") for m in custom_objects(t)})
-    new = [m for m in wanted if m.lower() not in existing]
-    rows = []
+    new = [m for m in wanted if org.schema.get(m) is None and m.endswith("__c")]
+    if not new:
+        return []
+    pkg = PrerequisitePackage(Path("release task prerequisites"))
     for name in new:
         label = name.removesuffix("__c").replace("_", " ")
-        rows.append({"QualifiedApiName": name, "DeveloperName": name.removesuffix("__c"), "Label": label,
-                     "PluralLabel": f"{label}s", "InternalSharingModel": "ReadWrite",
-                     "ExternalSharingModel": "Private"})
-    load_records(org, "EntityDefinition", rows, source="release metadata prerequisites (CustomObject)")
-    if report is not None and new:
-        report.installed["EntityDefinition"] = report.installed.get("EntityDefinition", 0) + len(new)
-        report.notes.append(f"custom objects of the metadata prerequisites as EntityDefinition only: {', '.join(new)}")
+        body = X.element("CustomObject", [
+            X.leaf("deploymentStatus", "Deployed"), X.leaf("externalSharingModel", "Private"), X.leaf("label", label),
+            X.element("nameField", [X.leaf("label", f"{label} Name"), X.leaf("type", "Text")]),
+            X.leaf("pluralLabel", f"{label}s"), X.leaf("sharingModel", "ReadWrite")])
+        pkg.add("CustomObject", name, f"objects/{name}.object", body, f"CustomObject {name} of the task records")
+    outcome = deploy(MetadataStore(org), pkg.zip_bytes(), DeployOptions())
+    if not outcome.success:
+        raise _deploy_failures(pkg, [(m.file_name, m.full_name, m.problem) for m in outcome.messages
+                                     if not m.success])
+    if report is not None:
+        report.installed["Metadata CustomObject"] = report.installed.get("Metadata CustomObject", 0) + len(new)
+        report.notes.append(f"custom objects the tasks name without files in the metadata prerequisites, deployed "
+                            f"empty (no fields): {', '.join(new)}")
     return new
 
 
@@ -505,7 +855,12 @@ class ScubaSuite(Suite):
         return sources
 
     def prepare(self, env: "Environment", config: Any) -> None:
-        """Install the release's seed records (only with ``--scuba-root``) before the org's snapshot."""
+        """With ``--scuba-root`` only, before the org's snapshot, as SCUBA prepares its org: the release's
+        metadata prerequisites deployed over the org's Metadata API (``install_metadata``), then its seed
+        records, the Developer Edition defaults and empty custom objects for any the tasks name without files.
+        The seed records need the org's store (an org served by this process)."""
+        import time
+
         root = release_root(config)
         if root is None:
             return
@@ -514,15 +869,24 @@ class ScubaSuite(Suite):
             from pytest_cua.envs.base import ProvisioningError
 
             raise ProvisioningError(f"suite {self.name!r}: the environment {env.name!r} has no org store for "
-                                    f"SCUBA's seed records")
-        report = install_seed(store, root / SEED_DIR)
-        install_org_defaults(store, report)
+                                    f"SCUBA's seed records (the release needs an org served by this process: "
+                                    f"--cua-org local)")
+        started = time.monotonic()
+        report = SeedReport()
         try:
             tasks = load_release(release_file(root, demos=demos_wanted(config)), demos=demos_wanted(config),
                                  suite=self.name)
         except TaskFileError:
             tasks = []  # already a collection error of its own
+        metadata = root / METADATA_DIR
+        if metadata.is_dir():
+            install_metadata(env.org, metadata, report, tasks)  # type: ignore[attr-defined]
+        else:
+            report.notes.append(f"metadata prerequisites: {metadata} is no folder: nothing deployed")
+        install_seed(store, root / SEED_DIR, report)
+        install_org_defaults(store, report)
         install_custom_objects(store, tasks, report)
+        report.seconds = time.monotonic() - started
         self.seed_reports.append(report)
 
     def rollback_scope(self, task: Task) -> tuple[str, ...] | None:

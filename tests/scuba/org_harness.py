@@ -33,7 +33,7 @@ def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) 
     with active_card(card):
         template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))
     card.check_complete()
-    assert [r.name for r in card.results] == list(template.milestones or {}), "milestones differ from declared"
+    assert [r.name for r in card.results] == list(template.weights(task.ground_truth)), "not in declared order"  # type: ignore[attr-defined]
     return card
 
 
@@ -64,3 +64,15 @@ def check_partial_credit(env: SalesforceEnvironment, task: Task, work: Callable[
 
 def task_of(template: str, truth: Mapping[str, Any], tid: str = "t_1") -> Task:
     return Task(id=tid, suite="scuba", instruction="x", template=template, ground_truth=dict(truth))
+
+
+def evaluate_truth(env: SalesforceEnvironment, template: str, truth: Mapping[str, Any]) -> ScoreCard:
+    """``evaluate`` on a task of ``template`` with ``truth``: the declaration is ``weights(truth)`` (summing to
+    1), the milestones are recorded with those weights in that order, and every failed one says why."""
+    card = evaluate(env, task_of(template, truth))
+    weights = TEMPLATES[template].weights(truth)  # type: ignore[attr-defined]
+    assert card.declared == weights, "the declaration is not the template's weights(truth)"
+    assert [(r.name, r.weight) for r in card.results] == list(weights.items()), "milestones differ from weights()"
+    assert sum(weights.values()) == pytest.approx(1)
+    assert all(r.detail for r in card.results if not r.passed), "a failed milestone must say why"
+    return card

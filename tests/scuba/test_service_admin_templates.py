@@ -7,7 +7,6 @@ truths naming records that do not exist fail milestones with reasons instead of 
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from typing import Any, Callable
 
@@ -15,7 +14,8 @@ import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.tasks import Task
-from suites.scuba.templates import _service_admin as helpers
+from pytest_cua.scoring import WeightError
+from suites.scuba.templates import shared as helpers
 from suites.scuba.templates.common import first, soql_str
 
 from .org_harness import TEMPLATES, check_partial_credit, check_seed_then_oracle, evaluate, load_tasks, task_of
@@ -34,7 +34,8 @@ def test_every_template_has_five_tasks_over_the_difficulties() -> None:
         assert all(t.id == f"{name}_{i}" for i, t in enumerate(mine, 1)), name
         template = TEMPLATES[name]
         assert template.has("evaluate") and template.has("solve") and template.has("demonstrate")
-        assert abs(sum((template.milestones or {}).values()) - 1) < 1e-9
+        assert all(abs(sum(template.weights(t.ground_truth).values()) - 1) < 1e-9  # type: ignore[attr-defined]
+                   for t in mine)
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
@@ -145,21 +146,21 @@ def _view_one_filter(sf: Any, t: Task) -> None:
                         "Visibility": "Private"})
 
 
-PARTIAL: dict[str, tuple[str, Callable[[Any, Task], None], float]] = {
+PARTIAL: dict[str, tuple[str, Callable[[Any, Task], None], float]] = {  # SCUBA's weights
     "escalate_case_change_owner": ("escalate_case_change_owner_3", _escalate, 0.5),
-    "create_queue_with_members": ("create_queue_with_members_1", _queue, 0.5),
+    "create_queue_with_members": ("create_queue_with_members_1", _queue, 0.55),  # queue .3 + email .25
     "create_incident_record": ("create_incident_record_3", _incident, 0.5),
-    "create_change_request_link_incident": ("create_change_request_link_incident_1", _change, 0.5),
-    "create_knowledge_article": ("create_knowledge_article_4", _article, 0.75),
-    "create_entitlement_record": ("create_entitlement_record_1", _entitlement, 0.5),
+    "create_change_request_link_incident": ("create_change_request_link_incident_1", _change, 0.4),
+    "create_knowledge_article": ("create_knowledge_article_4", _article, 0.6),  # exists .3 + Draft .3
+    "create_entitlement_record": ("create_entitlement_record_1", _entitlement, 0.7),
     "create_user": ("create_user_1", _user, 0.75),
     "freeze_user": ("freeze_user_3", _deactivate_instead, 0.0),
-    "define_role_hierarchy": ("define_role_hierarchy_4", _roles_wrong_parent, 0.4),
-    "create_public_group": ("create_public_group_3", _group_users_only, 0.7),
+    "define_role_hierarchy": ("define_role_hierarchy_4", _roles_wrong_parent, 2 / 3),  # 1/3 + 2 x 1/6
+    "create_public_group": ("create_public_group_3", _group_users_only, 0.75),  # .25 + 2 of 3 x .25
     "assign_permission_set_to_user": ("assign_permission_set_to_user_5", _one_of_two_sets, 0.0),
     "create_owd_settings": ("create_owd_settings_4", _internal_only, 0.5),
-    "create_validation_rule": ("create_validation_rule_4", _rule_wrong_message, 0.6),
-    "create_list_view": ("create_list_view_1", _view_one_filter, 0.55),
+    "create_validation_rule": ("create_validation_rule_4", _rule_wrong_message, 0.2),  # exact formula
+    "create_list_view": ("create_list_view_1", _view_one_filter, 0.25),  # private: no filters read
 }
 
 
@@ -208,12 +209,19 @@ GHOSTS: dict[str, dict[str, Any]] = {
 }
 
 
+TRUTH_WEIGHTED = {"escalate_case_change_owner", "define_role_hierarchy", "create_public_group"}
+
+
 @pytest.mark.parametrize("template", OURS)
 @pytest.mark.parametrize("kind", ["ghosts", "empty", "quotes"])
 def test_missing_records_fail_milestones_without_crashing(env: SalesforceEnvironment, template: str, kind: str) -> None:
     truth: dict[str, Any] = dict(GHOSTS[template]) if kind != "empty" else {}
     if kind == "quotes":
         truth = {k: (f"O'Brien \\ {v}" if isinstance(v, str) else v) for k, v in truth.items()}
+    if kind == "empty" and template in TRUTH_WEIGHTED:  # no entries: nothing to weigh, a named error
+        with pytest.raises(WeightError, match=template):
+            evaluate(env, task_of(template, truth))
+        return
     card = evaluate(env, task_of(template, truth))
     assert card.score < 1
     assert all(r.detail for r in card.results if not r.passed)
@@ -225,30 +233,6 @@ def test_ghost_table_covers_every_template() -> None:
 
 
 # -- helpers ----------------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize(("a", "b"), [
-    ("LEN(AccountNumber) <> 8", "len( AccountNumber ) != 8"),
-    ("(Amount < 0)", "Amount<0"),
-    ('AND(ISPICKVAL(Status, "Closed"), ISBLANK(Description))', "and(ispickval(Status,'Closed'),isblank(Description))"),
-])
-def test_formulas_compare_after_normalisation(a: str, b: str) -> None:
-    assert helpers.normalize_formula(a) == helpers.normalize_formula(b)
-
-
-def test_formula_string_literals_keep_their_case() -> None:
-    assert helpers.normalize_formula('CONTAINS(Email, "@A.test")') != helpers.normalize_formula('CONTAINS(Email, "@a.test")')
-
-
-def test_relative_dates() -> None:
-    base = _dt.date(2026, 1, 31)
-    assert helpers.relative_date("today", base) == base
-    assert helpers.relative_date("1 week", base) == _dt.date(2026, 2, 7)
-    assert helpers.relative_date("1 month", base) == _dt.date(2026, 2, 28)
-    assert helpers.relative_date("2 years", base) == _dt.date(2028, 1, 31)
-    assert helpers.relative_date("tomorrow", base) == _dt.date(2026, 2, 1)
-    assert helpers.relative_date("2026-05-01", base) == _dt.date(2026, 5, 1)
-    assert helpers.relative_date("someday", base) is None
-
 
 def test_sharing_labels_round_trip() -> None:
     for label, model in helpers.SHARING_LABELS.items():

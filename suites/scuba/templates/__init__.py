@@ -16,7 +16,7 @@ def discover() -> dict[str, Template]:
     """Every template of every module in this package, by name (sorted; a duplicate name is an error)."""
     found: dict[str, Template] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name == "common":
+        if info.name.startswith("_") or info.name in ("common", "shared", "metadata_io"):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         for template in getattr(module, "TEMPLATES", []):

@@ -1,9 +1,15 @@
 """Admin persona, list views: a list view with two filters, visible to all users.
 
-SCUBA's ``create_list_view``: ground truth ``object_name``, ``list_name``, ``key1`` / ``key2`` (metadata column
-names such as ``OPPORTUNITY.STAGE_NAME``, or field API names), ``operator1`` / ``operator2`` (``equals``,
-``greaterOrEqual``, ...) and ``value1`` / ``value2``. The embedded org keeps a list view's filters as JSON
-(``[{"field", "operator", "value"}]``); keys, operators and values are compared after normalisation.
+SCUBA's ``create_list_view``, scored as SCUBA scores it (milestone_evaluator_admin.py): ground truth
+``object_name``, ``list_name``, ``key1`` / ``key2`` (list-view column names such as ``OPPORTUNITY.STAGE_NAME``),
+``operator1`` / ``operator2`` (metadata operations: ``equals``, ``greaterOrEqual``, ...) and ``value1`` /
+``value2``. The list view is the first one of the name: on the object (0.25), shared with all users (0.25:
+SCUBA reads the view's metadata, which a private view does not have), and each filter (0.25) exactly among the
+filters of that metadata (column names, as the Metadata API gives them: ``OPPORTUNITY.STAGE_NAME``).
+
+Deliberate deviations (DEVIATIONS.md): a key given as a field label (``Due Date``) or in another case
+(``Status``), an operator given as its UI label (``less than``) and the value ``today`` are read as what they
+mean; SCUBA compares them raw, which no saved list view can match (admin_008_003).
 """
 
 from __future__ import annotations
@@ -13,78 +19,69 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua.actions import Action, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import checked_rows, click_button, norm, object_api_name, same_text
+from . import metadata_io as md
+from . import shared as s
 from .common import goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
     from pytest_cua.tasks import Task
 
-# operator spellings (metadata names and UI labels) -> one key
-_OPERATORS = {
-    "equals": "eq", "equal": "eq", "equalto": "eq", "=": "eq", "eq": "eq",
-    "notequal": "ne", "notequalto": "ne", "!=": "ne", "<>": "ne", "ne": "ne",
-    "lessthan": "lt", "<": "lt", "lt": "lt",
-    "greaterthan": "gt", ">": "gt", "gt": "gt",
-    "lessorequal": "le", "lessthanorequal": "le", "lessthanorequalto": "le", "<=": "le", "le": "le",
-    "greaterorequal": "ge", "greaterthanorequal": "ge", "greaterthanorequalto": "ge", ">=": "ge", "ge": "ge",
-    "contains": "contains", "notcontain": "notcontains", "doesnotcontain": "notcontains",
-    "notcontains": "notcontains", "startswith": "startswith", "includes": "includes", "excludes": "excludes",
-}
-# UI labels of the operators, for the demonstration
-OPERATOR_LABELS = {"eq": "equals", "ne": "not equal to", "lt": "less than", "gt": "greater than",
-                   "le": "less or equal", "ge": "greater or equal", "contains": "contains",
-                   "notcontains": "does not contain", "startswith": "starts with", "includes": "includes",
-                   "excludes": "excludes"}
+# metadata operation -> UI label (the org's list-view form shows the labels, stores the operations)
+OPERATOR_LABELS = {"equals": "equals", "notEqual": "not equal to", "lessThan": "less than",
+                   "greaterThan": "greater than", "lessOrEqual": "less or equal", "greaterOrEqual": "greater or equal",
+                   "contains": "contains", "notContain": "does not contain", "startsWith": "starts with",
+                   "includes": "includes", "excludes": "excludes"}
+
+# list-view column names (after the object prefix) whose field is named otherwise
+COLUMN_FIELDS = {"ADDRESS1_STATE_CODE": "BillingState", "ADDRESS1_STATE": "BillingState",
+                 "ADDRESS1_CITY": "BillingCity", "ADDRESS1_COUNTRY_CODE": "BillingCountry",
+                 "ADDRESS1_COUNTRY": "BillingCountry", "ADDRESS1_ZIP": "BillingPostalCode",
+                 "EMPLOYEES": "NumberOfEmployees", "DUE_DATE": "ActivityDate", "CORE.USERS.ALIAS": "OwnerId",
+                 "OWNER": "OwnerId", "ACCOUNT_NAME": "AccountId", "CLOSE_DATE": "CloseDate"}
+# field labels SCUBA's ground truths use that the org's describe names otherwise
+LABEL_FIELDS = {"due date": "ActivityDate"}
 
 
-def operator_key(op: Any) -> str:
-    text = "".join(str(op or "").split()).replace("_", "").lower()
-    return _OPERATORS.get(text, text)
-
-
-# metadata column names whose field is named otherwise
-_COLUMN_ALIASES = {"employees": "numberofemployees", "address1city": "billingcity",
-                   "address1country": "billingcountry", "address1state": "billingstate", "owner": "ownerid",
-                   "accountname": "accountid", "casenumber": "casenumber"}
-
-
-def field_key(key: Any) -> str:
-    """``OPPORTUNITY.STAGE_NAME`` / ``StageName`` / ``Opportunity.StageName`` -> ``stagename``."""
-    text = str(key or "").strip()
-    if "." in text:
-        text = text.rsplit(".", 1)[1]
-    text = text.replace("_", "").lower()
-    return _COLUMN_ALIASES.get(text, text)
-
-
-def value_key(value: Any) -> str:
-    text = norm(value)
-    try:
-        number = float(text.replace(",", ""))
-    except ValueError:
+def operation(op: Any) -> str:
+    """A metadata operation from itself or its UI label (``less than`` -> ``lessThan``)."""
+    text = str(op or "").strip()
+    if text in OPERATOR_LABELS:
         return text
-    return repr(number)
-
-
-def _filters(view: dict[str, Any]) -> list[dict[str, Any]]:
-    raw = view.get("Filters")
-    try:
-        data = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return []
-    return [f for f in data if isinstance(f, dict)] if isinstance(data, list) else []
+    for name, shown in OPERATOR_LABELS.items():
+        if s.norm(shown) == s.norm(text) or s.norm(name) == s.norm(text):
+            return name
+    return text
 
 
 def field_name(sf: Any, obj: str, key: Any) -> str:
-    """The field API name behind a SCUBA column key (``OPPORTUNITY.STAGE_NAME`` -> ``StageName``)."""
-    want = field_key(key)
-    for f in sf.restful(f"sobjects/{obj}/describe").get("fields", []):
-        if f.get("name", "").lower() == want or field_key(f.get("name")) == want:
+    """The field API name behind a SCUBA column key: ``OPPORTUNITY.STAGE_NAME`` -> ``StageName``, ``TITLE`` ->
+    ``Title``, ``ACCOUNT.ADDRESS1_STATE_CODE`` -> ``BillingState``, ``Due Date`` -> ``ActivityDate``; the key
+    itself when no field matches."""
+    text = str(key or "").strip()
+    if s.norm(text) in LABEL_FIELDS:
+        return LABEL_FIELDS[s.norm(text)]
+    column = text.rsplit(".", 1)[-1]
+    for candidate in (text.upper(), column.upper()):
+        if candidate in COLUMN_FIELDS:
+            return COLUMN_FIELDS[candidate]
+    squashed = column.replace("_", "").lower()
+    fields = sf.restful(f"sobjects/{obj}/describe").get("fields", [])
+    for f in fields:
+        if str(f.get("name", "")).lower() == squashed:
             return str(f["name"])
-    return str(key)
+    for f in fields:
+        if s.norm(f.get("label")) == s.norm(text):
+            return str(f["name"])
+    return text
+
+
+def filter_value(value: Any) -> str:
+    """A filter value as the org stores it; ``today`` stays the date literal ``TODAY``."""
+    text = str(value if value is not None else "")
+    return "TODAY" if s.norm(text) == "today" else text
 
 
 def field_label(sf: Any, obj: str, key: Any) -> str:
@@ -95,45 +92,57 @@ def field_label(sf: Any, obj: str, key: Any) -> str:
     return name
 
 
-class CreateListView(Template):
+class CreateListView(s.ScubaTemplate):
     """A list view on an object with two filters, shared with all users."""
 
     name = "create_list_view"
     objects = ("ListView",)
-    milestones = {"list view exists": 0.3, "first filter": 0.25, "second filter": 0.25, "visible to all users": 0.2}
+    milestones = {"list view on the object": 0.25, "shared with all users": 0.25, "filter 1": 0.25, "filter 2": 0.25}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         obj_name = str(truth.get("object_name", ""))
-        obj = object_api_name(sf, obj_name) or obj_name
+        obj = s.object_api_name(sf, obj_name) or obj_name
         list_name = str(truth.get("list_name", ""))
-        view: dict[str, Any] | None = None
-        with milestone("list view exists", 0.3):
-            found = [v for v in checked_rows(sf, f"SELECT Id, Name, DeveloperName, SobjectType, Filters, Visibility "
-                                                 f"FROM ListView WHERE SobjectType = {soql_str(obj)}")
-                     if same_text(v.get("Name"), list_name)]
-            assert found, f"no list view {list_name!r} on {obj_name!r}"
-            view = found[-1]
-        filters = _filters(view) if view else []
-        for n, label in ((1, "first filter"), (2, "second filter")):
-            with milestone(label, 0.25):
-                assert view is not None, f"no list view {list_name!r}"
-                want = (field_key(truth.get(f"key{n}")), operator_key(truth.get(f"operator{n}")),
-                        value_key(truth.get(f"value{n}")))
-                have = [(field_key(f.get("field")), operator_key(f.get("operator")), value_key(f.get("value")))
-                        for f in filters]
-                assert want in have, (f"no filter {truth.get(f'key{n}')} {truth.get(f'operator{n}')} "
-                                      f"{truth.get(f'value{n}')!r} (filters: {filters})")
-        with milestone("visible to all users", 0.2):
-            assert view is not None, f"no list view {list_name!r}"
-            assert view.get("Visibility") == "Public", f"visibility is {view.get('Visibility')!r}, not all users"
+        found = s.checked_rows(sf, "SELECT Id, DeveloperName, Name, SobjectType FROM ListView "
+                                   f"WHERE Name = {soql_str(list_name)}")
+        view = found[0] if found else None
+        # as SCUBA: the view's metadata by the ground truth's object and the first view's developer name; a view
+        # only its owner sees has none (the Metadata API retrieves the views others can see)
+        body = md.read_one(sf, "ListView", f"{obj}.{view['DeveloperName']}") if view else None
+        with milestone("list view on the object"):
+            assert view is not None, f"no list view named {list_name!r}"
+            assert view.get("SobjectType") == obj, \
+                f"list view {list_name!r} is on {view.get('SobjectType')!r}, not {obj_name!r}"
+        with milestone("shared with all users"):
+            assert view is not None, f"no list view named {list_name!r}"
+            assert body is not None, f"list view {list_name!r} has no metadata {obj}.{view['DeveloperName']}: " \
+                                     "it is not shared with all users"
+        today = s.today().isoformat()
+        have = [(md.text(f, "field") or "", md.text(f, "operation") or "", md.text(f, "value") or "")
+                for f in md.items(body, "filters")]
+        meant: list[tuple[str, str, str]] | None = None  # the filters' fields (describe calls), when needed
+        for n in (1, 2):
+            with milestone(f"filter {n}"):
+                assert body is not None, "the list view is not shared with all users, so SCUBA reads no filters"
+                key, op, value = (truth.get(f"key{n}"), truth.get(f"operator{n}"), truth.get(f"value{n}"))
+                # SCUBA's exact tuple, or (DEVIATIONS.md) the same field, operation and value read as meant
+                ok = (str(key), str(op), str(value)) in have
+                if not ok:
+                    if meant is None:
+                        meant = [(field_name(sf, obj, f), o, v) for f, o, v in have]
+                    want = (field_name(sf, obj, key), operation(op), filter_value(value))
+                    ok = any((f, o) == want[:2] and
+                             (v == want[2] or want[2] == "TODAY" and (v.upper() == "TODAY" or v == today))
+                             for f, o, v in meant)
+                assert ok, f"no filter {key} {op} {value!r} among {have}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
-        obj = object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
+        obj = s.object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
         name = str(truth["list_name"])
-        filters = [{"field": field_name(sf, obj, truth[f"key{n}"]), "operator": str(truth[f"operator{n}"]),
-                    "value": str(truth[f"value{n}"])} for n in (1, 2)]
+        filters = [{"field": field_name(sf, obj, truth[f"key{n}"]), "operator": operation(truth[f"operator{n}"]),
+                    "value": filter_value(truth[f"value{n}"])} for n in (1, 2)]
         sf.ListView.create({"Name": name, "DeveloperName": "_".join("".join(c for c in w if c.isalnum())
                                                                    for w in name.split())[:80],
                             "SobjectType": obj, "Filters": json.dumps(filters), "Visibility": "Public",
@@ -141,16 +150,16 @@ class CreateListView(Template):
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
-        obj = object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
+        obj = s.object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
         name = str(truth["list_name"])
-        steps: list[Action] = [goto(env, f"/lightning/o/{obj}/list"), click_button("New List View"),
+        steps: list[Action] = [goto(env, f"/lightning/o/{obj}/list"), s.click_button("New List View"),
                                Fill("label=List Name", name)]
         for n in (1, 2):
+            op = operation(truth[f"operator{n}"])
             steps += [SelectOption(f"label=Filter {n} Field", field_label(sf, obj, truth[f"key{n}"])),
-                      SelectOption(f"label=Filter {n} Operator", OPERATOR_LABELS.get(
-                          operator_key(truth[f"operator{n}"]), str(truth[f"operator{n}"]))),
-                      Fill(f"label=Filter {n} Value", str(truth[f"value{n}"]))]
-        steps += [Click("label=All users can see this list view"), click_button("Save"), Done()]
+                      SelectOption(f"label=Filter {n} Operator", OPERATOR_LABELS.get(op, op)),
+                      Fill(f"label=Filter {n} Value", filter_value(truth[f"value{n}"]))]
+        steps += [Click("label=All users can see this list view"), s.click_button("Save"), Done()]
         return steps
 
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Check, Done
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import as_list, checked_rows, click_button, click_link, same_text, user_by_name
-from .common import first, goto, soql_str
+from . import shared as s
+from .common import field, first, goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -27,41 +27,41 @@ _SET_KEYS = ("permission_set", "permission_set_name", "permission_set_label")
 def _sets(truth: Mapping[str, Any]) -> list[str]:
     for key in _SET_KEYS:
         if truth.get(key):
-            return as_list(truth[key])
+            return s.as_list(truth[key])
     return []
 
 
 def _assign_steps(env: Any, page: str, label: str, user: str) -> list[Action]:
-    return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link(page), click_link(label),
-            click_button("Manage Assignments"), click_button("Add Assignment"), Check(f"label={user}"),
-            click_button("Assign")]
+    return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link(page), s.click_link(label),
+            s.click_button("Manage Assignments"), s.click_button("Add Assignment"), Check(f"label={user}"),
+            s.click_button("Assign")]
 
 
-class AssignPermissionSet(Template):
+class AssignPermissionSet(s.ScubaTemplate):
     """Every named permission set assigned to the user."""
 
     name = "assign_permission_set_to_user"
     objects = ("PermissionSetAssignment",)
     milestones = {"permission set assigned": 1.0}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         name = str(truth.get("username", ""))
-        with milestone("permission set assigned", 1.0):
-            user = user_by_name(sf, name)
+        with milestone("permission set assigned"):
+            user = s.user_by_name(sf, name)
             assert user is not None, f"no user named {name!r}"
             wanted = _sets(truth)
             assert wanted, "the ground truth names no permission set"
-            have = checked_rows(sf, f"SELECT PermissionSet.Label, PermissionSet.Name FROM PermissionSetAssignment "
+            have = s.checked_rows(sf, f"SELECT PermissionSet.Label, PermissionSet.Name FROM PermissionSetAssignment "
                                     f"WHERE AssigneeId = {soql_str(user['Id'])} AND PermissionSetId != null")
             labels = [(r.get("PermissionSet") or {}) for r in have]
-            lacking = [w for w in wanted if not any(same_text(w, p.get("Label")) or same_text(w, p.get("Name"))
+            lacking = [w for w in wanted if not any(s.same_text(w, p.get("Label")) or s.same_text(w, p.get("Name"))
                                                     for p in labels)]
             assert not lacking, (f"{name} lacks {lacking} (has {sorted(str(p.get('Label')) for p in labels)})")
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
-        user = user_by_name(sf, str(truth["username"]))
+        user = s.user_by_name(sf, str(truth["username"]))
         assert user is not None, f"seed has no user {truth['username']!r}"
         for label in _sets(truth):
             ps = first(sf, f"SELECT Id FROM PermissionSet WHERE Label = {soql_str(label)} OR Name = {soql_str(label)}")
@@ -77,31 +77,36 @@ class AssignPermissionSet(Template):
         return steps
 
 
-class AssignPermissionSetGroup(Template):
-    """The named permission set group assigned to the user."""
+class AssignPermissionSetGroup(s.ScubaTemplate):
+    """The named permission set group (by its label) assigned to the user (first and last name).
+
+    Deliberate deviation (DEVIATIONS.md): SCUBA checks the first assignment of the group, which is another
+    user's when the group was assigned before; any assignment of the group to the user counts here."""
 
     name = "assign_permset_group_to_user"
     objects = ("PermissionSetAssignment",)
     milestones = {"permission set group assigned": 1.0}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         group = str(truth.get("permission_set_group", ""))
         name = str(truth.get("user_name", ""))
-        with milestone("permission set group assigned", 1.0):
-            user = user_by_name(sf, name)
-            assert user is not None, f"no user named {name!r}"
-            have = checked_rows(sf, f"SELECT PermissionSetGroup.MasterLabel, PermissionSetGroup.DeveloperName "
-                                    f"FROM PermissionSetAssignment WHERE AssigneeId = {soql_str(user['Id'])} "
-                                    f"AND PermissionSetGroupId != null")
-            groups = [(r.get("PermissionSetGroup") or {}) for r in have]
-            assert any(same_text(group, g.get("MasterLabel")) or same_text(group, g.get("DeveloperName"))
-                       for g in groups), (f"{name} is not assigned {group!r} "
-                                          f"(groups: {sorted(str(g.get('MasterLabel')) for g in groups)})")
+        with milestone("permission set group assigned"):
+            have = s.checked_rows(sf, "SELECT PermissionSetGroup.DeveloperName, Assignee.FirstName, Assignee.LastName "
+                                      "FROM PermissionSetAssignment WHERE PermissionSetGroup.MasterLabel = "
+                                      f"{soql_str(group)}")
+            if not have:  # an own task may name the group by its API name; SCUBA's name it by label
+                have = s.checked_rows(sf, "SELECT PermissionSetGroup.DeveloperName, Assignee.FirstName, "
+                                          "Assignee.LastName FROM PermissionSetAssignment "
+                                          f"WHERE PermissionSetGroup.DeveloperName = {soql_str(group)}")
+            assert have, f"{group!r} is assigned to nobody"
+            assignees = [(field(a, "Assignee.FirstName"), field(a, "Assignee.LastName")) for a in have]
+            assert tuple(name.split(" ")) in assignees, \
+                f"{group!r} is assigned to {[' '.join(map(str, a)) for a in assignees]}, not to {name!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
-        user = user_by_name(sf, str(truth["user_name"]))
+        user = s.user_by_name(sf, str(truth["user_name"]))
         label = str(truth["permission_set_group"])
         psg = first(sf, f"SELECT Id FROM PermissionSetGroup WHERE MasterLabel = {soql_str(label)} "
                         f"OR DeveloperName = {soql_str(label)}")

@@ -6,19 +6,23 @@ is_new}`` (``parent_role_name`` null for a top-level role), read as SCUBA's scor
 
 SCUBA's ``create_public_group``: ground truth ``group_name``, ``users`` (full names) and ``roles`` (role
 names); members are GroupMember rows pointing at users or at the roles' groups of type Role.
+
+Scored as SCUBA scores them (milestone_evaluator_admin_new.py): the hierarchy earns 1/n per entry (a new
+role: half for the role, half for its parent; an existing one: all for its parent), read from
+``SELECT Name, ParentRole.Name FROM UserRole`` (the last role of a name counts); the group earns 0.25 for a
+group of the name and 0.75 split evenly over its user and role members.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Check, Done, Fill
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import (as_list, checked_rows, click_button, click_link, group_members, norm, role_by_name,
-                             role_group_id, same_text, user_by_name)
-from .common import goto
+from . import shared as s
+from .common import field, goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -38,34 +42,33 @@ def developer_name(label: str) -> str:
     return out.strip("_") or "Role"
 
 
-class DefineRoleHierarchy(Template):
+class DefineRoleHierarchy(s.ScubaTemplate):
     """New roles in the hierarchy, and every listed role under its listed parent."""
 
     name = "define_role_hierarchy"
     objects = ("UserRole", "Group")
-    milestones = {"new roles exist": 0.4, "reporting lines": 0.6}
 
-    def evaluate(self, ctx: EvalContext) -> None:
-        sf = ctx.env.org
-        entries = _entries(ctx.truth)
-        parents: dict[str, str | None] = {}
-        with milestone("new roles exist", 0.4):
-            for r in checked_rows(sf, "SELECT Name, ParentRole.Name FROM UserRole"):
-                parents[norm(r.get("Name"))] = (r.get("ParentRole") or {}).get("Name")
-            assert entries, "the ground truth lists no roles"
-            lacking = [e.get("role_name") for e in entries if e.get("is_new") and norm(e.get("role_name")) not in parents]
-            assert not lacking, f"roles not created: {lacking}"
-        with milestone("reporting lines", 0.6):
-            wrong = []
-            for e in entries:
-                role = norm(e.get("role_name"))
-                if role not in parents:
-                    wrong.append(f"{e.get('role_name')!r} does not exist")
-                    continue
-                want, got = e.get("parent_role_name"), parents[role]
-                if (want is None) != (got is None) or (want is not None and not same_text(want, got)):
-                    wrong.append(f"{e.get('role_name')!r} reports to {got!r}, expected {want!r}")
-            assert entries and not wrong, "; ".join(wrong) or "the ground truth lists no roles"
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        entries = _entries(truth)
+        out: dict[str, float] = {}
+        for e in entries:
+            weight = 1 / len(entries)
+            if e.get("is_new"):
+                out[f"role {e.get('role_name')!r} created"] = weight / 2
+            out[f"{e.get('role_name')!r} reports to {e.get('parent_role_name')!r}"] = weight / 2 if e.get("is_new") else weight
+        return out
+
+    def check(self, ctx: EvalContext) -> None:
+        parents = {r.get("Name"): field(r, "ParentRole.Name")
+                   for r in s.checked_rows(ctx.env.org, "SELECT Name, ParentRole.Name FROM UserRole")}
+        for e in _entries(ctx.truth):
+            role, want = e.get("role_name"), e.get("parent_role_name")
+            if e.get("is_new"):
+                with milestone(f"role {role!r} created"):
+                    assert role in parents, f"no role {role!r}"
+            with milestone(f"{role!r} reports to {want!r}"):
+                assert role in parents, f"no role {role!r}"
+                assert parents[role] == want, f"{role!r} reports to {parents[role]!r}, expected {want!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf = env.org  # type: ignore[attr-defined]
@@ -75,84 +78,87 @@ class DefineRoleHierarchy(Template):
             parent = e.get("parent_role_name")
             parent_id = None
             if parent:
-                parent_id = ids.get(norm(parent)) or (role_by_name(sf, str(parent)) or {}).get("Id")
+                parent_id = ids.get(s.norm(parent)) or (s.role_by_name(sf, str(parent)) or {}).get("Id")
                 assert parent_id is not None, f"no role {parent!r}"
             if e.get("is_new"):
-                ids[norm(name)] = sf.UserRole.create({"Name": name, "DeveloperName": developer_name(name),
+                ids[s.norm(name)] = sf.UserRole.create({"Name": name, "DeveloperName": developer_name(name),
                                                       "ParentRoleId": parent_id})["id"]
             else:
-                role = role_by_name(sf, name)
+                role = s.role_by_name(sf, name)
                 assert role is not None, f"seed has no role {name!r}"
-                ids[norm(name)] = role["Id"]
+                ids[s.norm(name)] = role["Id"]
                 if role.get("ParentRoleId") != parent_id:
                     sf.UserRole.update(role["Id"], {"ParentRoleId": parent_id})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Roles")]
+        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Roles")]
         for e in _entries(task.ground_truth):
             name, parent = str(e["role_name"]), e.get("parent_role_name")
             if e.get("is_new"):
-                steps += [click_button("New Role"), Fill("label=Label", name),
+                steps += [s.click_button("New Role"), Fill("label=Label", name),
                           Fill("label=Role Name", developer_name(name)),
-                          Fill("label=This role reports to", str(parent or "")), click_button("Save"),
-                          click_link("Roles")]
+                          Fill("label=This role reports to", str(parent or "")), s.click_button("Save"),
+                          s.click_link("Roles")]
             else:
-                steps += [click_link(name), click_button("Edit"), Fill("label=This role reports to", str(parent or "")),
-                          click_button("Save"), click_link("Roles")]
+                steps += [s.click_link(name), s.click_button("Edit"), Fill("label=This role reports to", str(parent or "")),
+                          s.click_button("Save"), s.click_link("Roles")]
         steps.append(Done())
         return steps
 
 
-class CreatePublicGroup(Template):
+class CreatePublicGroup(s.ScubaTemplate):
     """A public group with user and role members."""
 
     name = "create_public_group"
     objects = ("Group", "GroupMember")
-    milestones = {"group exists": 0.4, "user members": 0.3, "role members": 0.3}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        members = [f"user {u!r} in the group" for u in s.as_list(truth.get("users"))] + \
+            [f"role {r!r} in the group" for r in s.as_list(truth.get("roles"))]
+        return {"group exists": 0.25, **s.share(0.75, members)}
+
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         name = str(truth.get("group_name", ""))
-        group: dict[str, Any] | None = None
-        users: set[str] = set()
-        roles: set[str] = set()
-        with milestone("group exists", 0.4):
-            found = [g for g in checked_rows(sf, "SELECT Id, Name, DeveloperName FROM Group WHERE Type = 'Regular'")
-                     if same_text(g.get("Name"), name)]
-            assert found, f"no public group named {name!r}"
-            group = found[-1]
-            users, roles, _ = group_members(sf, group["Id"])
-        with milestone("user members", 0.3):
-            assert group is not None, f"no public group {name!r}"
-            lacking = [u for u in as_list(truth.get("users")) if not any(same_text(u, x) for x in users)]
-            assert not lacking, f"users missing from the group: {lacking} (users in it: {sorted(users)})"
-        with milestone("role members", 0.3):
-            assert group is not None, f"no public group {name!r}"
-            lacking = [r for r in as_list(truth.get("roles")) if not any(same_text(r, x) for x in roles)]
-            assert not lacking, f"roles missing from the group: {lacking} (roles in it: {sorted(roles)})"
+        groups = s.checked_rows(sf, f"SELECT Id FROM Group WHERE Name = {soql_str(name)}")
+        ids = {m.get("UserOrGroupId") for m in s.checked_rows(
+            sf, f"SELECT UserOrGroupId FROM GroupMember WHERE Group.Name = {soql_str(name)}")}
+        with milestone("group exists"):
+            assert groups, f"no group named {name!r}"
+        for user_name in s.as_list(truth.get("users")):
+            with milestone(f"user {user_name!r} in the group"):
+                users = s.checked_rows(sf, f"SELECT Id, Name FROM User WHERE Name = {soql_str(user_name)}")
+                assert users, f"no user named {user_name!r}"
+                assert users[-1]["Id"] in ids, f"user {user_name!r} is not a member of {name!r}"
+        for role in s.as_list(truth.get("roles")):
+            with milestone(f"role {role!r} in the group"):
+                found = s.checked_rows(sf, f"SELECT Id, Related.Name FROM Group WHERE Type = 'Role' "
+                                           f"AND Related.Name = {soql_str(role)}")
+                assert found, f"no role named {role!r}"
+                assert found[-1]["Id"] in ids, f"role {role!r} is not a member of {name!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         name = str(truth["group_name"])
         gid = sf.Group.create({"Name": name, "DeveloperName": developer_name(name), "Type": "Regular"})["id"]
-        for user_name in as_list(truth.get("users")):
-            user = user_by_name(sf, user_name)
+        for user_name in s.as_list(truth.get("users")):
+            user = s.user_by_name(sf, user_name)
             assert user is not None, f"no user {user_name!r}"
             sf.GroupMember.create({"GroupId": gid, "UserOrGroupId": user["Id"]})
-        for role in as_list(truth.get("roles")):
-            rgid = role_group_id(sf, role)
+        for role in s.as_list(truth.get("roles")):
+            rgid = s.role_group_id(sf, role)
             assert rgid is not None, f"no role {role!r}"
             sf.GroupMember.create({"GroupId": gid, "UserOrGroupId": rgid})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         truth = task.ground_truth
         name = str(truth["group_name"])
-        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Public Groups"),
-                               click_button("New"), Fill("label=Label", name),
+        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Public Groups"),
+                               s.click_button("New"), Fill("label=Label", name),
                                Fill("label=Group Name", developer_name(name))]
-        steps += [Check(f"label={u}") for u in as_list(truth.get("users"))]
-        steps += [Check(f"label={r}") for r in as_list(truth.get("roles"))]
-        steps += [click_button("Save"), Done()]
+        steps += [Check(f"label={u}") for u in s.as_list(truth.get("users"))]
+        steps += [Check(f"label={r}") for r in s.as_list(truth.get("roles"))]
+        steps += [s.click_button("Save"), Done()]
         return steps
 
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua.actions import Action, Done, SelectOption
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import click_button, click_link, object_api_name, sharing_label, sharing_model, tooling_rows
+from . import shared as s
 from .common import goto, soql_str
 
 if TYPE_CHECKING:
@@ -23,29 +23,29 @@ if TYPE_CHECKING:
 
 
 def _definition(sf: Any, object_name: str) -> dict[str, Any] | None:
-    api = object_api_name(sf, object_name) or object_name
-    found = tooling_rows(sf, f"SELECT Id, QualifiedApiName, Label, InternalSharingModel, ExternalSharingModel "
+    api = s.object_api_name(sf, object_name) or object_name
+    found = s.tooling_rows(sf, f"SELECT Id, QualifiedApiName, Label, InternalSharingModel, ExternalSharingModel "
                              f"FROM EntityDefinition WHERE QualifiedApiName = {soql_str(api)}")
     return found[0] if found else None
 
 
-class OrgWideDefaults(Template):
+class OrgWideDefaults(s.ScubaTemplate):
     """Default internal and external access of one object."""
 
     name = "create_owd_settings"
     objects = ("EntityDefinition",)
     milestones = {"default internal access": 0.5, "default external access": 0.5}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         name = str(truth.get("object_name", ""))
         definition = _definition(sf, name)
         for side, key, field_name in (("internal", "internal_visibility", "InternalSharingModel"),
                                       ("external", "external_visibility", "ExternalSharingModel")):
-            with milestone(f"default {side} access", 0.5):
+            with milestone(f"default {side} access"):
                 assert definition is not None, f"no object {name!r}"
-                want, got = sharing_model(truth.get(key)), definition.get(field_name)
-                assert got == want, (f"{name} default {side} access is {sharing_label(str(got))!r}, "
+                want, got = s.sharing_model(truth.get(key)), definition.get(field_name)
+                assert got == want, (f"{name} default {side} access is {s.sharing_label(str(got))!r}, "
                                      f"expected {truth.get(key)!r}")
 
     def solve(self, task: "Task", env: "Environment") -> None:
@@ -53,18 +53,18 @@ class OrgWideDefaults(Template):
         definition = _definition(sf, str(truth["object_name"]))
         assert definition is not None, f"no object {truth['object_name']!r}"
         sf.EntityDefinition.update(definition["Id"], {
-            "InternalSharingModel": sharing_model(truth["internal_visibility"]),
-            "ExternalSharingModel": sharing_model(truth["external_visibility"])})
+            "InternalSharingModel": s.sharing_model(truth["internal_visibility"]),
+            "ExternalSharingModel": s.sharing_model(truth["external_visibility"])})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         definition = _definition(sf, str(truth["object_name"]))
         label = str((definition or {}).get("Label") or truth["object_name"])
-        internal = sharing_label(sharing_model(truth["internal_visibility"]))
-        external = sharing_label(sharing_model(truth["external_visibility"]))
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Sharing Settings"), click_button("Edit"),
+        internal = s.sharing_label(s.sharing_model(truth["internal_visibility"]))
+        external = s.sharing_label(s.sharing_model(truth["external_visibility"]))
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Sharing Settings"), s.click_button("Edit"),
                 SelectOption(f"label={label} Default Internal Access", internal),
-                SelectOption(f"label={label} Default External Access", external), click_button("Save"), Done()]
+                SelectOption(f"label={label} Default External Access", external), s.click_button("Save"), Done()]
 
 
 TEMPLATES = [OrgWideDefaults()]

@@ -3,6 +3,7 @@
 ``create_user``: ground truth ``user_name`` ("First Last"), ``email``, ``username``, ``profile`` and ``role``.
 SCUBA's ``deactivate_user`` and ``freeze_user``: ground truth ``username``, a full name ("First Last") that
 the scorer splits into first and last name; freezing is read from UserLogin.IsFrozen as SCUBA's scorer does.
+Both are one milestone of weight 1, as in SCUBA (milestone_evaluator_admin.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua.actions import Action, Done, Fill, Uncheck
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import (checked_rows, click_button, click_link, field_labels, role_by_name, same_text,
-                             user_by_name)
+from . import shared as s
 from .common import first, goto, soql_str, split_name
 
 if TYPE_CHECKING:
@@ -24,44 +24,44 @@ if TYPE_CHECKING:
 
 def _open_user(env: Any, name: str) -> list[Action]:
     """Setup > Users, then the user's page."""
-    return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Users"), click_link(name)]
+    return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Users"), s.click_link(name)]
 
 
-class CreateUser(Template):
+class CreateUser(s.ScubaTemplate):
     """A new user with email, username, profile and role."""
 
     name = "create_user"
     objects = ("User", "UserLogin")
     milestones = {"user exists": 0.25, "email and username": 0.25, "profile": 0.25, "role": 0.25}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         name = str(truth.get("user_name", ""))
         user: dict[str, Any] | None = None
-        with milestone("user exists", 0.25):
-            user = user_by_name(sf, name, "Id, Name, Email, Username, IsActive, Profile.Name, UserRole.Name")
+        with milestone("user exists"):
+            user = s.user_by_name(sf, name, "Id, Name, Email, Username, IsActive, Profile.Name, UserRole.Name")
             assert user is not None, f"no user named {name!r}"
             assert user.get("IsActive"), f"user {name!r} is not active"
         missing = f"no user {name!r}"
-        with milestone("email and username", 0.25):
+        with milestone("email and username"):
             assert user is not None, missing
             wrong = [f"{f} is {user.get(f)!r}, expected {truth.get(k)!r}" for f, k in
-                     (("Email", "email"), ("Username", "username")) if not same_text(user.get(f), truth.get(k))]
+                     (("Email", "email"), ("Username", "username")) if not s.same_text(user.get(f), truth.get(k))]
             assert not wrong, "; ".join(wrong)
-        with milestone("profile", 0.25):
+        with milestone("profile"):
             assert user is not None, missing
             got = (user.get("Profile") or {}).get("Name")
-            assert same_text(got, truth.get("profile")), f"profile is {got!r}, expected {truth.get('profile')!r}"
-        with milestone("role", 0.25):
+            assert s.same_text(got, truth.get("profile")), f"profile is {got!r}, expected {truth.get('profile')!r}"
+        with milestone("role"):
             assert user is not None, missing
             got = (user.get("UserRole") or {}).get("Name")
-            assert same_text(got, truth.get("role")), f"role is {got!r}, expected {truth.get('role')!r}"
+            assert s.same_text(got, truth.get("role")), f"role is {got!r}, expected {truth.get('role')!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         first_name, last_name = split_name(str(truth["user_name"]))
         profile = first(sf, f"SELECT Id FROM Profile WHERE Name = {soql_str(truth['profile'])}")
-        role = role_by_name(sf, str(truth["role"]))
+        role = s.role_by_name(sf, str(truth["role"]))
         assert profile is not None and role is not None, "seed lacks the profile or the role"
         alias = (first_name[:1] + last_name)[:8].lower()
         sf.User.create({"FirstName": first_name, "LastName": last_name, "Email": truth["email"],
@@ -71,62 +71,59 @@ class CreateUser(Template):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         first_name, last_name = split_name(str(truth["user_name"]))
-        labels = field_labels(sf, "User")
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Users"), click_button("New User"),
+        labels = s.field_labels(sf, "User")
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Users"), s.click_button("New User"),
                 Fill(f"label={labels['FirstName']}", first_name), Fill(f"label={labels['LastName']}", last_name),
                 Fill(f"label={labels['Email']}", str(truth["email"])),
                 Fill(f"label={labels['Username']}", str(truth["username"])),
                 Fill(f"label={labels['ProfileId']}", str(truth["profile"])),
-                Fill(f"label={labels['UserRoleId']}", str(truth["role"])), click_button("Save"), Done()]
+                Fill(f"label={labels['UserRoleId']}", str(truth["role"])), s.click_button("Save"), Done()]
 
 
-class DeactivateUser(Template):
+class DeactivateUser(s.ScubaTemplate):
     """A user made inactive (users are never deleted)."""
 
     name = "deactivate_user"
     objects = ("User",)
     milestones = {"user inactive": 1.0}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         name = str(ctx.truth.get("username", ""))
-        with milestone("user inactive", 1.0):
-            user = user_by_name(ctx.env.org, name)
+        with milestone("user inactive"):
+            user = s.user_by_name(ctx.env.org, name)
             assert user is not None, f"no user named {name!r}"
             assert user.get("IsActive") is False, f"user {name!r} is still active"
 
     def solve(self, task: "Task", env: "Environment") -> None:
-        user = user_by_name(env.org, str(task.ground_truth["username"]))  # type: ignore[attr-defined]
+        user = s.user_by_name(env.org, str(task.ground_truth["username"]))  # type: ignore[attr-defined]
         assert user is not None, f"seed has no user {task.ground_truth['username']!r}"
         env.org.User.update(user["Id"], {"IsActive": False})  # type: ignore[attr-defined]
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         name = str(task.ground_truth["username"])
-        return [*_open_user(env, name), click_button("Edit"), Uncheck("label=Active"), click_button("Save"), Done()]
+        return [*_open_user(env, name), s.click_button("Edit"), Uncheck("label=Active"), s.click_button("Save"), Done()]
 
 
-class FreezeUser(Template):
-    """A user's login frozen (UserLogin.IsFrozen) while the user stays active."""
+class FreezeUser(s.ScubaTemplate):
+    """A user's login frozen (UserLogin.IsFrozen)."""
 
     name = "freeze_user"
     objects = ("UserLogin", "User")
-    milestones = {"login frozen": 0.8, "user still active": 0.2}
+    milestones = {"login frozen": 1.0}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf = ctx.env.org
         name = str(ctx.truth.get("username", ""))
-        user = user_by_name(sf, name)
-        with milestone("login frozen", 0.8):
+        with milestone("login frozen"):
+            user = s.user_by_name(sf, name)
             assert user is not None, f"no user named {name!r}"
-            logins = checked_rows(sf, f"SELECT IsFrozen FROM UserLogin WHERE UserId = {soql_str(user['Id'])}")
+            logins = s.checked_rows(sf, f"SELECT IsFrozen FROM UserLogin WHERE UserId = {soql_str(user['Id'])}")
             assert logins, f"user {name!r} has no login record"
             assert logins[0].get("IsFrozen") is True, f"user {name!r} is not frozen"
-        with milestone("user still active", 0.2):
-            assert user is not None, f"no user named {name!r}"
-            assert user.get("IsActive") is True, f"user {name!r} was deactivated instead of frozen"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf = env.org  # type: ignore[attr-defined]
-        user = user_by_name(sf, str(task.ground_truth["username"]))
+        user = s.user_by_name(sf, str(task.ground_truth["username"]))
         assert user is not None, f"seed has no user {task.ground_truth['username']!r}"
         login = first(sf, f"SELECT Id FROM UserLogin WHERE UserId = {soql_str(user['Id'])}")
         assert login is not None
@@ -134,7 +131,7 @@ class FreezeUser(Template):
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         name = str(task.ground_truth["username"])
-        return [*_open_user(env, name), click_button("Freeze"), Done()]
+        return [*_open_user(env, name), s.click_button("Freeze"), Done()]
 
 
 TEMPLATES = [CreateUser(), DeactivateUser(), FreezeUser()]

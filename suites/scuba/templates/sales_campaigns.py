@@ -1,4 +1,9 @@
-"""Sales: a new campaign with its budget, expected revenue and invited leads (``create_campaign``)."""
+"""Sales: a new campaign with its budget, expected revenue and invited leads (``create_campaign``).
+
+Scored as SCUBA scores it (milestone_evaluator_sales.py): the first campaign of the name; type, start date
+(a number counts weeks from today), budget and expected revenue exact; its members' leads exactly the
+listed ones.
+"""
 
 from __future__ import annotations
 
@@ -7,71 +12,63 @@ from urllib.parse import quote
 
 from pytest_cua.actions import Action, Click, Done
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from . import _sales as s
-from .common import field, first, goto, rows, soql_str
+from . import shared as s
+from .common import field, goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
     from pytest_cua.tasks import Task
 
-WEEK = 7
+
+def start_date(value: Any) -> str:
+    """The expected start date: a bare number counts weeks from today (SCUBA's form), else a relative date."""
+    return s.relative_date(value, number_unit="week").isoformat()
 
 
-def start_dates(value: Any) -> set[str]:
-    """What a ground-truth start date may be: a bare number counts weeks from today (SCUBA's form)."""
-    return s.date_candidates(value, int_unit_days=WEEK)
-
-
-class CreateCampaign(Template):
+class CreateCampaign(s.ScubaTemplate):
     """A campaign of a type, starting on a date, with budget and expected revenue, and leads invited.
 
-    Ground truth: ``campaign_name``, ``campaign_type``, ``start_date`` (ISO date, ``"two weeks from today"``
-    or a number of weeks from today), ``budget_amount``, ``expected_revenue``, ``leads`` (names, a list or
-    ``"A and B"``).
+    Ground truth: ``campaign_name``, ``campaign_type``, ``start_date`` (a number of weeks from today, an ISO
+    date or ``"two weeks from today"``), ``budget_amount``, ``expected_revenue``, ``leads`` (names).
     """
 
     name = "create_campaign"
     objects = ("Campaign", "CampaignMember")
-    milestones = {"campaign created": 0.2, "type": 0.1, "start date": 0.15, "budget": 0.15,
-                  "expected revenue": 0.15, "leads invited": 0.25}
+    milestones = {"campaign created": 0.1, "type": 0.1, "start date": 0.2, "budget": 0.2,
+                  "expected revenue": 0.2, "leads invited": 0.2}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth
-        camp = first(sf, "SELECT Id, Type, StartDate, BudgetedCost, ExpectedRevenue FROM Campaign "
-                         f"WHERE Name = {soql_str(t['campaign_name'])} ORDER BY CreatedDate DESC LIMIT 1")
-        with milestone("campaign created", 0.2):
+        found = s.checked_rows(sf, "SELECT Id, Type, StartDate, BudgetedCost, ExpectedRevenue FROM Campaign "
+                                   f"WHERE Name = {soql_str(t['campaign_name'])}")
+        camp = found[0] if found else None
+        with milestone("campaign created"):
             assert camp, f"no campaign named {t['campaign_name']!r}"
-        with milestone("type", 0.1):
+        with milestone("type"):
             assert camp, "no campaign to check"
             assert field(camp, "Type") == t["campaign_type"], \
                 f"type is {field(camp, 'Type')!r}, expected {t['campaign_type']!r}"
-        with milestone("start date", 0.15):
+        with milestone("start date"):
             assert camp, "no campaign to check"
-            want = start_dates(t["start_date"])
-            assert want, f"cannot read the expected start date {t['start_date']!r}"
-            assert field(camp, "StartDate") in want, \
-                f"start date is {field(camp, 'StartDate')!r}, expected {' or '.join(sorted(want))}"
-        with milestone("budget", 0.15):
-            assert camp, "no campaign to check"
-            assert s.same_number(field(camp, "BudgetedCost"), t["budget_amount"]), \
-                f"budgeted cost is {field(camp, 'BudgetedCost')!r}, expected {t['budget_amount']!r}"
-        with milestone("expected revenue", 0.15):
-            assert camp, "no campaign to check"
-            assert s.same_number(field(camp, "ExpectedRevenue"), t["expected_revenue"]), \
-                f"expected revenue is {field(camp, 'ExpectedRevenue')!r}, expected {t['expected_revenue']!r}"
-        members = rows(sf, "SELECT Lead.Name FROM CampaignMember "
-                           f"WHERE CampaignId = {soql_str(field(camp, 'Id'))}") if camp else []
-        invited = {" ".join(str(field(m, "Lead.Name") or "").lower().split()) for m in members}
-        with milestone("leads invited", 0.25):
+            want = start_date(t["start_date"])
+            assert field(camp, "StartDate") == want, f"start date is {field(camp, 'StartDate')!r}, expected {want}"
+        for title, fname, key in (("budget", "BudgetedCost", "budget_amount"),
+                                  ("expected revenue", "ExpectedRevenue", "expected_revenue")):
+            with milestone(title):
+                assert camp, "no campaign to check"
+                assert s.same_number(field(camp, fname), t[key]), f"{fname} is {field(camp, fname)!r}, expected {t[key]!r}"
+        members = s.checked_rows(sf, "SELECT Lead.Name FROM CampaignMember "
+                                     f"WHERE Campaign.Name = {soql_str(t['campaign_name'])}")
+        invited = [field(m, "Lead.Name") for m in members]
+        with milestone("leads invited"):
             assert camp, "no campaign, so nobody is invited"
-            missing = [n for n in s.names(t["leads"]) if " ".join(n.lower().split()) not in invited]
-            assert not missing, f"not invited: {missing}"
+            assert members and set(invited) == set(s.names(t["leads"])), \
+                f"the campaign's leads are {sorted(map(str, invited))}, expected {sorted(s.names(t['leads']))}"
 
     def _values(self, t: Any) -> dict[str, Any]:
-        start = s.resolve_date(t["start_date"], int_unit_days=WEEK)
-        return {"Name": t["campaign_name"], "Type": t["campaign_type"], "StartDate": start.isoformat() if start else None,
+        return {"Name": t["campaign_name"], "Type": t["campaign_type"], "StartDate": start_date(t["start_date"]),
                 "BudgetedCost": t["budget_amount"], "ExpectedRevenue": t["expected_revenue"]}
 
     def solve(self, task: "Task", env: "Environment") -> None:

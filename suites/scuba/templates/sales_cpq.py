@@ -1,17 +1,18 @@
 """Sales, configure-price-quote: price books (``create_price_books``), quotes (``create_quote``), contracts
-and orders (``create_contract_and_order``)."""
+and orders (``create_contract_and_order``), scored as SCUBA scores them (milestone_evaluator_sales.py): the
+first record of SCUBA's queries, exact values, dates from today as SCUBA computes them (``shared.relative_date``).
+"""
 
 from __future__ import annotations
 
-import datetime as _dt
 from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua.actions import Action, Done
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from . import _sales as s
-from .common import field, first, rows, soql_str
+from . import shared as s
+from .common import field, first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -27,33 +28,39 @@ def standard_book_id(sf: Any) -> str | None:
     return rec["Id"] if rec else None
 
 
-class CreatePriceBooks(Template):
+class CreatePriceBooks(s.ScubaTemplate):
     """Two new price books, each listing one product at its own price.
 
     Ground truth: ``product_name``, ``price_book_name1``, ``unit_price1``, ``price_book_name2``, ``unit_price2``.
+    Each book's entry is the last one the query returns for it (SCUBA keys the entries by book name).
     """
 
     name = "create_price_books"
     objects = ("Pricebook2", "PricebookEntry")
-    milestones = {"first price book": 0.2, "first price": 0.3, "second price book": 0.2, "second price": 0.3}
+    milestones = {"price book 1 created": 0.1, "price book 2 created": 0.1, "product in price book 1": 0.2,
+                  "product in price book 2": 0.2, "unit price in price book 1": 0.2, "unit price in price book 2": 0.2}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth
         books_in = f"({soql_str(t['price_book_name1'])}, {soql_str(t['price_book_name2'])})"
-        books = {" ".join(str(b.get("Name")).split()) for b in rows(sf, f"SELECT Name FROM Pricebook2 WHERE Name IN {books_in}")}
-        entries = rows(sf, "SELECT Product2.Name, Pricebook2.Name, UnitPrice FROM PricebookEntry "
-                           f"WHERE Pricebook2.Name IN {books_in}")
-        for n, which in ((1, "first"), (2, "second")):
+        books = [b.get("Name") for b in s.checked_rows(sf, f"SELECT Name FROM Pricebook2 WHERE Name IN {books_in}")]
+        entries = {field(e, "Pricebook2.Name"): e for e in s.checked_rows(
+            sf, f"SELECT Product2.Name, Pricebook2.Name, UnitPrice FROM PricebookEntry WHERE Pricebook2.Name IN {books_in}")}
+        for n in (1, 2):
             book = t[f"price_book_name{n}"]
-            with milestone(f"{which} price book", 0.2):
-                assert " ".join(str(book).split()) in books, f"no price book named {book!r}"
-            with milestone(f"{which} price", 0.3):
-                mine = [e for e in entries if s.same_text(field(e, "Pricebook2.Name"), book)
-                        and s.same_text(field(e, "Product2.Name"), t["product_name"])]
-                assert mine, f"{t['product_name']!r} is not in price book {book!r}"
-                prices = [field(e, "UnitPrice") for e in mine]
-                assert any(s.same_number(p, t[f"unit_price{n}"]) for p in prices), \
-                    f"{t['product_name']!r} costs {prices} in {book!r}, expected {t[f'unit_price{n}']!r}"
+            with milestone(f"price book {n} created"):
+                assert book in books, f"no price book named {book!r}"
+        for n in (1, 2):
+            book = t[f"price_book_name{n}"]
+            with milestone(f"product in price book {n}"):
+                got = field(entries.get(book), "Product2.Name")
+                assert got == t["product_name"], f"price book {book!r} lists {got!r}, expected {t['product_name']!r}"
+        for n in (1, 2):
+            book = t[f"price_book_name{n}"]
+            with milestone(f"unit price in price book {n}"):
+                got = field(entries.get(book), "UnitPrice")
+                assert s.same_number(got, t[f"unit_price{n}"]), \
+                    f"the unit price in {book!r} is {got!r}, expected {t[f'unit_price{n}']!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, t = env.org, task.ground_truth  # type: ignore[attr-defined]
@@ -73,61 +80,48 @@ class CreatePriceBooks(Template):
         return [*steps, Done()]
 
 
-class CreateQuote(Template):
+class CreateQuote(s.ScubaTemplate):
     """A quote on an opportunity that expires after a while, with one product line at a discount.
 
-    Ground truth: ``quote_name``, ``opportunity_name``, ``product_name``, ``expiration_duration`` (``"10 days"``,
-    ``"tendays"``, a number of days or an ISO date), ``discount_percentage``, ``quantity``. The discount holds
-    when the line's Discount is the percentage, or its sales price is the list price less the percentage.
+    Ground truth: ``quote_name``, ``opportunity_name``, ``product_name``, ``expiration_duration`` (SCUBA's
+    ``fivedays`` ... ``onemonth``, or any relative date), ``discount_percentage`` (the line's Discount),
+    ``quantity``.
     """
 
     name = "create_quote"
     objects = ("Quote", "QuoteLineItem")
-    milestones = {"quote on the opportunity": 0.3, "expiration date": 0.2, "product line": 0.2, "discount": 0.15,
-                  "quantity": 0.15}
+    milestones = {"quote created": 0.2, "expiration date": 0.2, "quote on the opportunity": 0.2,
+                  "product line": 0.2, "discount": 0.1, "quantity": 0.1}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth
-        quotes = rows(sf, "SELECT Id, ExpirationDate, Opportunity.Name FROM Quote "
-                          f"WHERE Name = {soql_str(t['quote_name'])} ORDER BY CreatedDate DESC")
-        quote = next((q for q in quotes if s.same_text(field(q, "Opportunity.Name"), t["opportunity_name"])), None)
-        with milestone("quote on the opportunity", 0.3):
-            assert quotes, f"no quote named {t['quote_name']!r}"
-            assert quote, (f"quote {t['quote_name']!r} is on {[field(q, 'Opportunity.Name') for q in quotes]}, "
-                           f"not on {t['opportunity_name']!r}")
-        with milestone("expiration date", 0.2):
+        quotes = s.checked_rows(sf, "SELECT Id, ExpirationDate, Opportunity.Name FROM Quote "
+                                    f"WHERE Name = {soql_str(t['quote_name'])}")
+        lines = s.checked_rows(sf, "SELECT Discount, Product2.Name, Quantity FROM QuoteLineItem "
+                                   f"WHERE Quote.Name = {soql_str(t['quote_name'])}")
+        quote, line = (quotes or [None])[0], (lines or [None])[0]
+        with milestone("quote created"):
+            assert quote, f"no quote named {t['quote_name']!r}"
+        with milestone("expiration date"):
             assert quote, "no quote to check"
-            want = s.date_candidates(t["expiration_duration"])
-            assert want, f"cannot read the expected expiration {t['expiration_duration']!r}"
-            assert field(quote, "ExpirationDate") in want, \
-                f"expires {field(quote, 'ExpirationDate')!r}, expected {' or '.join(sorted(want))}"
-        lines = rows(sf, "SELECT Id, Discount, Quantity, UnitPrice, Product2.Name, PricebookEntry.Product2.Name "
-                         f"FROM QuoteLineItem WHERE QuoteId = {soql_str(field(quote, 'Id'))}") if quote else []
-        mine = [ln for ln in lines if t["product_name"] in (field(ln, "Product2.Name"),
-                                                            field(ln, "PricebookEntry.Product2.Name"))]
-        with milestone("product line", 0.2):
-            assert quote, "no quote, so no line"
-            assert mine, f"the quote has no line for {t['product_name']!r} ({len(lines)} lines)"
-        list_price = s.standard_price(sf, t["product_name"])
-        pct = float(t["discount_percentage"])
-        with milestone("discount", 0.15):
-            assert mine, "no product line to check"
-            ok = [ln for ln in mine if s.same_number(field(ln, "Discount"), pct)
-                  or (not field(ln, "Discount") and list_price is not None
-                      and s.same_number(field(ln, "UnitPrice"), round(list_price * (1 - pct / 100), 2), tol=0.01))]
-            assert ok, (f"discount {[field(ln, 'Discount') for ln in mine]} / sales price "
-                        f"{[field(ln, 'UnitPrice') for ln in mine]}: expected {pct:g}% off {list_price}")
-        with milestone("quantity", 0.15):
-            assert mine, "no product line to check"
-            assert any(s.same_number(field(ln, "Quantity"), t["quantity"]) for ln in mine), \
-                f"quantity {[field(ln, 'Quantity') for ln in mine]}, expected {t['quantity']!r}"
+            want = self._expires(t)
+            assert field(quote, "ExpirationDate") == want, f"expires {field(quote, 'ExpirationDate')!r}, expected {want}"
+        with milestone("quote on the opportunity"):
+            assert quote, "no quote to check"
+            assert field(quote, "Opportunity.Name") == t["opportunity_name"], \
+                f"the quote is on {field(quote, 'Opportunity.Name')!r}, expected {t['opportunity_name']!r}"
+        with milestone("product line"):
+            assert line, f"quote {t['quote_name']!r} has no line"
+            assert field(line, "Product2.Name") == t["product_name"], \
+                f"the line is for {field(line, 'Product2.Name')!r}, expected {t['product_name']!r}"
+        for title, fname, key in (("discount", "Discount", "discount_percentage"), ("quantity", "Quantity", "quantity")):
+            with milestone(title):
+                assert line, "no line to check"
+                assert s.same_number(field(line, fname), t[key]), f"{fname} is {field(line, fname)!r}, expected {t[key]!r}"
 
     @staticmethod
     def _expires(t: Any) -> str:
-        d = s.resolve_date(t["expiration_duration"])
-        if d is None:
-            raise ValueError(f"cannot read the expiration {t['expiration_duration']!r}")
-        return d.isoformat()
+        return s.relative_date(t["expiration_duration"]).isoformat()
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, t = env.org, task.ground_truth  # type: ignore[attr-defined]
@@ -155,73 +149,49 @@ class CreateQuote(Template):
                 *s.new_related(env, "QuoteLineItem", line), Done()]
 
 
-class CreateContractAndOrder(Template):
+class CreateContractAndOrder(s.ScubaTemplate):
     """A contract for an account (start date, term in months), then an order from it.
 
-    Ground truth: ``account_name``, ``start_date`` (ISO date, ``"today"``, ``"N days from today"``),
-    ``contract_term_months``, ``order_start_date`` (ISO date, or relative to the contract's start:
-    ``"next friday"`` is the first Friday after it, ``"7 days"`` a week after it).
+    Ground truth: ``account_name``, ``start_date`` (from today: ``"today"``, ``"1 week"``, ``"1 month"``, an ISO
+    date), ``contract_term_months``, ``order_start_date`` (from the contract's expected start: ``"next friday"``
+    is the first Friday after it, ``"2 weeks"`` two weeks after it).
     """
 
     name = "create_contract_and_order"
     objects = ("Contract", "Order")
-    milestones = {"contract for the account": 0.3, "contract start date": 0.2, "contract term": 0.2,
-                  "order from the contract": 0.15, "order start date": 0.15}
+    milestones = {"contract for the account": 0.2, "contract start date": 0.2, "contract term": 0.2,
+                  "order from the contract": 0.2, "order start date": 0.2}
 
-    @staticmethod
-    def _order_dates(t: Any) -> set[str]:
-        out: set[str] = set()
-        for start in s.date_candidates(t["start_date"]):
-            d = s.resolve_date(t["order_start_date"], base=_dt.date.fromisoformat(start))
-            if d is not None:
-                out.add(d.isoformat())
-        return out
-
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth
-        contracts = rows(sf, "SELECT Id, StartDate, ContractTerm FROM Contract "
-                             f"WHERE Account.Name = {soql_str(t['account_name'])} ORDER BY CreatedDate DESC")
-        starts = s.date_candidates(t["start_date"])
-        ids = ", ".join(soql_str(c["Id"]) for c in contracts)
-        orders = rows(sf, f"SELECT Id, ContractId, EffectiveDate FROM Order WHERE ContractId IN ({ids})") if ids else []
-        with_orders = {o.get("ContractId") for o in orders}
-
-        def fit(c: dict[str, Any]) -> tuple[bool, bool, bool]:
-            return (c.get("StartDate") in starts, s.same_number(c.get("ContractTerm"), t["contract_term_months"]),
-                    c.get("Id") in with_orders)
-
-        contract = max(contracts, key=fit, default=None)  # the newest of the best fitting
-        with milestone("contract for the account", 0.3):
+        contracts = s.checked_rows(sf, "SELECT Id, StartDate, ContractTerm FROM Contract "
+                                       f"WHERE Account.Name = {soql_str(t['account_name'])}")
+        contract = contracts[0] if contracts else None
+        orders = s.checked_rows(sf, f"SELECT Id, EffectiveDate FROM Order WHERE ContractId = {soql_str(contract['Id'])}") \
+            if contract else []
+        order = orders[0] if orders else None
+        with milestone("contract for the account"):
             assert contract, f"no contract for account {t['account_name']!r}"
-        with milestone("contract start date", 0.2):
+        with milestone("contract start date"):
             assert contract, "no contract to check"
-            assert starts, f"cannot read the expected start date {t['start_date']!r}"
-            assert field(contract, "StartDate") in starts, \
-                f"contract starts {field(contract, 'StartDate')!r}, expected {' or '.join(sorted(starts))}"
-        with milestone("contract term", 0.2):
+            start = s.relative_date(t["start_date"]).isoformat()
+            assert field(contract, "StartDate") == start, f"the contract starts {field(contract, 'StartDate')!r}, expected {start}"
+        with milestone("contract term"):
             assert contract, "no contract to check"
             assert s.same_number(field(contract, "ContractTerm"), t["contract_term_months"]), \
-                f"term is {field(contract, 'ContractTerm')!r} months, expected {t['contract_term_months']!r}"
-        mine = [o for o in orders if o.get("ContractId") == field(contract, "Id")]
-        with milestone("order from the contract", 0.15):
-            assert contract, "no contract, so no order from it"
-            assert mine, "no order was created from the contract"
-        with milestone("order start date", 0.15):
-            assert mine, "no order to check"
-            want = self._order_dates(t)
-            assert want, f"cannot read the expected order start {t['order_start_date']!r}"
-            got = [o.get("EffectiveDate") for o in mine]
-            assert any(g in want for g in got), f"order starts {got}, expected {' or '.join(sorted(want))}"
+                f"the term is {field(contract, 'ContractTerm')!r} months, expected {t['contract_term_months']!r}"
+        with milestone("order from the contract"):
+            assert order, "no order was created from the contract"
+        with milestone("order start date"):
+            assert order, "no order to check"
+            order_start = self._dates(t)[1]
+            assert field(order, "EffectiveDate") == order_start, \
+                f"the order starts {field(order, 'EffectiveDate')!r}, expected {order_start}"
 
     @staticmethod
     def _dates(t: Any) -> tuple[str, str]:
-        start = s.resolve_date(t["start_date"])
-        if start is None:
-            raise ValueError(f"cannot read the start date {t['start_date']!r}")
-        order = s.resolve_date(t["order_start_date"], base=start)
-        if order is None:
-            raise ValueError(f"cannot read the order start date {t['order_start_date']!r}")
-        return start.isoformat(), order.isoformat()
+        start = s.relative_date(t["start_date"])
+        return start.isoformat(), s.relative_date(t["order_start_date"], start).isoformat()
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, t = env.org, task.ground_truth  # type: ignore[attr-defined]

@@ -1,79 +1,77 @@
 """Sales: move an opportunity to a stage and log the activity that goes with it
-(``update_opportunity_stage_and_activity``)."""
+(``update_opportunity_stage_and_activity``), scored as SCUBA scores it (milestone_evaluator_sales.py): the
+first opportunity of the name, a task (or event) on it, its subtype and its exact Subject (a call: its
+Description, case ignored).
+
+Deliberate deviation (DEVIATIONS.md): SCUBA judges the first activity its query returns, which on an
+opportunity that already had activities is an old one; the newest activity is judged here.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Click, Done
+from pytest_cua.actions import Action, Done
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from . import _sales as s
-from .common import field, first, rows, soql_str
+from . import shared as s
+from .common import field, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
     from pytest_cua.tasks import Task
 
-TASK_SUBTYPES = ("Call", "Email", "ListEmail", "Cadence", "LinkedIn")
+# activity type -> (object, subtype field)
+KINDS = {"Task": ("Task", "TaskSubtype"), "Email": ("Task", "TaskSubtype"), "Call": ("Task", "TaskSubtype"),
+         "Event": ("Event", "EventSubtype")}
 
 
-def activity_object(activity_type: str) -> str:
-    """``Event`` for meetings, ``Task`` for everything else (tasks, calls, emails)."""
-    return "Event" if str(activity_type).strip().lower() in ("event", "meeting") else "Task"
-
-
-def task_subtype(activity_type: str) -> str | None:
-    """The Task subtype an activity type asks for (``Call``, ``Email``), None for a plain task."""
-    wanted = str(activity_type).strip().lower()
-    return next((st for st in TASK_SUBTYPES if st.lower() == wanted), None)
-
-
-class UpdateOpportunityStageAndActivity(Template):
+class UpdateOpportunityStageAndActivity(s.ScubaTemplate):
     """Set an opportunity's stage and log an activity on it.
 
     Ground truth: ``opportunity_name``, ``stage_name``, ``activity_type`` (``Event``, ``Task``, ``Call``,
-    ``Email``), ``activity_description`` (what the activity is about: its subject or description must say it).
+    ``Email``: the activity's subtype), ``activity_description`` (the Subject; for a call, the Description).
     """
 
     name = "update_opportunity_stage_and_activity"
     objects = ("Opportunity", "Task", "Event")
-    milestones = {"stage updated": 0.5, "activity logged": 0.5}
+    milestones = {"stage updated": 0.4, "activity of the type": 0.3, "activity described": 0.3}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, t = ctx.env.org, ctx.truth
-        opp = first(sf, f"SELECT Id, StageName FROM Opportunity WHERE Name = {soql_str(t['opportunity_name'])} LIMIT 1")
-        with milestone("stage updated", 0.5):
+        opps = s.checked_rows(sf, f"SELECT Id, StageName FROM Opportunity WHERE Name = {soql_str(t['opportunity_name'])}")
+        opp = opps[0] if opps else None
+        with milestone("stage updated"):
             assert opp, f"no opportunity named {t['opportunity_name']!r}"
             assert field(opp, "StageName") == t["stage_name"], \
                 f"stage is {field(opp, 'StageName')!r}, expected {t['stage_name']!r}"
-        kind = activity_object(t["activity_type"])
-        subtype = task_subtype(t["activity_type"])
-        extra = ", TaskSubtype, Type" if kind == "Task" else ", EventSubtype"
-        acts = rows(sf, f"SELECT Id, Subject, Description{extra} FROM {kind} "
-                        f"WHERE WhatId = {soql_str(field(opp, 'Id'))}") if opp else []
-        about = [a for a in acts
-                 if s.covers(t["activity_description"], f"{a.get('Subject') or ''} {a.get('Description') or ''}")]
-        with milestone("activity logged", 0.5):
-            assert opp, "no opportunity, so no activity on it"
-            assert about, (f"no {kind.lower()} on {t['opportunity_name']!r} about {t['activity_description']!r} "
-                           f"(found: {[a.get('Subject') for a in acts]})")
-            if subtype:
-                assert any(subtype in (a.get("TaskSubtype"), a.get("Type")) for a in about), \
-                    f"the task is not a {subtype} (subtype {[a.get('TaskSubtype') for a in about]})"
+        kind = KINDS.get(str(t["activity_type"]))
+        acts = s.checked_rows(sf, f"SELECT Id, Description, Subject, {kind[1]} FROM {kind[0]} "
+                                  f"WHERE WhatId = {soql_str(opp['Id'])} ORDER BY CreatedDate DESC, Id DESC") \
+            if opp and kind else []
+        act = acts[0] if acts else None
+        with milestone("activity of the type"):
+            assert kind, f"unknown activity type {t['activity_type']!r}"
+            assert act, f"no {kind[0].lower()} on {t['opportunity_name']!r}"
+            assert act.get(kind[1]) == t["activity_type"], \
+                f"the {kind[0].lower()}'s {kind[1]} is {act.get(kind[1])!r}, expected {t['activity_type']!r}"
+        with milestone("activity described"):
+            assert kind and act, "no activity to check"
+            want = str(t["activity_description"])
+            if t["activity_type"] == "Call":
+                got = act.get("Description")
+                assert str(got).lower() == want.lower(), f"the call's description is {got!r}, expected {want!r}"
+            else:
+                got = act.get("Subject")
+                assert str(got) == want, f"the {kind[0].lower()}'s subject is {got!r}, expected {want!r}"
 
     @staticmethod
     def _activity(t: Any) -> tuple[str, dict[str, Any]]:
-        kind = activity_object(t["activity_type"])
+        kind, subtype_field = KINDS.get(str(t["activity_type"]), ("Task", "TaskSubtype"))
         text = str(t["activity_description"])
-        values: dict[str, Any] = {"Subject": text[:255], "Description": text}
-        if kind == "Task":
-            subtype = task_subtype(t["activity_type"])
-            if subtype:
-                values["TaskSubtype"] = subtype
-        return kind, values
+        return kind, {"Subject": text[:255], "Description": text, subtype_field: t["activity_type"]}
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, t = env.org, task.ground_truth  # type: ignore[attr-defined]
@@ -92,10 +90,12 @@ class UpdateOpportunityStageAndActivity(Template):
         t = task.ground_truth
         opp_id = s.require_id(env.org, "Opportunity", t["opportunity_name"])  # type: ignore[attr-defined]
         kind, values = self._activity(t)
+        if t["activity_type"] == kind:  # a plain task or event: the form's default subtype
+            values = {k: v for k, v in values.items() if not k.endswith("Subtype")}
         return [*s.open_record(env, "Opportunity", opp_id),
                 *s.new_related(env, kind, values),
                 *s.open_record(env, "Opportunity", opp_id),
-                Click(s.button("Edit")), *s.fill_form(env, "Opportunity", {"StageName": t["stage_name"]}),
+                s.click_button("Edit"), *s.fill_form(env, "Opportunity", {"StageName": t["stage_name"]}),
                 *s.save(), Done()]
 
 

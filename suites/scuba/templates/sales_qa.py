@@ -1,5 +1,5 @@
-"""Sales questions answered from the org's records (``qa_sales_lookup``), scored by SCUBA's rule: token F1
-counts only when the ground truth occurs in the answer.
+"""Sales questions answered from the org's records (``qa_sales_lookup``), scored by SCUBA's rule: the answer
+earns its token F1 when it contains the ground truth.
 
 A task says where a person finds the answer in an ``evidence`` list (kept in the task's extra fields), used
 by the demonstration: ``{"object": "Opportunity", "name": "..."}`` opens that record,
@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 from urllib.parse import urlencode
 
 from pytest_cua.actions import Action, Answer
-from pytest_cua.scoring import milestone, score_answer
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.scoring import record_answer
+from pytest_cua.suite import EvalContext
 
-from . import _sales as s
+from . import shared as s
 from .common import goto
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from pytest_cua.tasks import Task
 
 
-class QuestionTemplate(Template):
-    """A question task: one milestone, the answer (ground truth ``answer``)."""
+class QuestionTemplate(s.ScubaTemplate):
+    """A question task: one milestone, the answer (ground truth ``answer``), earning its token F1."""
 
     objects = ()
     milestones = {"answer": 1.0}
@@ -32,10 +32,8 @@ class QuestionTemplate(Template):
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def evaluate(self, ctx: EvalContext) -> None:
-        result = score_answer(ctx.answer, str(ctx.truth.get("answer", "")))
-        with milestone("answer", 1.0):
-            assert result.passed, result.detail
+    def check(self, ctx: EvalContext) -> None:
+        record_answer(ctx.card, ctx.answer, str(ctx.truth.get("answer", "")))
 
     def solve(self, task: "Task", env: "Environment") -> None:
         """Nothing to change in the org: the oracle answers with the ground truth."""

@@ -1,7 +1,9 @@
 """Service persona, case management: escalate a case (status and other fields, possibly a new owner).
 
-SCUBA's ``escalate_case_change_owner``: ground truth ``case_subject``, ``new_status`` and ``other_updates``
-(field API name -> value; a reference field such as ``OwnerId`` takes the related record's name).
+SCUBA's ``escalate_case_change_owner``, scored as SCUBA scores it (milestone_evaluator_service.py): ground
+truth ``case_subject``, ``new_status`` (0.5) and ``other_updates`` (field API name -> value, 0.5 / k each,
+exact values on the first case of the subject). A reference field such as ``OwnerId`` (own tasks only;
+SCUBA's query selects no reference field) takes the related record's name.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import checked_rows, click_button, click_link, field_labels, norm, same_text, user_by_name
+from . import shared as s
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
@@ -29,52 +31,47 @@ def _updates(truth: Mapping[str, Any]) -> dict[str, Any]:
     return dict(other) if isinstance(other, Mapping) else {}
 
 
-class EscalateCase(Template):
+class EscalateCase(s.ScubaTemplate):
     """Change a case's status and the other fields named in the ground truth."""
 
     name = "escalate_case_change_owner"
     objects = ("Case",)
-    milestones = {"case status": 0.5, "other case updates": 0.5}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        updates = _updates(truth)
+        return {"case status": 0.5, **s.share(0.5, (f"{k} updated" for k in updates))}
+
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         subject = str(truth.get("case_subject", ""))
         updates = _updates(truth)
-        fields = ["Id", "Status"]
-        for name in updates:
-            fields.append(f"{_REFERENCES[name]}.Name" if name in _REFERENCES else name)
-        with milestone("case status", 0.5):
-            found = checked_rows(sf, f"SELECT {', '.join(dict.fromkeys(fields))} FROM Case "
-                                     f"WHERE Subject = {soql_str(subject)}")
-            assert found, f"no case with subject {subject!r}"
-            case = found[0]
+        fields = ["Id", "Status", "Priority"]
+        for fname in updates:
+            fields.append(f"{_REFERENCES[fname]}.Name" if fname in _REFERENCES else fname)
+        found = s.checked_rows(sf, f"SELECT {', '.join(dict.fromkeys(fields))} FROM Case "
+                                   f"WHERE Subject = {soql_str(subject)}")
+        case = found[0] if found else None
+        with milestone("case status"):
+            assert case is not None, f"no case with subject {subject!r}"
             assert case.get("Status") == truth.get("new_status"), (
                 f"case {subject!r} has status {case.get('Status')!r}, expected {truth.get('new_status')!r}")
-        with milestone("other case updates", 0.5):
-            assert found, f"no case with subject {subject!r}"
-            wrong = []
-            for name, want in updates.items():
-                if name in _REFERENCES:
-                    got = (case.get(_REFERENCES[name]) or {}).get("Name")
-                    ok = same_text(got, want)
-                else:
-                    got = case.get(name)
-                    ok = got == want or norm(got) == norm(want)
-                if not ok:
-                    wrong.append(f"{name} is {got!r}, expected {want!r}")
-            assert not wrong, "; ".join(wrong)
+        for fname, want in updates.items():
+            with milestone(f"{fname} updated"):
+                assert case is not None, f"no case with subject {subject!r}"
+                got = (case.get(_REFERENCES[fname]) or {}).get("Name") if fname in _REFERENCES else case.get(fname)
+                assert got == want, f"{fname} is {got!r}, expected {want!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         case = first(sf, f"SELECT Id FROM Case WHERE Subject = {soql_str(truth['case_subject'])}")
         assert case is not None, f"seed has no case {truth['case_subject']!r}"
         values: dict[str, Any] = {"Status": truth["new_status"]}
-        for name, value in _updates(truth).items():
-            if name == "OwnerId":
-                user = user_by_name(sf, str(value))
+        for fname, value in _updates(truth).items():
+            if fname == "OwnerId":
+                user = s.user_by_name(sf, str(value))
                 assert user is not None, f"no user {value!r}"
                 value = user["Id"]
-            values[name] = value
+            values[fname] = value
         sf.Case.update(case["Id"], values)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
@@ -83,18 +80,18 @@ class EscalateCase(Template):
         case = first(sf, f"SELECT Id, CaseNumber FROM Case WHERE Subject = {soql_str(subject)}")
         assert case is not None, f"seed has no case {subject!r}"
         steps: list[Action] = [goto(env, "/lightning/o/Case/list"),
-                               Fill('role=searchbox[name="Search this list..."]', subject), click_button("Search"),
-                               click_link(case["CaseNumber"]), click_button("Edit"),
+                               Fill('role=searchbox[name="Search this list..."]', subject), s.click_button("Search"),
+                               s.click_link(case["CaseNumber"]), s.click_button("Edit"),
                                SelectOption("label=Status", str(truth["new_status"]))]
         described = {f["name"]: f for f in sf.restful("sobjects/Case/describe")["fields"]}
-        labels = field_labels(sf, "Case")
-        for name, value in _updates(truth).items():
-            label = labels.get(name, name)
-            if (described.get(name) or {}).get("type") == "picklist":
-                steps.append(SelectOption(f"label={label}", str(value)))
+        labels = s.field_labels(sf, "Case")
+        for fname, value in _updates(truth).items():
+            flabel = labels.get(fname, fname)
+            if (described.get(fname) or {}).get("type") == "picklist":
+                steps.append(SelectOption(f"label={flabel}", str(value)))
             else:
-                steps.append(Fill(f"label={label}", str(value)))
-        steps += [click_button("Save"), Done()]
+                steps.append(Fill(f"label={flabel}", str(value)))
+        steps += [s.click_button("Save"), Done()]
         return steps
 
 

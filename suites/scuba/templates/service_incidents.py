@@ -4,78 +4,62 @@ for an incident, link the two and move the incident on.
 SCUBA's ``create_incident_record`` (ground truth ``incident_subject``, ``urgency``, ``impact``, ``priority``,
 ``products``, ``product_impact_type`` aligned with ``products``) and ``create_change_request_link_incident``
 (``incident_subject``, ``change_request_subject``, ``change_request_priority``, ``change_request_impact``,
-``change_request_risk_level``, ``incident_new_status``).
+``change_request_risk_level``, ``incident_new_status``), scored as SCUBA scores them
+(milestone_evaluator_service.py): the incident is the first one with the subject, urgency, impact and priority
+(0.5), then every (product, impact type) pair related to it (0.5); the change request is the first of its
+subject with exact priority, impact and risk (0.4), its first incident link is the incident's (0.4), the first
+incident of the subject has the new status (0.2).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.suite import EvalContext
 
-from ._service_admin import as_list, checked_rows, click_button, click_link, field_labels, norm, same_text
-from .common import first, goto, soql_str
+from . import shared as s
+from .common import field, first, goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
     from pytest_cua.tasks import Task
 
 
-def _find_by_subject(sf: Any, obj: str, subject: str, fields: str) -> dict[str, Any] | None:
-    """The newest record of ``obj`` whose Subject equals ``subject`` (case and spacing ignored)."""
-    matches = [r for r in checked_rows(sf, f"SELECT {fields}, CreatedDate FROM {obj} WHERE Subject = {soql_str(subject)}")]
-    if not matches:  # a subject typed with other capitals or spacing still counts
-        matches = [r for r in checked_rows(sf, f"SELECT {fields}, CreatedDate FROM {obj}")
-                   if same_text(r.get("Subject"), subject)]
-    matches.sort(key=lambda r: str(r.get("CreatedDate") or ""))
-    return matches[-1] if matches else None
-
-
-class CreateIncident(Template):
+class CreateIncident(s.ScubaTemplate):
     """An incident with urgency, impact and priority, and one related item per affected product."""
 
     name = "create_incident_record"
     objects = ("Incident", "IncidentRelatedItem")
-    milestones = {"incident exists": 0.25, "urgency, impact and priority": 0.25, "products linked": 0.25,
-                  "product impact types": 0.25}
+    milestones = {"incident with urgency, impact and priority": 0.5, "products with their impact": 0.5}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         subject = str(truth.get("incident_subject", ""))
-        incident: dict[str, Any] | None = None
-        items: dict[str, str | None] = {}
-        with milestone("incident exists", 0.25):
-            incident = _find_by_subject(sf, "Incident", subject, "Id, Subject, Urgency, Impact, Priority")
-            assert incident is not None, f"no incident with subject {subject!r}"
-        missing = f"no incident {subject!r}"
-        with milestone("urgency, impact and priority", 0.25):
+        found = s.checked_rows(sf, f"SELECT Id FROM Incident WHERE Subject = {soql_str(subject)} "
+                                   f"AND Urgency = {soql_str(truth.get('urgency'))} "
+                                   f"AND Impact = {soql_str(truth.get('impact'))} "
+                                   f"AND Priority = {soql_str(truth.get('priority'))}")
+        incident = found[0] if found else None
+        missing = (f"no incident {subject!r} with urgency {truth.get('urgency')!r}, impact {truth.get('impact')!r} "
+                   f"and priority {truth.get('priority')!r}")
+        with milestone("incident with urgency, impact and priority"):
             assert incident is not None, missing
-            wrong = [f"{f} is {incident.get(f)!r}, expected {truth.get(k)!r}"
-                     for f, k in (("Urgency", "urgency"), ("Impact", "impact"), ("Priority", "priority"))
-                     if norm(incident.get(f)) != norm(truth.get(k))]
-            assert not wrong, "; ".join(wrong)
-        products = as_list(truth.get("products"))
-        with milestone("products linked", 0.25):
+        with milestone("products with their impact"):
             assert incident is not None, missing
-            for r in checked_rows(sf, f"SELECT Product2.Name, ImpactType FROM IncidentRelatedItem "
-                                      f"WHERE IncidentId = {soql_str(incident['Id'])}"):
-                items[norm((r.get("Product2") or {}).get("Name"))] = r.get("ImpactType")
-            lacking = [p for p in products if norm(p) not in items]
-            assert not lacking, f"products not linked to the incident: {lacking}"
-        with milestone("product impact types", 0.25):
-            assert incident is not None, missing
-            types = as_list(truth.get("product_impact_type"))
-            wrong = [f"{p}: {items.get(norm(p))!r}, expected {t!r}" for p, t in zip(products, types)
-                     if norm(items.get(norm(p))) != norm(t)]
-            assert not wrong, "impact types differ: " + "; ".join(wrong)
+            have = {(field(r, "Product2.Name"), r.get("ImpactType")) for r in s.checked_rows(
+                sf, f"SELECT Product2Id, Product2.Name, ImpactType FROM IncidentRelatedItem "
+                    f"WHERE IncidentId = {soql_str(incident['Id'])}")}
+            lacking = [pair for pair in zip(s.as_list(truth.get("products")), s.as_list(truth.get("product_impact_type")))
+                       if pair not in have]
+            assert not lacking, f"not related to the incident (product, impact): {lacking} (related: {sorted(map(str, have))})"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         created = sf.Incident.create({"Subject": truth["incident_subject"], "Urgency": truth["urgency"],
                                       "Impact": truth["impact"], "Priority": truth["priority"]})
-        for product, impact in zip(as_list(truth.get("products")), as_list(truth.get("product_impact_type"))):
+        for product, impact in zip(s.as_list(truth.get("products")), s.as_list(truth.get("product_impact_type"))):
             p = first(sf, f"SELECT Id FROM Product2 WHERE Name = {soql_str(product)}")
             assert p is not None, f"no product {product!r}"
             sf.IncidentRelatedItem.create({"IncidentId": created["id"], "Product2Id": p["Id"], "ImpactType": impact})
@@ -83,56 +67,57 @@ class CreateIncident(Template):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         subject = str(truth["incident_subject"])
-        product_label = field_labels(sf, "IncidentRelatedItem").get("Product2Id", "Product")
-        steps: list[Action] = [goto(env, "/lightning/o/Incident/list"), click_button("New"),
+        product_label = s.field_labels(sf, "IncidentRelatedItem").get("Product2Id", "Product")
+        steps: list[Action] = [goto(env, "/lightning/o/Incident/list"), s.click_button("New"),
                                Fill("label=Subject", subject), SelectOption("label=Urgency", str(truth["urgency"])),
                                SelectOption("label=Impact", str(truth["impact"])),
-                               SelectOption("label=Priority", str(truth["priority"])), click_button("Save")]
-        for product, impact in zip(as_list(truth.get("products")), as_list(truth.get("product_impact_type"))):
+                               SelectOption("label=Priority", str(truth["priority"])), s.click_button("Save")]
+        for product, impact in zip(s.as_list(truth.get("products")), s.as_list(truth.get("product_impact_type"))):
             # saving opens the new item's page; its Incident link leads back to the incident
-            steps += [click_button("New Incident Related Item"), Fill(f"label={product_label}", product),
-                      SelectOption("label=Impact Type", impact), click_button("Save"), click_link(subject)]
+            steps += [s.click_button("New Incident Related Item"), Fill(f"label={product_label}", product),
+                      SelectOption("label=Impact Type", impact), s.click_button("Save"), s.click_link(subject)]
         steps.append(Done())
         return steps
 
 
-class LinkChangeRequest(Template):
+class LinkChangeRequest(s.ScubaTemplate):
     """A change request linked to an incident (ChangeRequestRelatedIssue), and the incident's new status."""
 
     name = "create_change_request_link_incident"
     objects = ("ChangeRequest", "ChangeRequestRelatedIssue", "Incident")
-    milestones = {"change request exists": 0.25, "change request details": 0.25, "linked to the incident": 0.25,
-                  "incident status": 0.25}
+    milestones = {"change request with priority, impact and risk": 0.4, "linked to the incident": 0.4,
+                  "incident status": 0.2}
 
-    def evaluate(self, ctx: EvalContext) -> None:
+    def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         cr_subject = str(truth.get("change_request_subject", ""))
         inc_subject = str(truth.get("incident_subject", ""))
-        change: dict[str, Any] | None = None
-        with milestone("change request exists", 0.25):
-            change = _find_by_subject(sf, "ChangeRequest", cr_subject, "Id, Subject, Priority, Impact, RiskLevel")
+        changes = s.checked_rows(sf, "SELECT Id, ChangeRequestNumber, Impact, Priority, RiskLevel FROM ChangeRequest "
+                                     f"WHERE Subject = {soql_str(cr_subject)}")
+        change = changes[0] if changes else None
+        links = s.checked_rows(sf, f"SELECT RelatedIssueId FROM ChangeRequestRelatedIssue "
+                                   f"WHERE ChangeRequestId = {soql_str(change['Id'])} AND RelatedEntityType = 'Incident'") \
+            if change else []
+        incidents = s.checked_rows(sf, f"SELECT Id, Subject, Status FROM Incident WHERE Subject = {soql_str(inc_subject)}")
+        incident = incidents[0] if incidents else None
+        with milestone("change request with priority, impact and risk"):
             assert change is not None, f"no change request with subject {cr_subject!r}"
-        with milestone("change request details", 0.25):
-            assert change is not None, f"no change request {cr_subject!r}"
             wrong = [f"{f} is {change.get(f)!r}, expected {truth.get(k)!r}"
                      for f, k in (("Priority", "change_request_priority"), ("Impact", "change_request_impact"),
                                   ("RiskLevel", "change_request_risk_level"))
-                     if norm(change.get(f)) != norm(truth.get(k))]
+                     if change.get(f) != truth.get(k)]
             assert not wrong, "; ".join(wrong)
-        incidents = checked_rows(sf, f"SELECT Id, Subject, Status FROM Incident WHERE Subject = {soql_str(inc_subject)}")
-        with milestone("linked to the incident", 0.25):
+        with milestone("linked to the incident"):
             assert change is not None, f"no change request {cr_subject!r}"
-            assert incidents, f"no incident with subject {inc_subject!r}"
-            linked = {r["RelatedIssueId"] for r in checked_rows(
-                sf, f"SELECT RelatedIssueId FROM ChangeRequestRelatedIssue "
-                    f"WHERE ChangeRequestId = {soql_str(change['Id'])} AND RelatedEntityType = 'Incident'")}
-            assert linked & {i["Id"] for i in incidents}, (
-                f"change request {cr_subject!r} is not linked to incident {inc_subject!r}")
-        with milestone("incident status", 0.25):
-            assert incidents, f"no incident with subject {inc_subject!r}"
-            status = incidents[0].get("Status")
+            assert incident is not None, f"no incident with subject {inc_subject!r}"
+            assert links, f"change request {cr_subject!r} is linked to no incident"
+            assert links[0].get("RelatedIssueId") == incident["Id"], (
+                f"change request {cr_subject!r} is linked to {links[0].get('RelatedIssueId')!r}, "
+                f"not to incident {inc_subject!r}")
+        with milestone("incident status"):
+            assert incident is not None, f"no incident with subject {inc_subject!r}"
             want = truth.get("incident_new_status")
-            assert norm(status) == norm(want), f"incident status is {status!r}, expected {want!r}"
+            assert incident.get("Status") == want, f"incident status is {incident.get('Status')!r}, expected {want!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
@@ -148,19 +133,19 @@ class LinkChangeRequest(Template):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         truth = task.ground_truth
         inc_subject = str(truth["incident_subject"])
-        steps: list[Action] = [goto(env, "/lightning/o/ChangeRequest/list"), click_button("New"),
+        steps: list[Action] = [goto(env, "/lightning/o/ChangeRequest/list"), s.click_button("New"),
                                Fill("label=Subject", str(truth["change_request_subject"]))]
         if truth.get("change_request_description"):
             steps.append(Fill("label=Description", str(truth["change_request_description"])))
         steps += [SelectOption("label=Priority", str(truth["change_request_priority"])),
                   SelectOption("label=Impact", str(truth["change_request_impact"])),
-                  SelectOption("label=Risk Level", str(truth["change_request_risk_level"])), click_button("Save"),
-                  click_button("New Change Request Related Issue"), Fill("label=Related Issue", inc_subject),
-                  click_button("Save"),
+                  SelectOption("label=Risk Level", str(truth["change_request_risk_level"])), s.click_button("Save"),
+                  s.click_button("New Change Request Related Issue"), Fill("label=Related Issue", inc_subject),
+                  s.click_button("Save"),
                   goto(env, "/lightning/o/Incident/list"),
-                  Fill('role=searchbox[name="Search this list..."]', inc_subject), click_button("Search"),
-                  click_link(inc_subject), click_button("Edit"),
-                  SelectOption("label=Status", str(truth["incident_new_status"])), click_button("Save"), Done()]
+                  Fill('role=searchbox[name="Search this list..."]', inc_subject), s.click_button("Search"),
+                  s.click_link(inc_subject), s.click_button("Edit"),
+                  SelectOption("label=Status", str(truth["incident_new_status"])), s.click_button("Save"), Done()]
         return steps
 
 

@@ -1,0 +1,139 @@
+"""Admin persona: Lightning apps and custom tabs (SCUBA's ``create_app`` and ``create_custom_tab``), read from
+Metadata API retrieves of the packages SCUBA's retrieval workflows name.
+
+- ``create_app`` (``app_name``, ``comma_separated_objects_list``, ``comma_separated_user_profiles`` as profile
+  file names): retrieve the app ``<app name with _ for spaces>`` and every Profile. The app exists 0.3; each
+  listed object is a navigation item (``standard-<object>`` or ``<object>``) 0.3 / n; the profiles whose
+  ``applicationVisibilities`` make the app visible are exactly the listed ones 0.4.
+- ``create_custom_tab`` (``object_name`` without ``__c``, ``tab_style`` as the tab's motif, ``profile_name``,
+  ``app_name`` as the app's fullName): retrieve the tab with every Profile, then the tab with every
+  CustomApplication. The tab exists 0.25, its motif is the style 0.25, exactly one profile has it
+  ``DefaultOn`` and it is the profile 0.25, exactly one app has it as a navigation item and it is the app 0.25.
+
+Profiles are compared by their file names decoded (``Custom%3A Sales Profile`` is ``Custom: Sales Profile``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+from xml.etree import ElementTree as ET
+
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext
+
+from . import metadata_io as md
+from . import shared as s
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+def _split(value: Any) -> list[str]:
+    """SCUBA splits these lists on ", " exactly."""
+    return [x for x in str(value or "").split(", ") if x]
+
+
+def app_name(truth: Mapping[str, Any]) -> str:
+    return str(truth.get("app_name", "")).replace(" ", "_")
+
+
+class CreateApp(s.ScubaTemplate):
+    """A Lightning app with its navigation items, visible to exactly the listed profiles."""
+
+    name = "create_app"
+    objects = ("Profile",)
+    # the app, then 0.3 / n per navigation item (see weights()), then the profiles
+    milestones = {"app": 0.3, "navigation items": 0.3, "app visible to the profiles": 0.4}
+
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        items = _split(truth.get("comma_separated_objects_list"))
+        if not items:
+            raise ValueError(f"ground truth 'comma_separated_objects_list' names no object: {truth!r}")
+        out = {"app": self.milestones["app"]}
+        out.update({f"navigation item {o}": self.milestones["navigation items"] / len(items) for o in items})
+        out["app visible to the profiles"] = self.milestones["app visible to the profiles"]
+        return out
+
+    def check(self, ctx: EvalContext) -> None:
+        truth = ctx.truth
+        full = app_name(truth)
+        found = md.retrieve(ctx.env.org, {"CustomApplication": [full], "Profile": ["*"]})
+        app = found.get("applications", {}).get(full)
+        tabs = [(t.text or "").replace("standard-", "") for t in md.items(app, "tabs")]
+        with milestone("app"):
+            assert app is not None, f"no app {full!r}"
+        for obj in _split(truth.get("comma_separated_objects_list")):
+            with milestone(f"navigation item {obj}"):
+                assert obj in tabs, f"{obj!r} is not a navigation item of {full!r} (items: {tabs})" if app is not None \
+                    else f"no app {full!r}"
+        with milestone("app visible to the profiles"):
+            seen = {md.profile_key(name) for name, body in found.get("profiles", {}).items()
+                    if any(md.text(v, "application") == full and md.text(v, "visible") == "true"
+                           for v in md.items(body, "applicationVisibilities"))}
+            wanted = {md.profile_key(p) for p in _split(truth.get("comma_separated_user_profiles"))}
+            assert seen == wanted, f"{full!r} is visible to {sorted(seen)}, expected exactly {sorted(wanted)}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        full, label = app_name(truth), str(truth["app_name"])
+        tabs = [f"standard-{o}" for o in _split(truth["comma_separated_objects_list"])]
+        files = {f"applications/{full}.app": md.component(
+            "CustomApplication", formFactors="Large", isNavAutoTempTabsDisabled=False,
+            isNavPersonalizationDisabled=False, label=label, navType="Standard", tabs=tabs, uiType="Lightning")}
+        visible = md.element("applicationVisibilities", application=full, default=False, visible=True)
+        profiles = md.resolve_profiles(sf, _split(truth["comma_separated_user_profiles"]))
+        for name in profiles:
+            path, text = md.profile_file(name, visible)
+            files[path] = text
+        md.deploy(sf, files, {"CustomApplication": [full], "Profile": profiles})
+
+
+class CreateCustomTab(s.ScubaTemplate):
+    """A tab for a custom object with a style, on for exactly one profile and in exactly one app."""
+
+    name = "create_custom_tab"
+    objects = ("Profile",)
+    milestones = {"custom tab": 0.25, "tab style": 0.25, "tab visible only to the profile": 0.25,
+                  "tab only in the app": 0.25}
+
+    def check(self, ctx: EvalContext) -> None:
+        truth, sf = ctx.truth, ctx.env.org
+        tab = f"{truth.get('object_name', '')}__c"
+        with_profiles = md.retrieve(sf, {"CustomTab": [tab], "Profile": ["*"]})
+        with_apps = md.retrieve(sf, {"CustomTab": [tab], "CustomApplication": ["*"]})
+        body = with_apps.get("tabs", {}).get(tab)
+        with milestone("custom tab"):
+            assert body is not None, f"no custom tab {tab!r}"
+        with milestone("tab style"):
+            motif = md.text(body, "motif")
+            assert motif == truth.get("tab_style"), f"tab style {motif!r}, expected {truth.get('tab_style')!r}"
+        with milestone("tab visible only to the profile"):
+            on = [name for name, p in with_profiles.get("profiles", {}).items()
+                  if any(md.text(v, "visibility") == "DefaultOn" and md.text(v, "tab") == tab
+                         for v in md.items(p, "tabVisibilities"))]
+            wanted = str(truth.get("profile_name", ""))
+            assert [md.profile_key(n) for n in on] == [md.profile_key(wanted)], \
+                f"{tab!r} is Default On for {on}, expected only {wanted!r}"
+        with milestone("tab only in the app"):
+            apps = [name for name, a in with_apps.get("applications", {}).items()
+                    if tab in [t.text for t in md.items(a, "tabs")]]
+            assert apps == [truth.get("app_name")], f"{tab!r} is in the apps {apps}, expected only " \
+                                                    f"{truth.get('app_name')!r}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        tab, app = f"{truth['object_name']}__c", str(truth["app_name"])
+        current = md.retrieve(sf, {"CustomApplication": [app]}).get("applications", {}).get(app)
+        if current is None:
+            raise md.MetadataCallError(f"the org has no app {app!r}")
+        current.append(ET.fromstring(f"<tabs>{tab}</tabs>"))
+        app_text = md.component("CustomApplication", *(ET.tostring(c, encoding="unicode") for c in current))
+        [profile] = md.resolve_profiles(sf, [str(truth["profile_name"])])
+        path, text = md.profile_file(profile, md.element("tabVisibilities", tab=tab, visibility="DefaultOn"))
+        md.deploy(sf, {f"tabs/{tab}.tab": md.component("CustomTab", customObject=True, motif=truth["tab_style"]),
+                       f"applications/{app}.app": app_text, path: text},
+                  {"CustomTab": [tab], "CustomApplication": [app], "Profile": [profile]})
+
+
+TEMPLATES = [CreateApp(), CreateCustomTab()]

@@ -1,0 +1,84 @@
+"""Admin persona: a list view with two columns shared with groups and roles (SCUBA's ``create_list_view_share``).
+
+Ground truth: ``object_name``, ``list_view_name``, ``field1`` and ``field2`` (list view column names as the
+metadata writes them: ``ACCOUNT.NAME``, ``OPPORTUNITY.AMOUNT``), ``users`` (public group and role developer
+names). SCUBA finds the first list view of that name (SOQL) and reads ``<object>.<DeveloperName>`` from the
+metadata: it exists (0.3); its columns are exactly the two fields (0.3); the groups and roles of its
+``sharedTo`` are exactly ``users`` (0.4).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext
+
+from . import metadata_io as md
+from . import shared as s
+from .common import first, soql_str
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+def _users(truth: Mapping[str, Any]) -> list[str]:
+    found = truth.get("users")
+    if not isinstance(found, list) or not all(isinstance(u, str) for u in found):
+        raise ValueError(f"ground truth 'users' must be a list of names, got {found!r}")
+    return list(found)
+
+
+class CreateListViewShare(s.ScubaTemplate):
+    """A list view of two columns, visible to the named groups and roles only."""
+
+    name = "create_list_view_share"
+    objects = ("ListView",)
+    milestones = {"list view exists": 0.3, "the two columns": 0.3, "shared with the groups and roles": 0.4}
+
+    def check(self, ctx: EvalContext) -> None:
+        sf, truth = ctx.env.org, ctx.truth
+        obj, label = str(truth.get("object_name", "")), str(truth.get("list_view_name", ""))
+        rec = first(sf, f"SELECT Id, DeveloperName, Name, SobjectType FROM ListView WHERE Name = {soql_str(label)} "
+                        "ORDER BY CreatedDate, Id")
+        view = md.read_one(sf, "ListView", f"{obj}.{rec['DeveloperName']}") if rec else None
+        where = f"{obj}.{rec['DeveloperName']}" if rec else f"a list view named {label!r}"
+        with milestone("list view exists"):
+            assert rec is not None, f"no list view named {label!r}"
+            assert view is not None, f"no list view {where} of {obj!r} (the first named {label!r} is of " \
+                                     f"{rec.get('SobjectType')!r})"
+        with milestone("the two columns"):
+            assert view is not None, f"no list view {where}"
+            columns = md.texts(view, "columns")
+            wanted = [truth.get("field1"), truth.get("field2")]
+            assert all(c in columns for c in wanted) and len(columns) == 2, \
+                f"the columns are {columns}, expected exactly {wanted}"
+        with milestone("shared with the groups and roles"):
+            assert view is not None, f"no list view {where}"
+            shared = view.find("sharedTo")
+            found = md.texts(shared, "group") + md.texts(shared, "role")
+            assert set(found) == set(_users(truth)), \
+                f"shared with the groups and roles {sorted(found)}, expected {sorted(_users(truth))}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        groups: list[str] = []
+        roles: list[str] = []
+        for name in _users(truth):
+            group = first(sf, f"SELECT Id FROM Group WHERE Type = 'Regular' AND DeveloperName = {soql_str(name)}")
+            (groups if group else roles).append(name)
+        label = str(truth["list_view_name"])
+        developer = re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_")
+        shared: dict[str, Any] = {}
+        if groups:
+            shared["group"] = groups
+        if roles:
+            shared["role"] = roles
+        md.upsert(sf, "ListView", f"{truth['object_name']}.{developer}", {
+            "columns": [truth["field1"], truth["field2"]], "filterScope": "Everything", "label": label,
+            "sharedTo": shared})
+
+
+TEMPLATES = [CreateListViewShare()]

@@ -1,0 +1,179 @@
+"""Admin persona, templates scored on metadata (SCUBA's ``create_global_value_set``, ``create_matching_rule``,
+``update_password_policies``, ``picklist_administration_actions``).
+
+Each reads the component SCUBA retrieves (``evaluation_data_retrieval_workflows_admin*.json``) with the
+Metadata API's ``readMetadata`` and checks the elements SCUBA reads, with SCUBA's weights:
+
+- ``create_global_value_set`` (``value_set_name``, ``comma_separated_values``): the set exists (0.3); its
+  values, in order, are the listed ones (0.7). The instruction asks for the values sorted alphabetically while
+  SCUBA compares them in the listed order: either order passes (see DEVIATIONS.md).
+- ``create_matching_rule`` (``rule_name``, ``object_name``, ``match_method``, ``field_name``): the rule
+  ``Object.Rule_Name`` carries the label (0.5); it has exactly one item, (``NullNotAllowed``, method, field)
+  (0.5).
+- ``update_password_policies`` (every key is a ``passwordPolicies`` element of the Security settings): one equal
+  share per key, the element's text equal to the value.
+- ``picklist_administration_actions`` (``object_name``, ``field_name``, ``comma_separated_values``,
+  ``default_value``): the standard value set ``<object><field>`` (``CaseStatus``, ``LeadSource``) lists exactly
+  the values in order (0.8); its default is the expected one, or there is none (0.2, as SCUBA scores it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext
+
+from . import metadata_io as md
+from . import shared as s
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+def _listed(truth: Mapping[str, Any], key: str = "comma_separated_values") -> list[str]:
+    """SCUBA's reading of a comma-separated ground truth: split on commas, each value stripped."""
+    return [v.strip() for v in str(truth.get(key, "")).split(",")]
+
+
+class CreateGlobalValueSet(s.ScubaTemplate):
+    """A global value set with the listed values."""
+
+    name = "create_global_value_set"
+    objects = ()
+    milestones = {"global value set exists": 0.3, "values in order": 0.7}
+
+    def check(self, ctx: EvalContext) -> None:
+        truth = ctx.truth
+        name = str(truth.get("value_set_name", ""))
+        body = md.read_one(ctx.env.org, "GlobalValueSet", name)
+        with milestone("global value set exists"):
+            assert body is not None, f"no global value set named {name!r}"
+        with milestone("values in order"):
+            assert body is not None, f"no global value set named {name!r}"
+            found = [md.text(v, "fullName") for v in md.items(body, "customValue")]
+            expected = _listed(truth)
+            assert found in (expected, sorted(expected, key=str.lower), sorted(expected)), \
+                f"the values are {found}, expected {expected} (or sorted alphabetically)"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        truth = task.ground_truth
+        name = str(truth["value_set_name"])
+        md.upsert(env.org, "GlobalValueSet", name, {  # type: ignore[attr-defined]
+            "customValue": [{"fullName": v, "default": False, "label": v} for v in _listed(truth)],
+            "masterLabel": name, "sorted": False})
+
+
+def _rule_member(truth: Mapping[str, Any]) -> str:
+    return f"{truth.get('object_name', '')}.{str(truth.get('rule_name', '')).replace(' ', '_')}"
+
+
+class CreateMatchingRule(s.ScubaTemplate):
+    """A matching rule with one item: the field, its matching method, blank fields not matched."""
+
+    name = "create_matching_rule"
+    objects = ()
+    milestones = {"matching rule with the name": 0.5, "the one rule item": 0.5}
+
+    def check(self, ctx: EvalContext) -> None:
+        truth = ctx.truth
+        member = _rule_member(truth)
+        rule = md.read_one(ctx.env.org, "MatchingRule", member)
+        with milestone("matching rule with the name"):
+            assert rule is not None, f"no matching rule {member!r}"
+            assert md.text(rule, "label") == truth.get("rule_name"), \
+                f"the label of {member!r} is {md.text(rule, 'label')!r}, expected {truth.get('rule_name')!r}"
+        with milestone("the one rule item"):
+            assert rule is not None, f"no matching rule {member!r}"
+            items = [(md.text(i, "blankValueBehavior"), md.text(i, "matchingMethod"), md.text(i, "fieldName"))
+                     for i in md.items(rule, "matchingRuleItems")]
+            target = ("NullNotAllowed", truth.get("match_method"), truth.get("field_name"))
+            assert items == [target], f"the rule items are {items}, expected only {target}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        truth = task.ground_truth
+        md.upsert(env.org, "MatchingRule", _rule_member(truth), {  # type: ignore[attr-defined]
+            "label": truth["rule_name"],
+            "matchingRuleItems": {"blankValueBehavior": "NullNotAllowed", "fieldName": truth["field_name"],
+                                  "matchingMethod": truth["match_method"]},
+            "ruleStatus": "Inactive"})
+
+
+class UpdatePasswordPolicies(s.ScubaTemplate):
+    """The org's password policies: each key of the ground truth set to its value."""
+
+    name = "update_password_policies"
+    objects = ()
+    milestones = {"password policies": 1.0}  # split equally over the keys (see weights())
+
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        if not truth:
+            raise ValueError("update_password_policies: the ground truth names no password policy")
+        share = self.milestones["password policies"] / len(truth)
+        return {f"password policy {key} is {value!r}": share for key, value in truth.items()}
+
+    def check(self, ctx: EvalContext) -> None:
+        settings = md.read_one(ctx.env.org, "SecuritySettings", "Security")
+        policies = settings.find("passwordPolicies") if settings is not None else None
+        for key, value in ctx.truth.items():
+            with milestone(f"password policy {key} is {value!r}"):
+                assert policies is not None, "the Security settings have no passwordPolicies"
+                assert md.text(policies, key) == value, f"{key} is {md.text(policies, key)!r}, expected {value!r}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf = env.org  # type: ignore[attr-defined]
+        settings = md.read_one(sf, "SecuritySettings", "Security")
+        current = settings.find("passwordPolicies") if settings is not None else None
+        policies = {c.tag: (c.text or "") for c in current} if current is not None else {}
+        policies.update({k: str(v) for k, v in task.ground_truth.items()})
+        md.upsert(sf, "SecuritySettings", "Security", {"passwordPolicies": policies})
+
+
+def _value_set(truth: Mapping[str, Any]) -> str:
+    """SCUBA's member name: object and field run together (``CaseStatus``, ``Lead`` + ``Source``)."""
+    return f"{truth.get('object_name', '')}{truth.get('field_name', '')}"
+
+
+class PicklistAdministrationActions(s.ScubaTemplate):
+    """A standard picklist's values: reordered, added or renamed, and its default."""
+
+    name = "picklist_administration_actions"
+    objects = ()
+    milestones = {"picklist values in order": 0.8, "default value": 0.2}
+
+    def check(self, ctx: EvalContext) -> None:
+        truth = ctx.truth
+        name = _value_set(truth)
+        body = md.read_one(ctx.env.org, "StandardValueSet", name)
+        values = md.items(body, "standardValue")
+        found = [md.text(v, "fullName") for v in values]
+        defaults = [md.text(v, "fullName") for v in values if md.text(v, "default") == "true"]
+        default = defaults[0] if defaults else None
+        with milestone("picklist values in order"):
+            expected = _listed(truth)
+            assert found == expected, f"the values of {name} are {found}, expected {expected}"
+        with milestone("default value"):
+            # SCUBA: no default at all passes too
+            assert default is None or default == truth.get("default_value"), \
+                f"the default of {name} is {default!r}, expected {truth.get('default_value')!r}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        truth = task.ground_truth
+        sf = env.org  # type: ignore[attr-defined]
+        name = _value_set(truth)
+        current = md.read_one(sf, "StandardValueSet", name)
+        old = {md.text(v, "fullName"): v for v in md.items(current, "standardValue")}
+        default = str(truth.get("default_value") or "")
+        entries = []
+        for value in _listed(truth):
+            entry: dict[str, Any] = {"fullName": value, "default": value == default, "label": value}
+            kept = old.get(value)
+            for extra in ("closed", "converted", "won", "probability", "forecastCategory"):
+                if kept is not None and md.text(kept, extra) is not None:
+                    entry[extra] = md.text(kept, extra)
+            entries.append(entry)
+        md.upsert(sf, "StandardValueSet", name, {"sorted": False, "standardValue": entries})
+
+
+TEMPLATES = [CreateGlobalValueSet(), CreateMatchingRule(), UpdatePasswordPolicies(), PicklistAdministrationActions()]

@@ -1,0 +1,98 @@
+"""Admin persona, custom object metadata: an object's description and a field's help text.
+
+SCUBA's ``update_custom_object_description_and_help_text`` (ground truth ``object_name``, ``description_text``,
+``field_name``, ``help_text``; the object and the field without their ``__c``). SCUBA retrieves the components
+``CustomObject <object>__c`` and ``CustomField <object>__c.<field>__c``
+(evaluation_data_retrieval_workflows_admin.json) and scores, in milestone_evaluator_admin.py:
+
+- the object's ``description`` equals ``description_text`` (0.5),
+- the field's ``inlineHelpText`` equals ``help_text`` (0.5),
+
+both compared ignoring letter case and leading or trailing dots and spaces (SCUBA: ``.lower().strip('. ')``).
+Here both components are read with the Metadata API's ``readMetadata`` over the client's session; a missing
+object or field fails its milestone (SCUBA's scorer stops with an IndexError there, which scores the task 0).
+The oracle reads each component, changes that one element and writes it back with ``upsertMetadata``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape
+
+from pytest_cua.scoring import milestone
+from pytest_cua.suite import EvalContext
+
+from . import metadata_io as md
+from . import shared as s
+
+if TYPE_CHECKING:
+    from pytest_cua.envs.base import Environment
+    from pytest_cua.tasks import Task
+
+
+def _members(truth: Mapping[str, Any]) -> tuple[str, str]:
+    """SCUBA's members: ``MyAnimal__c`` and ``MyAnimal__c.Breed__c``."""
+    obj = f"{truth.get('object_name', '')}__c"
+    return obj, f"{obj}.{truth.get('field_name', '')}__c"
+
+
+def same(found: str | None, expected: Any) -> bool:
+    """SCUBA's comparison: letter case and leading or trailing dots and spaces do not count."""
+    return (found or "").lower().strip(". ") == str(expected or "").lower().strip(". ")
+
+
+def _upsert_changed(sf: Any, type_name: str, full_name: str, body: ET.Element, tag: str, value: str,
+                    drop: tuple[str, ...] = ()) -> None:
+    """Write ``body`` back with ``tag`` set to ``value`` (the other elements as read, ``drop`` left out)."""
+    kept = [c for c in body if c.tag not in ("fullName", tag, *drop)]
+    kept.append(ET.Element(tag))
+    kept[-1].text = value
+    inner = md.element("fullName", full_name) + "".join(
+        ET.tostring(c, encoding="unicode") for c in sorted(kept, key=lambda c: c.tag))
+    response = md.call(sf, "upsertMetadata", f'<metadata xsi:type="{escape(type_name)}">{inner}</metadata>')
+    for result in response.iter("result"):
+        if result.findtext("success") != "true":
+            errors = "; ".join(f"{e.findtext('statusCode')}: {e.findtext('message')}" for e in result.iter("errors"))
+            raise md.MetadataCallError(f"upsertMetadata {type_name} {full_name!r}: {errors}")
+
+
+class UpdateCustomObjectDescriptionAndHelpText(s.ScubaTemplate):
+    """A custom object's description and the help text of one of its fields."""
+
+    name = "update_custom_object_description_and_help_text"
+    objects = ()
+    milestones = {"object description": 0.5, "field help text": 0.5}
+
+    def check(self, ctx: EvalContext) -> None:
+        sf, truth = ctx.env.org, ctx.truth
+        obj_name, field_name = _members(truth)
+        obj = md.read_one(sf, "CustomObject", obj_name)
+        fld = md.read_one(sf, "CustomField", field_name)
+        with milestone("object description"):
+            assert obj is not None, f"no custom object {obj_name!r}"
+            found = md.text(obj, "description")
+            assert same(found, truth.get("description_text")), \
+                f"the description of {obj_name} is {found!r}, expected {truth.get('description_text')!r}"
+        with milestone("field help text"):
+            assert fld is not None, f"no custom field {field_name!r}"
+            found = md.text(fld, "inlineHelpText")
+            assert same(found, truth.get("help_text")), \
+                f"the help text of {field_name} is {found!r}, expected {truth.get('help_text')!r}"
+
+    def solve(self, task: "Task", env: "Environment") -> None:
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj_name, field_name = _members(truth)
+        obj = md.read_one(sf, "CustomObject", obj_name)
+        fld = md.read_one(sf, "CustomField", field_name)
+        if obj is None or fld is None:
+            raise AssertionError(f"the org has no {obj_name if obj is None else field_name}: are the release's "
+                                 "metadata prerequisites deployed?")
+        children = ("fields", "listViews", "validationRules", "recordTypes", "businessProcesses", "webLinks",
+                    "compactLayouts", "fieldSets", "sharingReasons", "indexes")
+        _upsert_changed(sf, "CustomObject", obj_name, obj, "description", str(truth["description_text"]),
+                        drop=children)
+        _upsert_changed(sf, "CustomField", field_name, fld, "inlineHelpText", str(truth["help_text"]))
+
+
+TEMPLATES = [UpdateCustomObjectDescriptionAndHelpText()]

@@ -1,0 +1,210 @@
+"""Parity with SCUBA: SCUBA's own evaluator, unchanged from its checkout, scores a release task on the embedded
+org through the real Salesforce CLI, next to pytest-cua's template, on the same end states.
+
+``pytest_cua.testing.scuba_parity.ScubaEvaluation`` runs SCUBA's ``MilestoneEvaluator`` in a worker (its data
+retrieval shells out to ``sf data query ... --result-format csv``); the org carries SCUBA's seed records as the
+suite installs them with ``--scuba-root``. Each selected task is scored by both on three end states: ``noop``
+(the seed as it is, the answer empty), ``oracle`` (the template's solver's end state, the answer the truth) and
+``partial`` (the oracle's with one ground-truth value changed, ``end_states.py``; for a question, the truth
+and more words). Both scores and milestone tables go to ``reports/parity/<task id>.json``
+(``$PYTEST_CUA_PARITY_REPORTS``), the counts and every disagreement to ``summary-<worker>.md`` there.
+
+What must hold: our oracle scores 1; in every end state SCUBA's evaluation runs (no system failure) and both
+give the same score (2 decimals) and the same completion, except where DEVIATIONS.md's parity table lists the
+task and end state (``known.py`` reads it); a listed end state that agrees is a stale entry and fails too. A
+disagreement names the task, the end state, how the partial state was made, and both milestone tables.
+
+The release comes from ``$PYTEST_CUA_SCUBA_ROOT`` (default /work/shared/scuba/release; skipped when absent).
+``PYTEST_CUA_PARITY_TASKS`` picks the tasks: ``templates`` (the default: the first release task of each of the
+60 templates), ``all`` (the 300, 900 end states), or a comma list of task ids and template names (each
+template name: its first release task).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pytest_cua.envs.salesforce import SalesforceEnvironment
+from pytest_cua.localorg.server import OrgServer
+from pytest_cua.scoring import ScoreCard, record_answer
+from pytest_cua.tasks import Task
+from pytest_cua.testing.scuba_parity import ScubaEvaluation, ScubaResult
+from pytest_cua.testing.sfcli import INSTALL_HINT, find_sf
+from suites.scuba import release
+
+from ..org_harness import TEMPLATES, evaluate
+from .end_states import partial_end_state, qa_partial_answer
+from .known import KNOWN, STATES, summary_markdown
+
+ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
+REPORTS = Path(os.environ.get("PYTEST_CUA_PARITY_REPORTS") or Path(__file__).resolve().parents[3] / "reports" / "parity")
+DEFAULT_SAMPLE = "templates"
+
+
+def _records() -> list[dict[str, Any]]:
+    path = ROOT / release.ZERO_SHOT_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+
+
+RECORDS = {r["task_id"]: r for r in _records()}
+
+
+def _selected() -> list[str]:
+    wanted = os.environ.get("PYTEST_CUA_PARITY_TASKS") or DEFAULT_SAMPLE
+    if wanted.strip() == "all":
+        return list(RECORDS)
+    if wanted.strip() == "templates":
+        wanted = ",".join(dict.fromkeys(r["query_template_name"] for r in RECORDS.values()))
+    out: list[str] = []
+    for name in (w.strip() for w in wanted.split(",") if w.strip()):
+        if name in RECORDS:
+            out.append(name)
+        else:
+            out += [tid for tid, r in RECORDS.items() if r["query_template_name"] == name][:1]
+    return out
+
+
+pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no SCUBA release at {ROOT} ($PYTEST_CUA_SCUBA_ROOT)")
+
+
+@pytest.fixture(scope="module")
+def release_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SalesforceEnvironment, dict[str, Task]]]:
+    """An embedded org prepared as ``--scuba-root`` prepares it (the metadata prerequisites deployed over the
+    Metadata API, then the seed), and the release's tasks."""
+    server = OrgServer(tmp_path_factory.mktemp("parity-org"), extensions=[])
+    tasks = release.load_release(ROOT / release.ZERO_SHOT_FILE, demos=False)
+    env = SalesforceEnvironment(server, None)
+    report = release.SeedReport()
+    release.install_metadata(env.org, ROOT / release.METADATA_DIR, report, tasks)
+    release.install_seed(server.org, ROOT / release.SEED_DIR, report)
+    release.install_org_defaults(server.org, report)
+    release.install_custom_objects(server.org, tasks, report)
+    yield env, {t.id: t for t in tasks}
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def scuba(release_env: tuple[SalesforceEnvironment, dict[str, Task]],
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScubaEvaluation]:
+    if find_sf() is None:
+        pytest.fail(f"the Salesforce CLI is missing: {INSTALL_HINT}")
+    env, _ = release_env
+    creds = env.credentials
+    with ScubaEvaluation(ROOT, creds, workdir=tmp_path_factory.mktemp("scuba-eval")) as evaluation:
+        yield evaluation
+
+
+def _ours(card: Any) -> dict[str, Any]:
+    return {"score": round(card.score, 2), "complete": card.score == 1, "milestones": [
+        {"milestone": r.name, "is_success": r.passed, "weight": r.weight} for r in card.results]}
+
+
+def _theirs(result: ScubaResult) -> dict[str, Any]:
+    return {"score": result.score, "complete": result.score == 1, "milestones": result.milestones,
+            "failures": result.failures, "seconds": round(result.seconds, 1)}
+
+
+def _answer(task: Task, state: str) -> str | None:
+    """What the agent answered: nothing (noop), the truth (oracle), the truth and more (partial)."""
+    if not task.is_question:
+        return None
+    return {"noop": "", "oracle": str(task.ground_truth.get("answer", ""))}.get(state) or qa_partial_answer(task)
+
+
+def _others(task: Task) -> dict[str, list[Any]]:
+    """For each ground-truth key of ``task``, the values the other release tasks of its template give it."""
+    out: dict[str, list[Any]] = {}
+    for tid, r in RECORDS.items():
+        if tid != task.id and r["query_template_name"] == task.template:
+            for key, value in (r.get("ground_truth_dict") or {}).items():
+                if value not in out.setdefault(key, []):
+                    out[key].append(value)
+    return out
+
+
+def _our_card(env: SalesforceEnvironment, task: Task, answer: str | None) -> ScoreCard:
+    """Our score card: the template's evaluator, or for a question without a template module the plugin's
+    answer rule (``record_answer``, as ``pytest_cua.fixtures`` scores it)."""
+    if task.template in TEMPLATES:
+        return evaluate(env, task, answer=answer)
+    card = ScoreCard(task.id, task.template)
+    record_answer(card, answer, str(task.ground_truth["answer"]))
+    return card
+
+
+SUMMARY: list[dict[str, Any]] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parity_summary() -> Iterator[None]:
+    """After the module: ``summary-<worker>.md`` in the reports folder, the counts and every disagreement."""
+    yield
+    if SUMMARY:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        (REPORTS / f"summary-{worker}.md").write_text(summary_markdown(SUMMARY), encoding="utf-8")
+
+
+@pytest.mark.parametrize("task_id", _selected())
+def test_scuba_scores_the_end_state_as_we_do(task_id: str, release_env: tuple[SalesforceEnvironment, dict[str, Task]],
+                                             scuba: ScubaEvaluation) -> None:
+    env, tasks = release_env
+    task = tasks[task_id]
+    template = TEMPLATES.get(task.template or "")
+    if template is None and not task.is_question:
+        pytest.fail(f"{task_id}: no template {task.template!r} and not a question")
+    record = RECORDS[task_id]
+    snap = env.snapshot()
+    rows: dict[str, Any] = {}
+    try:
+        for state in STATES:
+            how = None
+            if state == "oracle" and template is not None:
+                template.solve(task, env)
+            elif state == "partial":
+                how = partial_end_state(template, task, env, lambda t: evaluate(env, t).score, _others(task))
+                if how is None:
+                    rows[state] = {"skipped": "no changed ground truth could be solved"}
+                    continue
+            answer = _answer(task, state)
+            ours = _our_card(env, task, answer)
+            theirs = scuba.evaluate(record, answer)
+            row = {"ours": _ours(ours), "scuba": _theirs(theirs)}
+            row["agree"] = (row["ours"]["score"] == row["scuba"]["score"]
+                            and row["ours"]["complete"] == row["scuba"]["complete"])
+            if how is not None:
+                row["made"] = how.describe() if answer is None else f"answer {answer!r}"
+                row["partial"] = 0 < ours.score < 1
+            row["tables"] = f"ours:\n{ours.table()}\n{theirs.table()}"
+            rows[state] = row
+            env.restore(snap)
+    finally:
+        env.restore(snap)
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        (REPORTS / f"{task_id}.json").write_text(json.dumps({"task_id": task_id, "template": task.template, **rows},
+                                                            indent=1, default=str), encoding="utf-8")
+        SUMMARY.append({"task_id": task_id, "template": task.template, **rows})
+    problems = []
+    for state, row in rows.items():
+        if "skipped" in row:
+            continue
+        if row["scuba"]["failures"] is not None or not row["scuba"]["milestones"]:
+            known = KNOWN.get((task_id, state))
+            if known is None or not known.scuba_fails:
+                problems.append(f"{task_id} [{state}]: SCUBA's evaluation failed: {row['scuba']['failures']}")
+            continue
+        known = KNOWN.get((task_id, state))
+        if row["agree"] and known is not None:
+            problems.append(f"{task_id} [{state}]: listed in DEVIATIONS.md ({known.section}) but both score "
+                            f"{row['ours']['score']:.2f}: the entry is stale")
+        elif not row["agree"] and known is None:
+            problems.append(f"{task_id} [{state}]: ours {row['ours']['score']:.2f} vs SCUBA {row['scuba']['score']:.2f}"
+                            f"{' (' + row['made'] + ')' if 'made' in row else ''}\n{row['tables']}")
+    assert rows["oracle"]["ours"]["score"] == 1, rows["oracle"]["tables"]
+    assert rows["noop"]["ours"]["score"] < 1, rows["noop"]["tables"]
+    assert not problems, "\n\n".join(problems)
