@@ -286,3 +286,35 @@ def redact_file(path: str | Path) -> None:
     """Redact a text file in place (used for results written by other tools)."""
     p = Path(path)
     p.write_bytes(redact_bytes(p.read_bytes()))
+
+
+def emit_crash(results_dir: str | Path, record: Mapping[str, Any]) -> bool:
+    """An Allure result for a test whose worker died under it (``worker_crash``): written by the xdist
+    controller, since the dead worker wrote none. Status ``broken`` (an error, not a failure), with the task's
+    labels and the crash message. False when allure-python-commons is not installed."""
+    try:
+        from allure_commons.logger import AllureFileLogger
+        from allure_commons.model2 import Label, Parameter, Status, StatusDetails, TestResult
+        from allure_commons.utils import md5, uuid4
+    except ModuleNotFoundError:
+        return False
+    nodeid = str(record["nodeid"])
+    path, _, name = nodeid.partition("::")
+    function = name.split("[", 1)[0]
+    module = path[:-3].replace("/", ".") if path.endswith(".py") else path.replace("/", ".")
+    full_name = f"{module}#{function}"
+    labels = [Label(name="suite", value=str(record.get("suite") or module)), Label(name="framework", value="pytest"),
+              Label(name="task", value=str(record.get("id"))), Label(name="error_kind", value="worker_crash")]
+    for key in ("persona", "difficulty", "level", "template"):
+        if record.get(key):
+            labels.append(Label(name=key, value=str(record[key])))
+    agent = (record.get("agent") or {}).get("name")
+    if agent:
+        labels.append(Label(name="agent", value=str(agent)))
+    stamp = now_ms()
+    result = TestResult(uuid=uuid4(), name=name or nodeid, fullName=full_name, testCaseId=md5(full_name),
+                        historyId=md5(nodeid), status=Status.BROKEN, start=stamp, stop=stamp, labels=labels,
+                        parameters=[Parameter(name="cua_task", value=str(record.get("id")))],
+                        statusDetails=StatusDetails(message=redact(str(record.get("error") or "worker crashed"))))
+    AllureFileLogger(Path(results_dir))._report_item(result)
+    return True

@@ -94,10 +94,12 @@ def test_token_f1(pred, truth, f1):
     assert token_f1(pred, truth) == pytest.approx(f1)
 
 
-def test_answer_counts_only_when_the_truth_occurs_in_it():
-    assert score_answer("Acme Corp.", "acme corp").passed
+def test_answer_earns_its_f1_only_when_the_truth_occurs_in_it():
+    """SCUBA's rule: credit is the token F1 when the answer contains the truth as written (case-sensitive)."""
+    assert score_answer("Acme Corp.", "Acme Corp").passed
+    assert score_answer("Acme Corp.", "acme corp").credit == 0  # containment is case-sensitive
     long = score_answer("I looked at every record and the account you want is Acme Corp for sure", "Acme Corp")
-    assert long.contains and not long.passed and "token F1 0.2" in long.detail
+    assert long.contains and not long.passed and long.credit == pytest.approx(long.f1) and "token F1 0.2" in long.detail
     wrong = score_answer("Acme", "Acme Corp")
-    assert not wrong.contains and not wrong.passed and "does not contain" in wrong.detail
+    assert not wrong.contains and wrong.credit == 0 and "does not contain" in wrong.detail
     assert score_answer(None, "x").detail == "the agent gave no answer"
