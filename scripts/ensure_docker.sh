@@ -4,6 +4,9 @@
 #
 #   scripts/ensure_docker.sh            wait up to 60 s for dockerd (PYTEST_CUA_DOCKERD_WAIT to change)
 #   scripts/ensure_docker.sh --list     print "PROGRAM MANAGER PACKAGE" for what it installs; do nothing
+#   scripts/ensure_docker.sh --install-only   install docker.io when dockerd or docker is missing; start nothing
+#                                       (scripts/remote_dockerd.sh needs the dockerd program even where another
+#                                       daemon already answers)
 #
 # dockerd's log goes to /tmp/dockerd.log. pytest-cua's containers use network_mode=none, so the daemon's
 # own bridge is not needed: when the plain start fails (no iptables in a sandbox), it retries with
@@ -39,18 +42,29 @@ wait_for_daemon() {
     return 1
 }
 
-if answers; then
-    say "dockerd already answers"
-    exit 0
-fi
+missing() { ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; }
 
-if ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; then
+install() {
     say "installing docker.io with apt-get"
     export DEBIAN_FRONTEND=noninteractive
     if [ "${PYTEST_CUA_APT_UPDATED:-}" != 1 ]; then
         apt-get update -q >/dev/null
     fi
     apt-get install -y -q --no-install-recommends docker.io >/dev/null
+}
+
+if [ "${1:-}" = "--install-only" ]; then
+    if missing; then install; fi
+    exit 0
+fi
+
+if answers; then
+    say "dockerd already answers"
+    exit 0
+fi
+
+if missing; then
+    install
     if answers; then  # a daemon was there all along (only the client was missing): use it, start none
         say "dockerd answers"
         exit 0

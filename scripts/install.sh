@@ -2,6 +2,8 @@
 # Installs what pytest-cua needs on a fresh Debian machine, idempotently: every host program the project runs
 # (PROGRAMS in pytest_cua/doctor.py is the list; tests/test_programs.py checks this script against it) and the
 # package with its extras. apt-get runs only for programs that are missing, after one `apt-get update`.
+# The Salesforce CLI (`sf`, with the Node.js it needs) comes from scripts/ensure_sf.sh (also SCUBA's evaluation
+# packages, for the parity harness): the tests run it against the embedded org.
 #
 # Usage: scripts/install.sh [--docker] [--list]
 #   --docker  also the desktop image builder's programs (debootstrap, chroot, tar, mount) and the Docker
@@ -48,9 +50,13 @@ if [ "$docker" = 1 ]; then
   program apt tar tar
   program apt mount mount
   program apt umount mount
+  # the tests' second Docker daemon (scripts/remote_dockerd.sh) and ssh:// docker hosts (--cua-docker-hosts)
+  program apt sh dash
+  program apt ssh openssh-client
 fi
 
 if [ "$list" = 1 ]; then
+  bash scripts/ensure_sf.sh --list
   if [ "$docker" = 1 ]; then bash scripts/ensure_docker.sh --list; fi
   exit 0
 fi
@@ -77,6 +83,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "impo
   python3 -m pip install -q --disable-pip-version-check -e ".[test]"
   echo "$digest" > "$stamp"
 fi
+
+bash scripts/ensure_sf.sh --scuba-eval
 
 if [ "$docker" = 1 ]; then
   bash scripts/ensure_docker.sh

@@ -26,6 +26,12 @@ def register(subparsers: Any) -> None:
     sweep.add_argument("--run", default=None, help="remove everything of this run id (alive or not)")
     sweep.add_argument("--all", action="store_true", dest="everything",
                        help="remove every pytest-cua container and snapshot image, even of live runs")
+    sweep.add_argument("--hosts", default="local", metavar="HOSTS",
+                       help="the docker daemons to sweep, comma separated, as --cua-docker-hosts takes them "
+                            "(default: local, the daemon of DOCKER_HOST or the local socket)")
+    sweep.add_argument("--tls-dir", default=None, metavar="DIR",
+                       help="client certificates for tcp:// hosts, as --cua-docker-tls-dir (default "
+                            "$DOCKER_CERT_PATH)")
     sweep.set_defaults(func=_docker_sweep)
 
 
@@ -76,9 +82,28 @@ def _image_list(args: argparse.Namespace) -> int:
 
 
 def _docker_sweep(args: argparse.Namespace) -> int:
-    from pytest_cua.desktop.images import docker_client
+    from pytest_cua.desktop.hosts import DockerHostError, connect, parse_hosts
     from pytest_cua.desktop.leftovers import sweep
 
-    report = sweep(docker_client(), run_id=args.run, everything=args.everything, progress=_progress)
-    print(report.describe())
-    return 1 if report.errors else 0
+    try:
+        hosts = parse_hosts(args.hosts, args.tls_dir, where="--hosts", tls_where="--tls-dir")
+    except DockerHostError as exc:
+        print(f"pytest-cua docker sweep: {exc}", file=sys.stderr)
+        return 2
+    status = 0
+    for host in hosts:
+        try:
+            client = connect(host, timeout=60)
+        except DockerHostError as exc:
+            print(f"pytest-cua docker sweep: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        prefix = "" if len(hosts) == 1 else f"{host.url}: "
+        try:
+            report = sweep(client, run_id=args.run, everything=args.everything,
+                           progress=lambda line: _progress(prefix + line))
+        finally:
+            client.close()
+        print(prefix + report.describe())
+        status = status or (1 if report.errors else 0)
+    return status

@@ -69,14 +69,19 @@ class SweepReport:
                 (f"; {len(self.errors)} error(s): " + "; ".join(self.errors) if self.errors else ""))
 
 
-def sweep(client: Any, *, run_id: str | None = None, everything: bool = False,
+def sweep(client: Any, *, run_id: str | None = None, everything: bool = False, worker_id: str | None = None,
           progress: Callable[[str], None] | None = None) -> SweepReport:
     """Remove containers and snapshot images whose owner is dead (all of them with ``everything``; only
-    those of ``run_id`` when given). Containers go first: an image in use cannot be removed."""
+    those of ``run_id`` when given, and of its worker ``worker_id`` when given too). Containers go first: an
+    image in use cannot be removed."""
     import docker.errors
 
     report = SweepReport()
     filters = {"label": [f"{LABEL_RUN}={run_id}" if run_id else LABEL_RUN]}
+    if worker_id is not None:
+        if not run_id:
+            raise ValueError("sweep: worker_id needs run_id (worker ids repeat across runs)")
+        filters["label"].append(f"{LABEL_WORKER}={worker_id}")
 
     def doomed(labels: dict[str, str]) -> bool:
         if everything or run_id:

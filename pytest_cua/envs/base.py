@@ -205,10 +205,21 @@ class EnvironmentProvider(abc.ABC):
     def add_options(self, group: Any) -> None:
         """Add this provider's command-line options to the plugin's option group (none by default)."""
 
+    def configure(self, config: Any) -> None:
+        """Check this provider's options at ``pytest_configure`` (controller and workers; the controller has no
+        ``config.workerinput``): raise ``pytest.UsageError`` for a bad value, before anything runs."""
+
     @abc.abstractmethod
     def create(self, ctx: EnvContext) -> Environment:
         """A started environment for ``ctx.worker_id``; a failure is a ``ProvisioningError`` (any other
         exception is wrapped in one)."""
+
+    def sweep(self, run_id: str, worker_id: str | None) -> list[str]:
+        """Remove what a dead process of run ``run_id`` left behind: worker ``worker_id``'s environments, or
+        with None every process's of that run. Called by the xdist controller when a worker dies and when a
+        run is resumed; returns one line per thing removed. Environments that live inside the worker process
+        die with it: nothing to do (the default)."""
+        return []
 
 
 class FactoryProvider(EnvironmentProvider):

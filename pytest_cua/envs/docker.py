@@ -4,6 +4,10 @@
   labels naming the run, worker, role and owner process), connect to its executor through the Docker API
   (``docker exec`` of the executor's relay: nothing mounted, so the daemon may be on another host), wait until
   the executor has the display and the window manager (polled, never a fixed sleep).
+- Hosts: with ``--cua-docker-hosts`` the worker's desktop goes to the answering daemon with the fewest running
+  pytest-cua containers, and the image is made present there (``pytest_cua.desktop.hosts``). A daemon that
+  dies mid-task breaks the executor connection: an ``EnvironmentCrash`` (an error, not the agent's failure),
+  the failed rollback discards the environment, and the next task provisions a new one (placed again).
 - Snapshot: ``docker commit`` the prepared container to an image (role ``snapshot``), record a checksum
   listing of the home folder, and start a warm spare container from that image in the background.
 - Restore: swap in the spare (already up), remove the used container in the background, start the next
@@ -41,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from pytest_cua.actions import Action, ActionResult
 from pytest_cua.desktop.client import ExecutorClient, ExecutorError
 from pytest_cua.desktop.leftovers import owner_labels, sweep
-from pytest_cua.desktop.options import DockerSettings, add_docker_options, resolve_settings
+from pytest_cua.desktop.options import INI_NAMES, OPTION_NAMES, DockerSettings, add_docker_options, resolve_settings
 from pytest_cua.desktop.overlay import upper_diff
 from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, EnvironmentProvider, ProvisioningError,
                                   Snapshot)
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
 
 SNAPSHOT_REPOSITORY = "pytest-cua-snapshot"
 HOME = "/root"
+SWEEP_SETTLE_S = 2.0  # a dead worker's sweep looks again after this long, for a container created meanwhile
 # what a fresh container writes by itself: the X server's lock and socket, logs, caches
 EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/openbox", "/root/.Xauthority",
                  "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init")
@@ -72,6 +77,11 @@ def _rename_quietly(container: Any, name: str) -> None:
         pass
 
 
+# what close() could not remove because its daemon did not answer: (kind, id) by host url, removed at the next
+# environment start on that host in this process
+_ORPHANS: dict[str, list[tuple[str, str]]] = {}
+
+
 class _Box:
     """One running container and the connection to its executor."""
 
@@ -82,12 +92,18 @@ class _Box:
         self.started_s = started_s
         self.graph_driver: dict[str, Any] | None = None  # read once, for the fast diff
 
-    def remove(self) -> None:
+    def remove(self) -> bool:
+        """Remove the container; False when the daemon did not take the request (it is down)."""
+        import docker.errors
+
         self.client.close()
         try:
             self.container.remove(force=True, v=True)
-        except Exception:
+        except docker.errors.NotFound:
             pass
+        except Exception:
+            return False
+        return True
 
 
 class DockerEnvironment(Environment):
@@ -97,14 +113,16 @@ class DockerEnvironment(Environment):
 
     def __init__(self, settings: DockerSettings, *, run_id: str, worker_id: str,
                  artifacts_dir: Path | None = None, files_roots: Sequence[Path] = ()) -> None:
-        from pytest_cua.desktop.images import docker_client
-
         self.settings = settings
         self.run_id = run_id
         self.worker_id = worker_id
         self.artifacts_dir = Path(artifacts_dir) if artifacts_dir else Path("reports") / "artifacts"
         self.files_roots = [Path(p) for p in files_roots] or [Path.cwd()]
-        self.docker = docker_client()
+        self.hosts = settings.docker_hosts()
+        self.host: Any = None  # the DockerHost placed on (with --cua-docker-hosts)
+        self.placement: dict[str, Any] = {}
+        self.image_on_host: Any = None
+        self.docker: Any = None
         self._counter = itertools.count(1)
         self.box: _Box | None = None
         self._spare: _Box | None = None
@@ -119,10 +137,34 @@ class DockerEnvironment(Environment):
 
     def start(self) -> "DockerEnvironment":
         """Sweep dead runs' leftovers, make sure the image exists, start the first container."""
-        sweep(self.docker)
-        self._ensure_image()
+        if self.hosts:
+            self._place()
+        else:
+            from pytest_cua.desktop.images import docker_client
+
+            self.docker = docker_client()
+            sweep(self.docker)
+            self._ensure_image()
         self.box = self._start_box(self.settings.image, role="env")
         return self
+
+    def _place(self) -> None:
+        """Choose the host (fewest running pytest-cua containers), sweep every answering host's dead leftovers,
+        make the image present on the chosen one."""
+        from pytest_cua.desktop.hosts import DockerHostError, ensure_image, place, record_run_host
+
+        def before(host: Any, client: Any) -> None:
+            _remove_orphans(host.url, client)
+            sweep(client)
+
+        try:
+            placement = place(self.hosts, self.worker_id, before=before)
+            self.host, self.docker = placement.host, placement.client
+            self.placement = {"running": placement.running, "unreachable": placement.unreachable}
+            record_run_host(self.run_id, self.host)
+            self.image_on_host = ensure_image(self.docker, self.host, self.settings.image, build=self.settings.build)
+        except DockerHostError as exc:
+            raise ProvisioningError(str(exc)) from None
 
     def _ensure_image(self) -> None:
         from pytest_cua.desktop.images import LABEL_HASH, build_image, cache_dir, image_labels
@@ -167,10 +209,14 @@ class DockerEnvironment(Environment):
             if container is not None:
                 try:
                     logs = container.logs(tail=20).decode(errors="replace")
-                    container.remove(force=True)
                 except Exception:
                     pass
-            raise ProvisioningError(f"container {name} from image {image!r} did not become ready: {exc}"
+                try:
+                    container.remove(force=True, v=True)
+                except Exception:  # its daemon is down: removed once it answers again
+                    _ORPHANS.setdefault(self._host_key(), []).append(("container", container.id))
+            where = f" on docker host {self.host.url}" if self.host is not None else ""
+            raise ProvisioningError(f"container {name} from image {image!r}{where} did not become ready: {exc}"
                                     + (f"\ncontainer log:\n{logs}" if logs else "")) from exc
         return _Box(container, client, image, time.monotonic() - started)
 
@@ -244,6 +290,10 @@ class DockerEnvironment(Environment):
             fresh = self._start_box(snapshot.data, role="env")
         self.box = fresh
         self._start_spare(snapshot.data)
+        if _ORPHANS.get(self._host_key()):  # what a daemon that was down could not remove earlier
+            self._reapers.append(threading.Thread(target=_remove_orphans, args=(self._host_key(), self.docker),
+                                                  name="pytest-cua-orphans", daemon=True))
+            self._reapers[-1].start()
         self.timings["restore"].append(time.monotonic() - started)
 
     def _reap(self, box: _Box) -> None:
@@ -281,8 +331,11 @@ class DockerEnvironment(Environment):
         return left
 
     def _diff(self, box: _Box) -> list[dict[str, Any]]:
-        """What the container changed against its image: the overlay upper directory walked on the host
-        (milliseconds), else ``docker diff`` (seconds on a busy daemon)."""
+        """What the container changed against its image: the overlay upper directory walked on this machine
+        (milliseconds) when the daemon is the local one, else ``docker diff`` (seconds on a busy daemon). A
+        remote daemon's paths name its own file system, never this one's, even when both are on one machine."""
+        if self.host is not None and not self.host.is_local:
+            return list(box.container.diff() or [])
         if box.graph_driver is None:
             box.container.reload()
             box.graph_driver = dict(box.container.attrs.get("GraphDriver") or {})
@@ -443,6 +496,9 @@ class DockerEnvironment(Environment):
 
     # --- helpers -----------------------------------------------------------------------------------------------
 
+    def _host_key(self) -> str:
+        return self.host.url if self.host is not None else "local"
+
     def _box(self) -> _Box:
         if self.box is None:
             raise EnvironmentCrash("the docker environment has no running container (closed or failed restore)")
@@ -455,28 +511,43 @@ class DockerEnvironment(Environment):
 
     def describe(self) -> dict[str, Any]:
         box = self.box
-        return {"name": self.name, "image": self.settings.image,
-                "container": box.container.name if box else None, "memory": self.settings.memory,
-                "cpus": self.settings.cpus, "network": "none"}
+        out: dict[str, Any] = {"name": self.name, "image": self.settings.image,
+                               "container": box.container.name if box else None, "memory": self.settings.memory,
+                               "cpus": self.settings.cpus, "network": "none",
+                               "docker_host": self.host.url if self.host is not None else "local"}
+        if self.image_on_host is not None:
+            out["image_on_host"] = self.image_on_host.to_json()
+        if self.placement.get("unreachable"):
+            out["unreachable_hosts"] = sorted(self.placement["unreachable"])
+        return out
 
     def keep_env_message(self) -> str:
         box = self.box
         name = box.container.name if box is not None else "(none running)"
+        docker, sweep_hint = "docker", ""
+        if self.host is not None:
+            tls_dir = self.host.tls_dir
+            docker = (f"DOCKER_HOST={self.host.url}" + (f" DOCKER_TLS_VERIFY=1 DOCKER_CERT_PATH={tls_dir}" if tls_dir
+                                                         else "") + " docker")
+            sweep_hint = f" --hosts {self.host.url}" + (f" --tls-dir {tls_dir}" if tls_dir else "")
         return "\n".join([
             f"pytest-cua --keep-env: desktop container {name} of worker {self.worker_id} left running "
             f"(image {self.settings.image}, no network)",
-            f"  look inside: docker exec -it {name} bash",
-            f"  talk to its executor (JSON lines such as {{\"op\": \"windows\"}}): docker exec -i {name} python3 "
+            f"  look inside: {docker} exec -it {name} bash",
+            f"  talk to its executor (JSON lines such as {{\"op\": \"windows\"}}): {docker} exec -i {name} python3 "
             f"/opt/cua/executor.py connect",
-            "  remove it, its spare and its snapshot images once this run has ended: pytest-cua docker sweep"])
+            f"  remove it, its spare and its snapshot images once this run has ended: pytest-cua docker sweep{sweep_hint}"])
 
     def close(self) -> None:
         thread, self._spare_thread = self._spare_thread, None
         if thread is not None:
             thread.join(self.settings.ready_timeout_s + 10)
+        import docker.errors
+
+        orphans: list[tuple[str, str]] = []
         for box in (self.box, self._spare):
-            if box is not None:
-                box.remove()
+            if box is not None and not box.remove():
+                orphans.append(("container", box.container.id))
         self.box = self._spare = None
         for thread in self._reapers:
             thread.join(30)
@@ -484,9 +555,15 @@ class DockerEnvironment(Environment):
         for image_id in self._snapshots:
             try:
                 self.docker.images.remove(image_id, force=True)
-            except Exception:
+            except docker.errors.ImageNotFound:
                 pass
+            except Exception:
+                orphans.append(("image", image_id))
         self._snapshots = []
+        if orphans:
+            _ORPHANS.setdefault(self._host_key(), []).extend(orphans)
+        if self.docker is not None and _ORPHANS.get(self._host_key()):
+            _remove_orphans(self._host_key(), self.docker)
 
 
 class DockerProvider(EnvironmentProvider):
@@ -498,6 +575,19 @@ class DockerProvider(EnvironmentProvider):
 
     def add_options(self, group: Any) -> None:
         add_docker_options(group)
+
+    def configure(self, config: Any) -> None:
+        """The ``--cua-docker-*`` options and ini keys (hosts, certificate folder, sizes) are checked before
+        anything runs; what a suite's ``environment_options`` add is checked when its desktop is made."""
+        if not any(getattr(config.option, dest, None) is not None for dest in OPTION_NAMES.values()) \
+                and not any(_ini(config, key) for key in INI_NAMES.values()):
+            return
+        try:
+            resolve_settings(config)
+        except ValueError as exc:
+            import pytest
+
+            raise pytest.UsageError(str(exc)) from None
 
     def create(self, ctx: EnvContext) -> DockerEnvironment:
         try:
@@ -518,6 +608,67 @@ class DockerProvider(EnvironmentProvider):
         except BaseException:
             env.close()
             raise
+
+
+    def sweep(self, run_id: str, worker_id: str | None) -> list[str]:
+        """The containers, spares and snapshot images of a dead worker (or of every process of the run), on the
+        local daemon and on every host the run placed desktops on (``hosts.run_hosts``)."""
+        try:
+            import docker  # noqa: F401
+        except ModuleNotFoundError:
+            return []
+        from pytest_cua.desktop.hosts import LOCAL, DockerHost, DockerHostError, connect, run_hosts
+
+        lines: list[str] = []
+        for host in [DockerHost(LOCAL), *run_hosts(run_id)]:
+            try:
+                client = connect(host, timeout=30)
+            except DockerHostError as exc:
+                if not host.is_local:  # no local daemon: nothing of ours can be running there
+                    lines.append(f"docker: sweeping {host.url} failed: {exc}")
+                continue
+            prefix = "" if host.is_local else f"{host.url}: "
+            found: list[str] = []
+            errors: list[str] = []
+            try:
+                report = sweep(client, run_id=run_id, worker_id=worker_id, progress=found.append)
+                errors += report.errors
+                if report.containers:
+                    # a container the dead process was creating (its warm spare) may appear after the first pass
+                    time.sleep(SWEEP_SETTLE_S)
+                    again = sweep(client, run_id=run_id, worker_id=worker_id, progress=found.append)
+                    errors += again.errors
+            finally:
+                client.close()
+            lines += [prefix + line for line in found] + [f"docker: {prefix}{e}" for e in errors]
+        return lines
+
+
+def _ini(config: Any, name: str) -> str:
+    try:
+        return str(config.getini(name) or "")
+    except ValueError:  # not registered
+        return ""
+
+
+def _remove_orphans(host_url: str, client: Any) -> None:
+    """Remove what an earlier environment of this process could not remove from ``host_url`` (its daemon was
+    down then); what still fails stays listed."""
+    import docker.errors
+
+    left = []
+    for kind, ident in _ORPHANS.pop(host_url, []):
+        try:
+            if kind == "container":
+                client.api.remove_container(ident, force=True, v=True)
+            else:
+                client.api.remove_image(ident, force=True)
+        except docker.errors.NotFound:
+            pass
+        except Exception:
+            left.append((kind, ident))
+    if left:
+        _ORPHANS.setdefault(host_url, []).extend(left)
 
 
 PROVIDER = DockerProvider()

@@ -58,6 +58,12 @@ def add_provider_options(group: Any) -> None:
         provider.add_options(group)
 
 
+def configure_providers(config: Any) -> None:
+    """Let every installed provider check its options at ``pytest_configure`` (a usage error stops the run)."""
+    for provider in providers().values():
+        provider.configure(config)
+
+
 def provider_for(suite: Any) -> EnvironmentProvider:
     """The provider of a suite's ``environment``: a provider name, a provider object or a factory."""
     wanted = suite.environment

@@ -144,8 +144,7 @@ def test_tabs_new_switch_close(env: BrowserEnvironment, pages_url: str) -> None:
     assert len(env.context.pages) == 1
     # a link with target=_blank opens a tab that becomes the active one
     e = ids(env)
-    ok(env, A.Click(e["Open other in new tab"]))
-    env.context.pages[-1].wait_for_load_state()
+    ok(env, A.Click(e["Open other in new tab"]))  # the click waits for the tab it opens and its page
     obs = env.observe(frozenset({"axtree"}))
     assert len(obs.tabs) == 2 and obs.tabs[1]["active"] and obs.title == "Other page"
     ok(env, A.CloseTab())

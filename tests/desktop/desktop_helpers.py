@@ -15,13 +15,13 @@ FILES = Path(__file__).with_name("files")
 BASE_IMAGE = "cua-desktop-base"
 
 
-def make_env(image: str, **overrides: Any) -> Any:
-    """A started DockerEnvironment on ``image`` with a fresh run id (the caller closes it)."""
+def make_env(image: str, *, run_id: str | None = None, worker_id: str = "gw0", **overrides: Any) -> Any:
+    """A started DockerEnvironment on ``image`` with a fresh run id unless given (the caller closes it)."""
     from pytest_cua.desktop.options import resolve_settings
     from pytest_cua.envs.docker import DockerEnvironment
 
     settings = resolve_settings(image=image, build="never", memory="1g", cpus=1.0, **overrides)
-    env = DockerEnvironment(settings, run_id=f"test-{uuid.uuid4().hex[:8]}", worker_id="gw0",
+    env = DockerEnvironment(settings, run_id=run_id or f"test-{uuid.uuid4().hex[:8]}", worker_id=worker_id,
                             artifacts_dir=Path(os.environ.get("TMPDIR", "/tmp")) / "pytest-cua-test-artifacts",
                             files_roots=[FILES])
     try:

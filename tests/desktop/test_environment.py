@@ -133,5 +133,5 @@ def test_close_removes_containers_and_snapshot_images(base_image: str, docker_cl
     run = env.run_id
     env.close()
     env.close()  # twice is fine
-    assert docker_client.containers.list(all=True, filters={"label": f"pytest-cua.run={run}"}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"pytest-cua.run={run}"}) == []
     assert docker_client.images.list(filters={"label": f"pytest-cua.run={run}"}) == []

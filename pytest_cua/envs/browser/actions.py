@@ -133,11 +133,35 @@ def click(env: "BrowserEnvironment", page: "Page", action: A.Click | A.DoubleCli
         await_navigation_start(env, page, before)
     else:
         loc = env.resolve(action.target).locator
+        if not double and button == "left" and _opens_tab(loc):
+            # the new tab arrives a moment after the click returns: wait for it, so the next observation
+            # shows it (and it is the active tab) instead of racing its creation
+            with env.context.expect_page(timeout=env.options.navigation_timeout_s * 1000) as opened:
+                loc.click(timeout=_timeout_ms(env))
+            env.adopt_page(opened.value)
+            settle(env, opened.value)
+            return
         if double:
             loc.dblclick(timeout=_timeout_ms(env))
         else:
             loc.click(button=button, timeout=_timeout_ms(env))  # type: ignore[arg-type]
     settle(env, page)
+
+
+_OPENS_TAB_JS = """e => {
+  const link = e.closest('a[href][target], area[href][target]');
+  const target = link ? link.target.toLowerCase() : '';
+  return !!target && !['_self', '_top', '_parent'].includes(target);
+}"""
+
+
+def _opens_tab(loc: Any) -> bool:
+    """Whether a left click on this element follows a link into another tab (``target=_blank`` or a named
+    window)."""
+    try:
+        return bool(loc.evaluate(_OPENS_TAB_JS, timeout=1000))
+    except Exception:  # noqa: BLE001 - not resolvable now: the click itself reports that
+        return False
     return None
 
 

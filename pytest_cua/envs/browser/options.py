@@ -13,8 +13,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pytest_cua.envs.base import env_settings
+from pytest_cua.redaction import register_secrets
 from pytest_cua.observations import DEFAULT_KINDS
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ class BrowserOptions:
     executable_path: str | None = None
     start_url: str = "about:blank"
     extra_args: tuple[str, ...] = field(default_factory=tuple)
+    endpoints: tuple[str, ...] = ()  # --cua-browser-endpoint: remote browsers (ws:// server, http(s):// CDP)
 
     @classmethod
     def from_context(cls, ctx: "EnvContext") -> "BrowserOptions":
@@ -82,8 +85,18 @@ class BrowserOptions:
             raise BrowserOptionError(f"--cua-action-timeout: must be seconds, got {timeout!r}") from None
         if timeout <= 0:
             raise BrowserOptionError(f"--cua-action-timeout: must be positive, got {timeout:g}")
+        endpoints = parse_endpoints(get("cua_browser_endpoint", None) or _ini(config, "cua_browser_endpoint"))
+        headed = bool(get("headed", False))
+        if endpoints and headed:
+            raise BrowserOptionError(f"--headed cannot show a browser of --cua-browser-endpoint "
+                                     f"{show_endpoint(endpoints[0])}: it runs where its server runs; start the "
+                                     f"server headed (launch-server config {{\"headless\": false}}) or drop --headed")
+        if endpoints and shared.keep_env:
+            raise BrowserOptionError(f"--keep-env cannot keep a browser of --cua-browser-endpoint "
+                                     f"{show_endpoint(endpoints[0])}: its contexts close when this run disconnects; "
+                                     f"drop --keep-env or --cua-browser-endpoint")
         return cls(
-            headless=not bool(get("headed", False)),
+            headless=not headed,
             slowmo_ms=slowmo,
             viewport=parse_viewport(get("cua_viewport", None) or DEFAULT_VIEWPORT),
             observe=shared.observe or DEFAULT_KINDS,
@@ -93,7 +106,75 @@ class BrowserOptions:
             action_timeout_s=timeout,
             executable_path=get("cua_browser_path", None) or os.environ.get("PYTEST_CUA_CHROMIUM") or None,
             start_url=get("cua_start_url", "about:blank"),
+            endpoints=endpoints,
         )
+
+    def endpoint_for(self, worker_id: str) -> str | None:
+        """The endpoint of a worker: ``gwN`` takes endpoint N mod their number (``master``: the first)."""
+        if not self.endpoints:
+            return None
+        m = re.fullmatch(r"gw(\d+)", worker_id)
+        return self.endpoints[(int(m.group(1)) if m else 0) % len(self.endpoints)]
+
+
+ENDPOINT_SCHEMES = ("ws://", "wss://", "http://", "https://")
+ENDPOINT_OPTION = "--cua-browser-endpoint"
+
+
+def _ini(config: Any, name: str) -> str:
+    try:
+        return str(config.getini(name) or "")
+    except (AttributeError, ValueError):  # an option namespace, or the key is not registered
+        return ""
+
+
+def parse_endpoints(value: Any) -> tuple[str, ...]:
+    """``"ws://h:1/x,http://h:9222"`` to a tuple of URLs; a bad URL names the option and the URL (shown
+    without its path, query or user info: they can carry a token)."""
+    if not value:
+        return ()
+    items = value if isinstance(value, (list, tuple)) else str(value).replace("\n", ",").split(",")
+    out = []
+    for raw in items:
+        url = str(raw).strip()
+        if not url:
+            continue
+        if not url.lower().startswith(ENDPOINT_SCHEMES):
+            raise BrowserOptionError(f"{ENDPOINT_OPTION}: {show_endpoint(url)!r} is not a browser endpoint: use "
+                                     f"ws://HOST:PORT/PATH (a Playwright browser server: 'playwright run-server' "
+                                     f"or launch-server) or http://HOST:PORT (a Chrome DevTools endpoint)")
+        parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 - raises on a bad port
+        except ValueError:
+            raise BrowserOptionError(f"{ENDPOINT_OPTION}: {show_endpoint(url)!r} has a bad port") from None
+        if not parts.hostname:
+            raise BrowserOptionError(f"{ENDPOINT_OPTION}: {show_endpoint(url)!r} names no host")
+        out.append(url)
+    register_secrets(_url_secrets(u) for u in out)
+    return tuple(out)
+
+
+def _url_secrets(url: str) -> str:
+    """The part of an endpoint URL that may be a token (path, query, user info), for redaction."""
+    parts = urlsplit(url)
+    tail = parts.path.strip("/")
+    return tail if len(tail) >= 16 else (parts.query if len(parts.query) >= 16 else "")
+
+
+def show_endpoint(url: str) -> str:
+    """An endpoint as the summary and errors show it: scheme, host and port; a path, query or user info
+    (a browser server's secret path, a hosted browser's token) becomes ``/...``."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return url.split("://", 1)[0] + "://..." if "://" in url else "..."
+    if not parts.scheme:
+        return url[:8] + "..." if len(url) > 8 else url
+    hidden = "/..." if (parts.path.strip("/") or parts.query or parts.username) else ""
+    return f"{parts.scheme}://{host}{port}{hidden}"
 
 
 _VIEWPORT = re.compile(r"^\s*(\d{2,5})\s*[xX*]\s*(\d{2,5})\s*$")
@@ -138,5 +219,17 @@ def add_browser_options(group: Any) -> None:
          help=f"timeout of one browser action (default {DEFAULT_ACTION_TIMEOUT_S:g} s)")
     _add(group, "--cua-browser-path", action="store", dest="cua_browser_path", default=None, metavar="PATH",
          help="Chromium executable to use (default: Playwright's, else the system Chromium)")
+    _add(group, "--cua-browser-endpoint", action="store", dest="cua_browser_endpoint", default=None,
+         metavar="URL[,URL...]",
+         help="use remote browsers instead of launching Chromium: ws:// (a Playwright browser server, e.g. "
+              "'playwright run-server') or http(s):// (a Chrome DevTools endpoint); worker gwN takes URL N mod "
+              "their number (ini: cua_browser_endpoint)")
+    parser = getattr(group, "parser", None)
+    if parser is not None:
+        try:
+            parser.addini("cua_browser_endpoint", "default for --cua-browser-endpoint (URLs, comma separated)",
+                          default="")
+        except ValueError:
+            pass  # added already (the browser and salesforce providers share these options)
     _add(group, "--cua-start-url", action="store", dest="cua_start_url", default=None, metavar="URL",
          help="where the plain browser environment starts each task (default about:blank)")

@@ -1,0 +1,114 @@
+"""A spare browser context made while a task runs, so the next task's fresh context is ready at restore.
+
+Opening a context and its first tab costs ~130-150 ms (Chromium starts a renderer process per context), most
+of a per-task reset. Playwright's sync API runs an event listener in a greenlet of its own, and a listener may
+block in sync calls (the documented way to e.g. wait for a popup's load in its ``popup`` handler): the
+event loop goes on meanwhile, and the listener's calls progress whenever the caller's own sync calls run the
+loop. ``SpareContext.build`` is such a listener, attached once to the fresh tab's ``domcontentloaded`` event:
+it makes the next context while the task observes and acts, without any Playwright internals.
+
+The spare is a fresh context with the options (and login storage state) it was asked with and one tab, which
+opens ``warm_url`` (a page of the landing page's origin answered by a route, never by the server: no request
+leaves the browser) so that its renderer is ready (the environment reads the tab's storage there at restore, in
+the same call that opens the landing page). Nothing of the running task reaches it: it is another context.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Callable, Hashable
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page, Route
+
+WAIT_S = 30.0
+"""The longest a spare being made is waited for (Chromium makes one in well under a second)."""
+WARM_PAGE = "<!doctype html><title>pytest-cua</title>"
+WARM_PATH = "/__pytest_cua_fresh_context__"
+
+
+class SpareContext:
+    """A context with one tab, made by ``build`` (an event listener); ``tag`` says what it was made for."""
+
+    def __init__(self, browser: "Browser", options: dict[str, Any], tag: Hashable, *, init_script: str,
+                 warm_url: str | None) -> None:
+        self._browser = browser
+        self._options = options
+        self._init_script = init_script
+        self.warm_url = warm_url
+        self.tag = tag
+        self.state = "wanted"  # -> building -> ready | failed
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+        self.error: str | None = None
+        self._discarded = False
+
+    def build(self, *_: Any) -> None:
+        """Make the context (runs as an event listener: its blocking calls let the task go on)."""
+        if self.state != "wanted" or self._discarded:
+            return
+        self.state = "building"
+        try:
+            context = self._browser.new_context(**self._options)
+            self.context = context
+            context.add_init_script(self._init_script)  # before the tab: no round trip to a page
+            page = context.new_page()
+            if self.warm_url:
+                page.route(self.warm_url, _answer_warm)
+                page.goto(self.warm_url, wait_until="domcontentloaded")
+                page.unroute(self.warm_url)
+            self.page = page
+        except Exception as exc:  # noqa: BLE001 - the caller opens a context the ordinary way
+            self.error = f"{type(exc).__name__}: {exc}"[:300]
+            self.state = "failed"
+            self._close()
+            return
+        self.state = "ready"
+        if self._discarded:
+            self._close()
+
+    def owns(self, context: "BrowserContext") -> bool:
+        return self.context is not None and context is self.context
+
+    def settle(self, waiter: Callable[[], Any] | None) -> None:
+        """Let a spare being made finish (``waiter``: a short sync call that runs Playwright's loop)."""
+        deadline = time.monotonic() + WAIT_S
+        while self.state == "building" and waiter is not None and time.monotonic() < deadline:
+            try:
+                waiter()
+            except Exception:  # noqa: BLE001 - nothing left to wait with
+                return
+
+    def take(self) -> "BrowserContext | None":
+        """The ready spare (its one tab at ``warm_url``), or None."""
+        if self.state != "ready" or self.context is None or self.page is None or self._discarded:
+            return None
+        if len(self.context.pages) != 1 or self.page.is_closed():
+            self.discard()
+            return None
+        return self.context
+
+    def discard(self) -> None:
+        """Close the spare (now when it is made, else as soon as it is; never when it was never started)."""
+        self._discarded = True
+        if self.state in ("ready", "failed"):
+            self._close()
+
+    def _close(self) -> None:
+        if self.context is not None:
+            try:
+                self.context.close()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+
+def _answer_warm(route: "Route") -> None:
+    route.fulfill(status=200, content_type="text/html", body=WARM_PAGE)
+
+
+def warm_url_for(url: str | None) -> str | None:
+    """The warm-up page of ``url``'s origin (http/https only)."""
+    if not url or not url.startswith(("http://", "https://")):
+        return None
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{rest.split('/', 1)[0]}{WARM_PATH}"
