@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "pytest_cua.desktop.cli",  # image build, docker sweep
     "pytest_cua.reporting.cli",  # report
     "pytest_cua.doctor",  # doctor
+    "pytest_cua.compare",  # compare
 )
 
 

@@ -19,6 +19,7 @@ from pytest_cua.tasks import Task, TaskFileError
 
 SUITE_ATTRIBUTE = "CUA_SUITE"
 TASK_ARG = "cua_task"
+TRIAL_ARG = "cua_trial"
 _LOADED = pytest.StashKey[dict[int, LoadedTasks]]()
 _MARK_NAME = re.compile(r"[^A-Za-z0-9_]")
 
@@ -91,15 +92,37 @@ def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
             f"= pytest_cua.Suite(...)")
     loaded = loaded_tasks(metafunc.config, suite)
     registered = registered_markers(metafunc.config)  # marks_for adds the new ones to it
-    params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task, registered))
-              for task in loaded.tasks]
-    metafunc.parametrize(TASK_ARG, params)
+    trials = trials_of(metafunc.config)
+    if trials == 1:
+        params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task, registered))
+                  for task in loaded.tasks]
+        metafunc.parametrize(TASK_ARG, params)
+        return
+    # --cua-trials K: K tests per task, next to each other, ids <task id>-trial<n> (-k and --lf see them)
+    params = []
+    for task in loaded.tasks:
+        marks = marks_for(metafunc.config, task, registered)
+        params.extend(pytest.param(task, n, id=trial_id(task.id, n), marks=marks) for n in range(1, trials + 1))
+    metafunc.parametrize([TASK_ARG, TRIAL_ARG], params)
 
 
-class BrokenTaskSource(pytest.Collector):
-    """A task file that failed to load: its collection fails with the loader's message."""
+def trials_of(config: pytest.Config) -> int:
+    from pytest_cua.records import SETTINGS_KEY
 
-    def __init__(self, *, error: TaskFileError, **kwargs: Any) -> None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    return settings.trials if settings is not None else 1
+
+
+def trial_id(task_id: str, trial: int) -> str:
+    """The test id of one trial of a task under --cua-trials (also its trajectory folder's name)."""
+    return f"{task_id}-trial{trial}"
+
+
+class FailingCollector(pytest.Collector):
+    """A node whose collection fails with an error found before it (a broken task file, a misused marker):
+    a collection error of its own, named after what it stands for, while the rest still collects."""
+
+    def __init__(self, *, error: Exception, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.error = error
 
@@ -107,12 +130,19 @@ class BrokenTaskSource(pytest.Collector):
         raise self.error
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
-        if isinstance(excinfo.value, TaskFileError):
-            return f"task file error: {excinfo.value}"
-        return str(super().repr_failure(excinfo))
+        return str(excinfo.value)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, self.name
+
+
+class BrokenTaskSource(FailingCollector):
+    """A task file that failed to load: its collection fails with the loader's message."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, TaskFileError):
+            return f"task file error: {excinfo.value}"
+        return str(pytest.Collector.repr_failure(self, excinfo))
 
 
 def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 INSTALL = "scripts/install.sh"
 ENSURE_DOCKER = "scripts/ensure_docker.sh"
+ENSURE_SF = "scripts/ensure_sf.sh"
 BASE_IMAGE = "fixtures/images/cua-desktop-base.json"
 MANAGERS = ("apt", "npm", "pip")  # Debian packages, the npm registry, PyPI (a wheel that ships the binary)
 
@@ -59,12 +60,17 @@ PROGRAMS: tuple[Program, ...] = (
     Program("node", "nodejs", "apt", INSTALL, "pytest-cua report: Allure 3 runs on Node.js"),
     Program("npx", "npm", "apt", INSTALL, "pytest-cua report: a project-local allure"),
     Program("allure", "allure@3", "npm", INSTALL, "pytest-cua report: the allure CLI (Allure 3)"),
+    Program("sf", "@salesforce/cli@2.150.6", "npm", ENSURE_SF, "the Salesforce CLI against the embedded org (its "
+            "tests, the SCUBA parity harness); ensure_sf.sh brings the Node 22 it needs too"),
     # the host, desktop suites only (scripts/install.sh --docker): the image builder and the engine
     Program("debootstrap", "debootstrap", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
     Program("chroot", "coreutils", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
     Program("tar", "tar", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
     Program("mount", "mount", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
     Program("umount", "mount", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
+    Program("sh", "dash", "apt", INSTALL, "the tests' second Docker daemon: scripts/remote_dockerd.sh", docker=True),
+    Program("ssh", "openssh-client", "apt", INSTALL, "ssh:// docker hosts in --cua-docker-hosts (the docker SDK "
+            "runs ssh)", docker=True),
     Program("dockerd", "docker.io", "apt", ENSURE_DOCKER, "desktop suites: the Docker engine", docker=True),
     Program("docker", "docker.io", "apt", ENSURE_DOCKER, "desktop suites: ensure_docker.sh's docker info",
             docker=True),
@@ -128,8 +134,15 @@ def _find_allure() -> str | None:
     return " ".join(command) if command else None
 
 
+def _find_sf() -> str | None:
+    from pytest_cua.testing.sfcli import find_sf
+
+    found = find_sf()
+    return str(found) if found else None
+
+
 _FINDERS: dict[str, Callable[[], str | None]] = {"chromium": _find_chromium, "ffmpeg": _find_ffmpeg,
-                                                 "allure": _find_allure}
+                                                 "allure": _find_allure, "sf": _find_sf}
 
 
 def program_check(program: Program, find: Callable[[Program], str | None] = locate) -> Check:

@@ -20,18 +20,19 @@ import pytest
 from pytest_cua import records
 from pytest_cua.agents.base import Agent, AgentContext
 from pytest_cua.agents.builtin import demonstration_from_task
+from pytest_cua.collection import FailingCollector
 from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, env_settings, roll_back
 from pytest_cua.envs.registry import provider_for
 from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
 from pytest_cua.observations import DEFAULT_KINDS
-from pytest_cua.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, score_answer
+from pytest_cua.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, record_answer
 from pytest_cua.suite import EvalContext, Suite
 from pytest_cua.trajectory import TrajectoryRecorder
 
 if TYPE_CHECKING:
     from pytest_cua.tasks import Task
 
-__all__ = ["cua_settings", "cua_suite", "cua_task", "cua_agent", "cua_env", "cua_episode", "cua_result",
+__all__ = ["cua_settings", "cua_suite", "cua_task", "cua_trial", "cua_agent", "cua_env", "cua_episode", "cua_result",
            "_cua_env_pool", "_cua_agent_session", "_cua_human", "_cua_state"]
 
 
@@ -157,22 +158,9 @@ def marker_scope(node: pytest.Item) -> tuple[str, ...] | None:
         raise MarkerError(f"{node.nodeid}: @pytest.mark.cua_env: {message}") from None
 
 
-class BrokenMarker(pytest.Collector):
+class BrokenMarker(FailingCollector):
     """A test whose ``cua_env`` marker is misused: collecting it fails with ``MarkerError``'s message, so the
     run stops before anything runs (as for a broken task file) and the message names the test."""
-
-    def __init__(self, *, error: MarkerError, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.error = error
-
-    def collect(self) -> list[Any]:
-        raise self.error
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
-        return str(excinfo.value)
-
-    def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, self.name
 
 
 def check_markers(collector: pytest.Collector, result: Any) -> Any:
@@ -233,8 +221,8 @@ def _cua_human(pytestconfig: pytest.Config) -> Any:
 
 
 @pytest.fixture
-def _cua_state(request: pytest.FixtureRequest) -> records.TaskState:
-    state = records.TaskState()
+def _cua_state(request: pytest.FixtureRequest, cua_trial: int) -> records.TaskState:
+    state = records.TaskState(trial=cua_trial)
     request.node.stash[records.STATE_KEY] = state
     return state
 
@@ -253,7 +241,13 @@ def cua_suite(request: pytest.FixtureRequest) -> Suite:
 
 
 @pytest.fixture
-def cua_task(request: pytest.FixtureRequest) -> "Task":
+def cua_trial() -> int:
+    """The trial of this test: 1..K under ``--cua-trials K`` (the plugin parametrizes it), else 1."""
+    return 1
+
+
+@pytest.fixture
+def cua_task(request: pytest.FixtureRequest, cua_trial: int) -> "Task":
     """The task of this test (one test per task: the plugin parametrizes ``cua_task`` from ``CUA_SUITE``)."""
     raise pytest.UsageError(f"{request.node.nodeid}: cua_task is not parametrized (no CUA_SUITE in the module?)")
 
@@ -303,10 +297,11 @@ def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_ag
     context = AgentContext(
         env=env, observation_kinds=kinds, demos=cua_settings.demos,
         solve=(lambda: template.solve(cua_task, env)) if template is not None and template.has("solve") else None,
-        demonstration=_demonstration(pytestconfig, cua_task, template, env),
-        options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id, "environment": env.name},
+        demonstration=_demonstration(pytestconfig, cua_task, template, env, _cua_state.trial),
+        options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id, "environment": env.name,
+                 **({"trial": _cua_state.trial} if cua_settings.trials > 1 else {})},
     )
-    directory = cua_settings.reports_dir / "trajectories" / cua_settings.run_id / cua_task.id
+    directory = records.trajectory_dir(cua_settings, cua_task.id, _cua_state.trial)
     recorder = TrajectoryRecorder(directory)
     episode = Episode(cua_task, env, cua_agent, context=context, recorder=recorder, human=_cua_human,
                       max_steps=cua_settings.max_steps, time_limit_s=cua_settings.time_limit_s,
@@ -361,12 +356,17 @@ def _cost_ledger(settings: records.Settings) -> Any:
     return ledger
 
 
-def _demonstration(config: pytest.Config, task: "Task", template: Any, env: Environment) -> Callable[[], Any] | None:
+def _demonstration(config: pytest.Config, task: "Task", template: Any, env: Environment,
+                   trial: int = 1) -> Callable[[], Any] | None:
     replay_dir = getattr(config.option, "cua_replay_from", None)
     if replay_dir:
+        from pytest_cua.collection import trial_id
         from pytest_cua.trajectory import actions_from_trajectory
 
-        path = Path(replay_dir) / task.id / "trajectory.json"
+        # a run with trials wrote <task id>-trial<n>/: the same trial's first, else the task's, else trial 1's
+        folders = [trial_id(task.id, trial), task.id, trial_id(task.id, 1)]
+        found = [Path(replay_dir) / f / "trajectory.json" for f in folders]
+        path = next((p for p in found if p.exists()), found[1])
         return lambda: actions_from_trajectory(path)
     if template is not None and template.has("demonstrate"):
         return lambda: template.demonstrate(task, env)
@@ -430,8 +430,7 @@ def cua_result(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_epi
             except Exception as exc:  # outside any milestone: still the evaluator's crash, not the agent's
                 raise EvaluatorCrash(template.name or cua_task.template, None, exc) from exc
         elif cua_task.is_question:
-            verdict = score_answer(cua_episode.answer, str(cua_task.ground_truth["answer"]))
-            card.record("answer", 1.0, verdict.passed, verdict.detail)
+            record_answer(card, cua_episode.answer, str(cua_task.ground_truth["answer"]))  # SCUBA's rule: earns the F1
         else:
             raise WeightError(f"task {cua_task.id!r} has no template and no answer to score")
     try:

@@ -6,6 +6,8 @@ The work lives elsewhere: collection in ``collection``, fixtures in ``fixtures``
 
 from __future__ import annotations
 
+import os
+
 from typing import Any, Generator
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from pytest_cua import collection, records, redaction
 from pytest_cua.agents.models.options import add_model_options
 from pytest_cua.envs.base import add_core_options, env_settings
-from pytest_cua.envs.registry import add_provider_options
+from pytest_cua.envs.registry import add_provider_options, configure_providers
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
 from pytest_cua.fixtures import check_markers
 from pytest_cua.reporting import allure as allure_report
@@ -23,6 +25,7 @@ PERSONAS = ("admin", "sales", "service")
 # set when the session collected a CUA suite: what redaction.py attached for it (log handlers, Allure plugin)
 _REDACTING = pytest.StashKey[tuple[list[Any], Any]]()
 _SETUP_STARTED_MS = pytest.StashKey[int]()  # when a task's setup (its episode) started, for Allure
+_RESUME_DONE = pytest.StashKey[frozenset[str]]()  # --cua-resume: the tests already done (see resume_done)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -55,11 +58,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cua-baseline", dest="cua_baseline", default=None, metavar="SUMMARY",
                     help="a summary.json to gate against: the run fails when it does worse")
     group.addoption("--cua-max-drop", dest="cua_max_drop", type=float, default=0.0, metavar="FRACTION",
-                    help="allowed drop of success rate and mean score against --cua-baseline (default 0)")
+                    help="allowed drop of the success rate against --cua-baseline, 0..1 (default 0): the gate "
+                         "fails on a significant drop larger than this")
+    group.addoption("--cua-gate-alpha", dest="cua_gate_alpha", type=float, default=0.05, metavar="ALPHA",
+                    help="significance level of the baseline gate's paired test (default 0.05)")
+    group.addoption("--cua-quarantine-flaky", dest="cua_quarantine_flaky", action="store_true", default=False,
+                    help="leave tasks with mixed results across trials (in either run) out of the gate")
+    group.addoption("--cua-trials", dest="cua_trials", type=int, default=None, metavar="K",
+                    help="run every task K times, each an independent episode rolled back after it; test ids "
+                         "gain -trialN (ini: cua_trials; default 1)")
+    group.addoption("--cua-retry-errors", dest="cua_retry_errors", type=int, default=None, metavar="N",
+                    help="run a task again, up to N times, when it ended in error (provisioning, environment, "
+                         "agent infrastructure, worker crash); never when it failed (ini: cua_retry_errors)")
+    group.addoption("--cua-resume", dest="cua_resume", default=None, metavar="RUN_ID",
+                    help="complete an interrupted run: run only the tasks (and trials) with no final record in "
+                         "RUN_ID and write one summary for the whole run")
     parser.addini("cua_agent", "default agent for --agent", default="noop")
     parser.addini("cua_reports_dir", "default output folder for --cua-reports", default="reports")
     parser.addini("cua_max_steps", "default step limit override", default="")
     parser.addini("cua_time_limit", "default time limit override in seconds", default="")
+    parser.addini("cua_trials", "default number of trials per task for --cua-trials", default="")
+    parser.addini("cua_retry_errors", "default number of retries of error outcomes for --cua-retry-errors",
+                  default="")
     add_core_options(group)  # --cua-observe, --keep-env: every environment's
     add_model_options(group)  # the model agents' settings
     add_provider_options(group)  # each installed environment provider adds its own
@@ -83,7 +103,16 @@ def pytest_configure(config: pytest.Config) -> None:
         env_settings(config)  # --cua-observe and --keep-env, parsed once for every environment
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    configure_providers(config)  # each provider's own options (--cua-orgs and the worker count, ...)
     config.stash[records.SETTINGS_KEY] = settings
+    if settings.retry_errors and (getattr(config.option, "reruns", 0) or 0) > 0:
+        raise pytest.UsageError("--cua-retry-errors and --reruns both run tests again: --cua-retry-errors runs "
+                                "errors only (never failures); choose one")
+    if settings.retry_errors and config.getoption("usepdb"):
+        raise pytest.UsageError("--cua-retry-errors with --pdb: the debugger would stop at every attempt; debug "
+                                "one attempt without --cua-retry-errors")
+    if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
+        tune_worker_memory()
     if hasattr(config, "workerinput"):
         # allure-pytest cleans its folder in every process; under xdist only the controller may do it
         if getattr(config.option, "clean_alluredir", False):
@@ -91,13 +120,48 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         from pytest_cua.reporter import SessionReporter
 
+        if settings.resume:
+            resume_done(config)  # before this session writes any record
         config.pluginmanager.register(SessionReporter(config, settings), "cua-session-reporter")
+
+
+#: glibc's allocator settings for xdist workers (read by each worker process at its start): two arenas instead of
+#: eight per core, and buffers above 128 KB (screenshots, images scaled for a model, base64 strings) mapped and
+#: given back to the system when freed, rather than kept in the heap. A worker's resident memory over a model
+#: run drops by about a fifth (benchmarks/remote_browsers.py). A value the user set is kept.
+WORKER_MALLOC = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
+
+
+def tune_worker_memory() -> None:
+    """Set WORKER_MALLOC in this (the controller's) environment before xdist starts the workers, which inherit
+    it; variables already set are left alone."""
+    for name, value in WORKER_MALLOC.items():
+        os.environ.setdefault(name, value)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist: every worker shares the controller's run id."""
+    """xdist: every worker shares the controller's run id and, with --cua-resume, the controller's list of the
+    tests that are done (read once: a worker started after a crash must collect what the others collected)."""
     node.workerinput["cua_run_id"] = node.config.stash[records.SETTINGS_KEY].run_id
+    if node.config.stash[records.SETTINGS_KEY].resume:
+        node.workerinput["cua_resume_done"] = sorted(resume_done(node.config))
+
+
+def resume_done(config: pytest.Config) -> frozenset[str]:
+    """--cua-resume: the test ids with a final record in the run, as they were when this session started (an
+    error is final unless --cua-retry-errors is given)."""
+    done = config.stash.get(_RESUME_DONE, None)
+    if done is None:
+        workerinput = getattr(config, "workerinput", None)
+        if workerinput is not None and "cua_resume_done" in workerinput:
+            done = frozenset(workerinput["cua_resume_done"])
+        else:
+            settings = config.stash[records.SETTINGS_KEY]
+            done = frozenset(nodeid for nodeid, record in records.run_store(config).records().items()
+                             if record.get("outcome") != "error" or not settings.retry_errors)
+        config.stash[_RESUME_DONE] = done
+    return done
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -108,6 +172,30 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Generator[None, Any, Any]:
     result = yield
     return collection.add_broken_sources(collector, obj, check_markers(collector, result))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--cua-resume: deselect the tests that already have a final record in the run (on every xdist worker
+    alike: each gets the controller's list, read when the session started)."""
+    settings = config.stash[records.SETTINGS_KEY]
+    if not settings.resume:
+        return
+    final = resume_done(config)
+    done = [item for item in items if item.nodeid in final]
+    if done:
+        items[:] = [item for item in items if item.nodeid not in final]
+        config.hook.pytest_deselected(items=done)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """--cua-retry-errors: task tests run through ``reruns.run_with_retries``."""
+    from pytest_cua import reruns
+
+    if reruns.wants_retries(item):
+        return reruns.run_with_retries(item, nextitem)
+    return None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -132,6 +220,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """A task's setup is where its episode runs: note when it starts (for its Allure duration)."""
     if collection.TASK_ARG in getattr(item, "fixturenames", ()):
         item.stash[_SETUP_STARTED_MS] = allure_report.now_ms()
+        records.on_setup_start(item)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -39,6 +39,9 @@ class Settings:
     demos: bool
     max_cost_task: float | None = None  # USD: an episode ends with end state "budget" past it
     max_cost: float | None = None  # USD for the whole run, across xdist workers (the cost ledger)
+    trials: int = 1  # --cua-trials: independent episodes per task
+    retry_errors: int = 0  # --cua-retry-errors: attempts after an error outcome (never after a failure)
+    resume: bool = False  # --cua-resume: run_id names an earlier run to complete
 
     @property
     def ledger_path(self) -> Path:
@@ -46,19 +49,28 @@ class Settings:
         return self.reports_dir / ".cua" / f"cost-{self.run_id}.json"
 
 
-def _number(config: pytest.Config, option: str, ini: str, kind: type, flag: str) -> Any:
+def _option_or_ini(config: pytest.Config, option: str, ini: str, kind: type, flag: str,
+                   what: str) -> tuple[Any, str] | None:
+    """The option's value, else the ini key's parsed with ``kind``, with where it came from (the flag, or the
+    ini key and its text); None when neither is set. An ini value ``kind`` cannot read is a usage error."""
     value = config.getoption(option)
     if value is not None:
-        source = flag
-    else:
-        raw = config.getini(ini)
-        if raw in ("", None):
-            return None
-        source, value = f"ini key {ini} = {raw!r}", raw
-        try:
-            value = kind(raw)
-        except ValueError:
-            raise pytest.UsageError(f"{source}: not a number") from None
+        return value, flag
+    raw = config.getini(ini)
+    if raw in ("", None):
+        return None
+    source = f"ini key {ini} = {raw!r}"
+    try:
+        return kind(str(raw)), source
+    except ValueError:
+        raise pytest.UsageError(f"{source}: not {what}") from None
+
+
+def _number(config: pytest.Config, option: str, ini: str, kind: type, flag: str) -> Any:
+    found = _option_or_ini(config, option, ini, kind, flag, "a number")
+    if found is None:
+        return None
+    value, source = found
     if value <= 0:
         raise pytest.UsageError(f"{source}: must be positive, got {value}")
     return value
@@ -85,14 +97,44 @@ def resolve_settings(config: pytest.Config) -> Settings:
         run_id = workerinput.get("cua_run_id") or config.getoption("cua_run_id") or "run"
         worker_id = workerinput["workerid"]
     else:
-        run_id = config.getoption("cua_run_id") or os.environ.get("PYTEST_CUA_RUN_ID") or _new_run_id()
+        run_id = _run_id(config)
         worker_id = "master"
     return Settings(agent=agent, registry=registry, reports_dir=reports, run_id=run_id, worker_id=worker_id,
                     max_steps=_number(config, "cua_max_steps", "cua_max_steps", int, "--cua-max-steps"),
                     time_limit_s=_number(config, "cua_time_limit", "cua_time_limit", float, "--cua-time-limit"),
                     demos=bool(config.getoption("cua_demos")),
                     max_cost_task=model.max_cost_task if model is not None else None,
-                    max_cost=model.max_cost if model is not None else None)
+                    max_cost=model.max_cost if model is not None else None,
+                    trials=_count(config, "cua_trials", "cua_trials", "--cua-trials", minimum=1, default=1),
+                    retry_errors=_count(config, "cua_retry_errors", "cua_retry_errors", "--cua-retry-errors",
+                                        minimum=0, default=0),
+                    resume=bool(getattr(config.option, "cua_resume", None)))
+
+
+def _count(config: pytest.Config, option: str, ini: str, flag: str, *, minimum: int, default: int) -> int:
+    """A whole number from the option, else the ini key, else ``default``; below ``minimum`` is a usage error
+    naming where the value came from."""
+    found = _option_or_ini(config, option, ini, int, flag, "a whole number")
+    if found is None:
+        return default
+    value, source = found
+    if value < minimum:
+        raise pytest.UsageError(f"{source}: must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def _run_id(config: pytest.Config) -> str:
+    """--cua-resume RUN_ID continues that run under its id; else --cua-run-id, $PYTEST_CUA_RUN_ID or a new id."""
+    resume = getattr(config.option, "cua_resume", None)
+    given = config.getoption("cua_run_id")
+    if resume:
+        if given and given != resume:
+            raise pytest.UsageError(f"--cua-resume {resume} continues run {resume!r}: leave out --cua-run-id "
+                                    f"{given} (or give the same id)")
+        if "/" in resume or resume in (".", ".."):
+            raise pytest.UsageError(f"--cua-resume {resume!r}: not a run id")
+        return str(resume)
+    return str(given or os.environ.get("PYTEST_CUA_RUN_ID") or _new_run_id())
 
 
 def _model_settings(config: pytest.Config) -> Any:
@@ -125,6 +167,89 @@ class TaskState:
     eval_s: float | None = None
     trajectory: str | None = None
     reports: dict[str, Any] = field(default_factory=dict)  # when -> TestReport
+    trial: int = 1
+
+
+# the attempts of a test before this one (--cua-retry-errors): set by pytest_cua.reruns, read into the record
+EARLIER_ATTEMPTS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+
+
+def earlier_attempts(item: pytest.Item) -> list[dict[str, Any]]:
+    """The attempts of this test before the running one (none without --cua-retry-errors)."""
+    found = item.stash.get(EARLIER_ATTEMPTS_KEY, None)
+    return list(found) if found is not None else []
+
+
+def trajectory_dir(settings: Settings, task_id: str, trial: int) -> Path:
+    """Where a task's trajectory goes: ``trajectories/<run>/<task id>`` (``<task id>-trial<n>`` with trials)."""
+    from pytest_cua.collection import trial_id
+
+    name = trial_id(task_id, trial) if settings.trials > 1 else task_id
+    return settings.reports_dir / "trajectories" / settings.run_id / name
+
+
+def run_settings(settings: Settings) -> dict[str, Any]:
+    """What a resumed session must share with the run it completes (``runs/<run>/run.json``)."""
+    return {"agent": settings.agent.text, "trials": settings.trials}
+
+
+def run_store(config: pytest.Config) -> Any:
+    """This run's folder on disk (``pytest_cua.runs.RunStore``)."""
+    from pytest_cua.runs import RunStore
+
+    settings = config.stash[SETTINGS_KEY]
+    return RunStore(settings.reports_dir, settings.run_id)
+
+
+def on_setup_start(item: pytest.Item) -> None:
+    """A task is about to run on this process: note it (task fields, worker, trajectory folder) so that the
+    controller can make its record if the worker dies under it."""
+    callspec = getattr(item, "callspec", None)
+    task = callspec.params.get("cua_task") if callspec is not None else None
+    if task is None or not hasattr(task, "summary_fields"):
+        return
+    settings = item.config.stash[SETTINGS_KEY]
+    trial = int(callspec.params.get("cua_trial", 1)) if callspec is not None else 1
+    earlier = earlier_attempts(item)
+    run_store(item.config).write_started(item.nodeid, {
+        "task": task_fields(task, item.name), "trial": trial, "trials": settings.trials, "worker": settings.worker_id,
+        "attempt": len(earlier) + 1, "earlier_attempts": earlier,
+        "trajectory": str(trajectory_dir(settings, task.id, trial)),
+        "agent": settings.agent.text})
+
+
+def task_fields(task: Any, fallback_id: str) -> dict[str, Any]:
+    """The task's fields every record carries (``fallback_id`` and None when the task is not known)."""
+    return {"id": task.id if task is not None else fallback_id, "suite": getattr(task, "suite", None),
+            "persona": getattr(task, "persona", None), "difficulty": getattr(task, "difficulty", None),
+            "level": getattr(task, "level", None), "template": getattr(task, "template", None)}
+
+
+def crash_record(nodeid: str, started: dict[str, Any] | None, message: str, worker: str) -> dict[str, Any]:
+    """The record of a test whose worker died while running it: an error of kind ``worker_crash``, with the
+    task's fields from what the worker noted when it started (only the test id when it noted nothing)."""
+    started = started or {}
+    fields = started.get("task") or task_fields(None, nodeid.rsplit("::", 1)[-1])
+    trajectory = started.get("trajectory")
+    steps_file = Path(trajectory) / "steps.jsonl" if trajectory else None
+    return {
+        **fields, "nodeid": nodeid, "trial": started.get("trial", 1), "trials": started.get("trials", 1),
+        "outcome": "error", "error_kind": "worker_crash", "error": redact(message), "score": 0.0,
+        "success": False, "milestones": [], "end": None,
+        "steps": _count_lines(steps_file), "asks": 0,
+        "times": {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0, "reset_s": None, "eval_s": None},
+        "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "usage": None,
+        "agent": {"name": started.get("agent")}, "environment": {"worker": worker},
+        "trajectory": str(steps_file) if steps_file is not None and steps_file.exists() else None,
+        "attempt": started.get("attempt", 1), "retries": started.get("attempt", 1) - 1, "earlier_attempts": [],
+    }
+
+
+def _count_lines(path: Path | None) -> int:
+    try:
+        return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()) if path else 0
+    except OSError:
+        return 0
 
 
 def error_kind_of(exc: BaseException | None, default: str) -> str:
@@ -159,6 +284,9 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
                  ("cua_steps", record["steps"]), ("cua_tokens_in", record["tokens_in"]),
                  ("cua_tokens_out", record["tokens_out"]), ("cua_cost_usd", record["cost_usd"])]
         report.user_properties.extend(props)
+        store = run_store(item.config)
+        store.note_settings(run_settings(item.config.stash[SETTINGS_KEY]))
+        store.write_record(record)  # on disk now: a killed run keeps it (--cua-resume)
 
 
 def _is_shortfall(exc: BaseException) -> bool:
@@ -168,8 +296,11 @@ def _is_shortfall(exc: BaseException) -> bool:
 
 
 def teststatus(report: pytest.TestReport) -> Any:
-    if report.when == "call" and report.failed and any(k == "cua_error_kind" and v for k, v in report.user_properties):
-        return "error", "E", "ERROR"
+    if report.outcome == "rerun":  # type: ignore[comparison-overlap]  # --cua-retry-errors (pytest-rerunfailures' word)
+        return "rerun", "R", ("RERUN", {"yellow": True})
+    if report.when in ("call", "???") and report.failed and \
+            any(k == "cua_error_kind" and v for k, v in report.user_properties):
+        return "error", "E", "ERROR"  # an evaluator crash in the test body; a worker that died under a task
     return None
 
 
@@ -195,6 +326,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         outcome, error_kind, error = "error", error_kind_of(teardown[1], "teardown"), _message(teardown[1])
     card = state.card
     episode = state.episode
+    earlier = earlier_attempts(item)
     score = card.score if card is not None and card.results else 0.0
     times: dict[str, float | None] = {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0}
     if episode is not None:
@@ -202,13 +334,8 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
     times["reset_s"] = round(state.reset_s, 4) if state.reset_s is not None else None
     times["eval_s"] = round(state.eval_s, 4) if state.eval_s is not None else None
     return {
-        "id": task.id if task is not None else item.name,
+        **task_fields(task, item.name),
         "nodeid": item.nodeid,
-        "suite": task.suite if task is not None else None,
-        "persona": getattr(task, "persona", None),
-        "difficulty": getattr(task, "difficulty", None),
-        "level": getattr(task, "level", None),
-        "template": getattr(task, "template", None),
         "outcome": outcome,
         "error_kind": error_kind,
         "error": error,
@@ -226,6 +353,11 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "agent": state.agent,
         "environment": state.environment,
         "trajectory": state.trajectory,
+        "trial": state.trial,
+        "trials": item.config.stash[SETTINGS_KEY].trials,
+        "attempt": len(earlier) + 1,
+        "retries": len(earlier),
+        "earlier_attempts": earlier,
     }
 
 

@@ -8,6 +8,15 @@ Inside an evaluator::
 A failed milestone records the assertion message and the evaluation goes on. The score is the sum of the
 weights that held; weights of a task sum to 1 (checked). The task passes when the score is 1. Any exception
 other than an AssertionError inside an evaluator is an ``EvaluatorCrash``: an error outcome, not a failure.
+
+Weights declared once: an evaluator may first ``declare({"queue exists": 0.3, ...})`` the milestones of the
+task at hand (they may depend on its ground truth: 0.5/n per entry, a field only when given). From then on
+``milestone(name)`` takes its weight from the declaration, a weight passed anyway must equal the declared one,
+an undeclared name is a ``WeightError``, and at the end every declared milestone must have been recorded. The
+errors name the template and the milestone.
+
+A milestone may earn part of its weight (``record_credit``): a question's answer earns its token F1, as
+SCUBA scores it.
 """
 
 from __future__ import annotations
@@ -22,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 WEIGHT_TOLERANCE = 1e-6
-DEFAULT_ANSWER_THRESHOLD = 0.5
 
 _current_card: contextvars.ContextVar["ScoreCard | None"] = contextvars.ContextVar("pytest_cua_card", default=None)
 
@@ -58,9 +66,20 @@ class MilestoneResult:
     weight: float
     passed: bool
     detail: str = ""
+    credit: float | None = None  # the part of the weight earned, when not all or nothing
+
+    @property
+    def earned(self) -> float:
+        if self.credit is not None:
+            return self.weight * self.credit
+        return self.weight if self.passed else 0.0
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "weight": self.weight, "passed": self.passed, "detail": self.detail}
+        out: dict[str, object] = {"name": self.name, "weight": self.weight, "passed": self.passed,
+                                  "detail": self.detail}
+        if self.credit is not None:
+            out["credit"] = self.credit
+        return out
 
 
 @dataclass
@@ -70,13 +89,44 @@ class ScoreCard:
     task_id: str = ""
     template: str | None = None
     results: list[MilestoneResult] = field(default_factory=list)
+    declared: dict[str, float] | None = None  # the milestones declared for this task, with their weights
+
+    def _where(self) -> str:
+        return f"template {self.template!r}" if self.template else "the evaluator"
+
+    def declare(self, weights: Mapping[str, float]) -> None:
+        """Declare this task's milestones and weights (once, before any is recorded; they sum to 1)."""
+        if self.declared is not None:
+            raise WeightError(f"{self._where()}: milestones are declared twice")
+        if self.results:
+            raise WeightError(f"{self._where()}: milestones are declared after {self.results[0].name!r} was recorded")
+        problem = check_weights(weights)
+        if problem:
+            raise WeightError(f"{self._where()}: declared {problem}")
+        self.declared = {str(k): float(v) for k, v in weights.items()}
+
+    def _weight(self, name: str, weight: float | None) -> float:
+        """The weight a milestone is recorded with, checked against the declaration."""
+        if self.declared is None:
+            if weight is None:
+                raise WeightError(f"{self._where()}: milestone {name!r} has no weight and none is declared")
+            return weight
+        if name not in self.declared:
+            raise WeightError(f"{self._where()}: milestone {name!r} is not declared "
+                              f"(declared: {', '.join(repr(n) for n in self.declared)})")
+        want = self.declared[name]
+        if weight is not None and (isinstance(weight, bool) or not isinstance(weight, (int, float))
+                                   or abs(weight - want) > WEIGHT_TOLERANCE):
+            raise WeightError(f"{self._where()}: milestone {name!r} has weight {weight!r}, declared {want:g}")
+        return want
 
     @contextlib.contextmanager
-    def milestone(self, name: str, weight: float) -> Iterator[None]:
+    def milestone(self, name: str, weight: float | None = None) -> Iterator[None]:
+        weight = self._weight(name, weight)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= 1:
             raise WeightError(f"milestone {name!r}: weight must be a number in (0, 1], got {weight!r}")
         if any(r.name == name for r in self.results):
-            raise WeightError(f"milestone {name!r} is recorded twice")
+            raise WeightError(f"{self._where()}: milestone {name!r} is recorded twice")
         try:
             yield
         except AssertionError as exc:
@@ -86,10 +136,17 @@ class ScoreCard:
         else:
             self.results.append(MilestoneResult(name, float(weight), True))
 
-    def record(self, name: str, weight: float, passed: bool, detail: str = "") -> None:
-        """Record a milestone decided elsewhere (e.g. an answer score)."""
+    def record(self, name: str, weight: float | None, passed: bool, detail: str = "") -> None:
+        """Record a milestone decided elsewhere."""
         with self.milestone(name, weight):
             assert passed, detail or "did not hold"
+
+    def record_credit(self, name: str, weight: float | None, credit: float, detail: str = "") -> None:
+        """Record a milestone that earns ``credit`` (0..1) of its weight: held only when the credit is 1."""
+        if isinstance(credit, bool) or not isinstance(credit, (int, float)) or not 0 <= credit <= 1:
+            raise WeightError(f"{self._where()}: milestone {name!r}: credit must be in [0, 1], got {credit!r}")
+        self.record(name, weight, credit >= 1, detail)
+        self.results[-1].credit = float(credit)
 
     @property
     def total_weight(self) -> float:
@@ -97,7 +154,7 @@ class ScoreCard:
 
     @property
     def score(self) -> float:
-        return round(float(sum(r.weight for r in self.results if r.passed)), 6)
+        return round(float(sum(r.earned for r in self.results)), 6)
 
     @property
     def success(self) -> bool:
@@ -107,6 +164,11 @@ class ScoreCard:
         """Raise WeightError unless the recorded weights sum to 1."""
         if not self.results:
             raise WeightError("the evaluator recorded no milestone")
+        if self.declared is not None:
+            recorded = {r.name for r in self.results}
+            missing = [n for n in self.declared if n not in recorded]
+            if missing:
+                raise WeightError(f"declared milestones were not recorded: {', '.join(repr(n) for n in missing)}")
         problem = check_weights({r.name: r.weight for r in self.results})
         if problem:
             raise WeightError(problem)
@@ -115,7 +177,8 @@ class ScoreCard:
         """The milestone table shown for a failing task."""
         rows = [("milestone", "weight", "held", "why")]
         for r in self.results:
-            rows.append((r.name, f"{r.weight:.2f}", "yes" if r.passed else "NO", r.detail.splitlines()[0] if r.detail else ""))
+            held = "yes" if r.passed else f"{r.credit:.2f}" if r.credit else "NO"
+            rows.append((r.name, f"{r.weight:.2f}", held, r.detail.splitlines()[0] if r.detail else ""))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         lines = []
         for i, row in enumerate(rows):
@@ -129,14 +192,24 @@ class ScoreCard:
         return [r.to_dict() for r in self.results]
 
 
-@contextlib.contextmanager
-def milestone(name: str, weight: float) -> Iterator[None]:
-    """A weighted soft assertion on the score card of the task being evaluated."""
+def _active() -> ScoreCard:
     card = _current_card.get()
     if card is None:
         raise RuntimeError("milestone() used outside of a task evaluation (no score card is active)")
-    with card.milestone(name, weight):
+    return card
+
+
+@contextlib.contextmanager
+def milestone(name: str, weight: float | None = None) -> Iterator[None]:
+    """A weighted soft assertion on the score card of the task being evaluated. After ``declare`` the weight
+    comes from the declaration (one given anyway must be the declared one)."""
+    with _active().milestone(name, weight):
         yield
+
+
+def declare(weights: Mapping[str, float]) -> None:
+    """Declare the milestones (name -> weight, summing to 1) of the task being evaluated."""
+    _active().declare(weights)
 
 
 @contextlib.contextmanager
@@ -173,23 +246,26 @@ def _assertion_text(exc: AssertionError) -> str:
 
 
 # --- answers of question tasks ---------------------------------------------------------------------------
+# SCUBA's rule (master_evaluator.py, qa_evaluation): the answer earns its token F1 against the ground truth,
+# and only when the ground truth occurs in the answer as it is written (case and punctuation included).
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans("", "", string.punctuation)
+_PUNCT = frozenset(string.punctuation + "\u2018\u2019\u00b4`")
 
 
 def normalize_answer(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces (the usual QA normalisation)."""
-    text = text.lower().translate(_PUNCT)
+    """SCUBA's normalisation: underscores and punctuation become spaces, lower case, no articles, single
+    spaces."""
+    text = text.replace("_", " ").lower()
+    text = "".join(" " if ch in _PUNCT else ch for ch in text)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
 
 def token_f1(prediction: str, truth: str) -> float:
+    """Token F1 of the normalised texts (0 when they share no token, an empty one included)."""
     pred = normalize_answer(prediction).split()
     gold = normalize_answer(truth).split()
-    if not pred or not gold:
-        return float(pred == gold)
     common = Counter(pred) & Counter(gold)
     same = sum(common.values())
     if same == 0:
@@ -202,22 +278,28 @@ def token_f1(prediction: str, truth: str) -> float:
 class AnswerScore:
     contains: bool
     f1: float
-    passed: bool
+    credit: float  # the part of the answer milestone earned: the F1 when the truth is contained, else 0
+    passed: bool  # the whole milestone: contained and F1 of 1
     detail: str
 
 
-def score_answer(answer: str | None, truth: str, *, threshold: float = DEFAULT_ANSWER_THRESHOLD) -> AnswerScore:
-    """SCUBA's rule for question tasks: token F1 counts only when the ground truth occurs in the answer.
-
-    The answer passes when it contains the (normalised) ground truth and its token F1 is at least
-    ``threshold``; the F1 is reported either way.
-    """
-    if not answer:
-        return AnswerScore(False, 0.0, False, "the agent gave no answer")
-    contains = normalize_answer(truth) in normalize_answer(answer)
+def score_answer(answer: str | None, truth: str) -> AnswerScore:
+    """SCUBA's rule for question tasks: the answer earns its token F1 when it contains the ground truth
+    (a plain, case-sensitive substring test on the texts as given), nothing otherwise."""
+    if answer is None or answer == "":
+        return AnswerScore(False, 0.0, 0.0, False, "the agent gave no answer")
+    contains = truth in answer
     f1 = token_f1(answer, truth)
     if not contains:
-        return AnswerScore(False, 0.0, False, f"answer {answer[:200]!r} does not contain {truth!r} (token F1 {f1:.2f})")
-    passed = f1 >= threshold
-    detail = f"token F1 {f1:.2f} {'>=' if passed else '<'} {threshold:.2f}"
-    return AnswerScore(True, f1, passed, detail)
+        return AnswerScore(False, f1, 0.0, False,
+                           f"answer {answer[:200]!r} does not contain {truth!r} (token F1 {f1:.2f})")
+    passed = f1 >= 1.0
+    detail = "" if passed else f"answer {answer[:200]!r} contains {truth!r}; token F1 {f1:.2f} earns that part"
+    return AnswerScore(True, f1, f1, passed, detail)
+
+
+def record_answer(card: ScoreCard, answer: str | None, truth: str, name: str = "answer") -> AnswerScore:
+    """Score a question's answer on ``card`` with SCUBA's rule: one milestone that earns the F1."""
+    verdict = score_answer(answer, truth)
+    card.record_credit(name, None if card.declared is not None else 1.0, verdict.credit, verdict.detail)
+    return verdict

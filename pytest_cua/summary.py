@@ -1,4 +1,4 @@
-"""Aggregation of task records: the terminal table, ``reports/summary.json`` and the baseline gate.
+"""Aggregation of task records: the terminal table and ``reports/summary.json`` (the gate: ``compare``).
 
 Each task's record travels from the worker in the teardown report's ``user_properties`` (key
 ``cua_record``, a JSON string), so the same code aggregates with and without xdist. A rerun replaces the
@@ -8,11 +8,9 @@ earlier attempt: the last record of a nodeid wins.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from pytest_cua.jsonfile import load_option_json
+from pytest_cua.stats import mean_se
 
 RECORD_KEY = "cua_record"
 GROUP_FIELDS = ("persona", "difficulty", "level")
@@ -26,15 +24,52 @@ def outcome_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return counts
 
 
+def task_key(record: Mapping[str, Any]) -> str:
+    """A task across trials and runs: ``suite/id``."""
+    return f"{record.get('suite') or '-'}/{record['id']}"
+
+
+def per_task(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each task's figures over its trials: pass@k (a trial passed), pass^k (every trial passed), the mean
+    score of its scored trials and that mean's standard error. Errors and skips are not trials that scored."""
+    by_key: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        by_key.setdefault(task_key(r), []).append(r)
+    out: dict[str, dict[str, Any]] = {}
+    for key, trials in sorted(by_key.items()):
+        scored = [r for r in trials if r["outcome"] in ("passed", "failed")]
+        mean, se = mean_se([float(r["score"]) for r in scored])
+        passed = sum(r["outcome"] == "passed" for r in scored)
+        out[key] = {"key": key, "suite": trials[0].get("suite"), "id": trials[0]["id"], "trials": len(trials),
+                    "scored": len(scored), "passed": passed, "errors": sum(r["outcome"] == "error" for r in trials),
+                    "pass_at_k": passed > 0 if scored else None,
+                    "pass_hat_k": passed == len(scored) if scored else None,
+                    "mean_score": _round(mean), "score_se": _round(se)}
+    return out
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return round(value, digits) if value is not None else None
+
+
 def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """Figures of one group. Success rate and mean score count passed and failed tasks only: an error is
-    neither an agent failure nor a pass, and a skipped task did not run."""
+    """Figures of one group. Success rate and mean score count passed and failed episodes only: an error is
+    neither an agent failure nor a pass, and a skipped task did not run. ``tasks`` counts tasks, ``episodes``
+    their trials; pass@k and pass^k are shares of the tasks that scored, ``score_se`` the standard error of
+    the mean score over those tasks (each task's mean over its trials)."""
     counts = outcome_counts(records)
     scored = [r for r in records if r["outcome"] in ("passed", "failed")]
     ran = [r for r in records if r["outcome"] != "skipped"]
+    tasks = [t for t in per_task(records).values() if t["scored"]]
+    _, score_se = mean_se([t["mean_score"] for t in tasks])
     return {
-        "tasks": len(records),
+        "tasks": len({task_key(r) for r in records}),
+        "episodes": len(records),
         **counts,
+        "pass_at_k": _round(sum(bool(t["pass_at_k"]) for t in tasks) / len(tasks)) if tasks else None,
+        "pass_hat_k": _round(sum(bool(t["pass_hat_k"]) for t in tasks) / len(tasks)) if tasks else None,
+        "score_se": _round(score_se),
+        "retries": sum(int(r.get("retries") or 0) for r in records),
         "success_rate": round(counts["passed"] / len(scored), 4) if scored else None,
         "mean_score": round(statistics.fmean(r["score"] for r in scored), 4) if scored else None,
         "mean_time_s": round(statistics.fmean(r["times"]["wall_s"] for r in ran), 3) if ran else None,
@@ -56,6 +91,18 @@ def _mean(values: Iterable[Any]) -> float | None:
     return round(statistics.fmean(nums), 4) if nums else None
 
 
+def orgs_by_worker(records: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Which org each worker's tasks ran against, by name (an org of an orgs file; never credentials):
+    ``{"gw0": ["org-a"], ...}``; empty when no task names an org other than an embedded one."""
+    out: dict[str, set[str]] = {}
+    for r in records:
+        env = r.get("environment") or {}
+        org, worker = env.get("org"), env.get("worker")
+        if isinstance(org, str) and org != "local" and worker:
+            out.setdefault(str(worker), set()).add(org)
+    return {w: sorted(names) for w, names in sorted(out.items())}
+
+
 def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> dict[str, Any]:
     records = sorted(records, key=lambda r: r["nodeid"])
     groups: dict[str, dict[str, Any]] = {"suite": {}}
@@ -75,24 +122,37 @@ def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> d
     for r in records:
         if r["outcome"] == "error":
             errors[r["error_kind"] or "unknown"] = errors.get(r["error_kind"] or "unknown", 0) + 1
+    orgs = orgs_by_worker(records)
+    run = {**run, "orgs": orgs} if orgs else dict(run)
     return {"version": SUMMARY_VERSION, "run": dict(run), "totals": {**group_stats(records), "errors_by_kind": errors},
-            "groups": groups, "tasks": records}
+            "groups": groups, "per_task": list(per_task(records).values()), "tasks": records}
 
 
 def format_table(summary: Mapping[str, Any]) -> list[str]:
     """The terminal summary: one row per suite, then per persona / difficulty / level."""
-    header = ("group", "tasks", "pass", "fail", "error", "success", "score", "time s", "steps", "tokens in/out",
-              "cost $")
+    trials = int(summary.get("run", {}).get("trials") or 1)
+    header: tuple[str, ...] = ("group", "tasks", "pass", "fail", "error", "success", "score", "time s", "steps",
+                               "tokens in/out", "cost $")
+    if trials > 1:  # the pass/fail/error columns count episodes (trials), pass@k and pass^k tasks
+        header = (*header[:6], "pass@k", "pass^k", "score \u00b1se", *header[7:])
     rows: list[tuple[str, ...]] = []
 
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
     def row(name: str, s: Mapping[str, Any]) -> tuple[str, ...]:
-        pct = "-" if s["success_rate"] is None else f"{100 * s['success_rate']:.1f}%"
         score = "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}"
         t = "-" if s["mean_time_s"] is None else f"{s['mean_time_s']:.2f}"
         steps = "-" if s["mean_steps"] is None else f"{s['mean_steps']:.1f}"
         tokens = f"{_thousands(s['tokens_in'])}/{_thousands(s['tokens_out'])}"
-        return (name, str(s["tasks"]), str(s["passed"]), str(s["failed"]), str(s["error"]), pct, score, t, steps,
-                tokens, f"{s['cost_usd']:.4f}")
+        cells = [name, str(s["tasks"]), str(s["passed"]), str(s["failed"]), str(s["error"]), pct(s["success_rate"])]
+        if trials > 1:
+            se = s.get("score_se")
+            cells += [pct(s.get("pass_at_k")), pct(s.get("pass_hat_k")),
+                      score if se is None else f"{score}\u00b1{se:.3f}"]
+        else:
+            cells.append(score)
+        return (*cells, t, steps, tokens, f"{s['cost_usd']:.4f}")
 
     groups = summary["groups"]
     for name, stats in groups["suite"].items():
@@ -106,47 +166,16 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
     out = ["  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(header))]
     for r in rows:
         out.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    orgs = summary.get("run", {}).get("orgs") or {}
+    if orgs:
+        out.append("orgs: " + ", ".join(f"{w} {'+'.join(names)}" for w, names in orgs.items()))
     errors = summary["totals"].get("errors_by_kind") or {}
     if errors:
         out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
+    retries = summary["totals"].get("retries") or 0
+    if retries:
+        out.append(f"retries: {retries} attempt(s) that ended in error ran again (--cua-retry-errors); the "
+                   f"table counts each test's last attempt")
+    if trials > 1:
+        out.append(f"trials: {trials} per task; pass/fail/error count episodes, pass@k and pass^k tasks")
     return out
-
-
-@dataclass
-class GateResult:
-    ok: bool
-    lines: list[str]
-
-
-def compare_to_baseline(summary: Mapping[str, Any], baseline: Mapping[str, Any], *,
-                        max_drop: float) -> GateResult:
-    """The release gate: fail when the success rate or the mean score dropped by more than ``max_drop``
-    (absolute, 0..1) against a baseline summary, or when the run had errors the baseline did not."""
-    lines: list[str] = []
-    ok = True
-    now, before = summary["totals"], baseline.get("totals", {})
-    for key in ("success_rate", "mean_score"):
-        a, b = now.get(key), before.get(key)
-        if a is None or b is None:
-            lines.append(f"{key}: not comparable (run {a}, baseline {b})")
-            continue
-        drop = b - a
-        verdict = "REGRESSION" if drop > max_drop + 1e-9 else "ok"
-        ok &= verdict == "ok"
-        lines.append(f"{key}: {a:.3f} vs baseline {b:.3f} ({a - b:+.3f}; allowed drop {max_drop:.3f}) {verdict}")
-    old = {t["id"]: t for t in baseline.get("tasks", [])}
-    lost = sorted(t["id"] for t in summary["tasks"] if t["outcome"] != "passed" and old.get(t["id"], {}).get("outcome") == "passed")
-    if lost:
-        lines.append(f"tasks that passed in the baseline and not now ({len(lost)}): {', '.join(lost[:20])}"
-                     + (" ..." if len(lost) > 20 else ""))
-    if now.get("error", 0) > before.get("error", 0):
-        ok = False
-        lines.append(f"errors: {now.get('error', 0)} vs baseline {before.get('error', 0)} REGRESSION")
-    return GateResult(ok, lines)
-
-
-def load_baseline(path: str | Path) -> dict[str, Any]:
-    data = load_option_json(path, "--cua-baseline")
-    if not isinstance(data, dict) or "totals" not in data:
-        raise ValueError(f"--cua-baseline {path}: not a pytest-cua summary (no 'totals')")
-    return data

@@ -36,6 +36,8 @@ except ModuleNotFoundError:  # Python 3.10
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("pytest_cua", "suites")  # the package, and the suites a checkout runs on an installed package
 OWN = {"pytest_cua", "suites"}
+# modules that come from a checkout put on sys.path at run time, never from a distribution: where they come from
+FROM_CHECKOUT = {"scuba": "SCUBA's release (--scuba-root), on sys.path in pytest_cua.testing.scuba_parity's worker"}
 
 # A module imported only inside a function, under TYPE_CHECKING or in a try that catches ImportError may come
 # from an extra instead of the core dependencies: the extra it comes from.
@@ -50,6 +52,7 @@ EXTRAS: dict[str, str] = {
     "httpx": "models",
     "allure": "allure",
     "allure_commons": "allure",
+    "matplotlib": "report",  # pytest-cua report --compare --html
 }
 # files that never run on the host: the executor is copied into desktop images, whose recipes install its modules
 CONTAINER_FILES = {"pytest_cua/desktop/executor.py"}
@@ -96,7 +99,7 @@ def _imports_of(path: Path) -> Iterator[Import]:
                 names = [child.args[0].value]
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in OWN:
+                if top not in sys.stdlib_module_names and top not in OWN and top not in FROM_CHECKOUT:
                     yield Import(top, f"{rel}:{getattr(child, 'lineno', 0)}", deferred)
             inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
                 or (isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))

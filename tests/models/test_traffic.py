@@ -24,10 +24,12 @@ anthropic = pytest.importorskip("anthropic")
 httpx = pytest.importorskip("httpx")
 
 from pytest_cua.agents.models.traffic import (  # noqa: E402
+    EPISODE_HEADER,
     MATCH_HEADER,
     MISS_HEADER,
     STEP_HEADER,
     TASK_HEADER,
+    TRIAL_HEADER,
     RecordingError,
     ReplayMiss,
     TrafficProxy,
@@ -392,6 +394,56 @@ def test_key_used_more_often_than_recorded_is_a_miss(tmp_path: Path, upstream: U
     assert [chat(client, PNG_A, task="loop", step=i).choices[0].message.content for i in (1, 2)] == answers
     with pytest.raises(openai.NotFoundError):
         chat(client, PNG_A, task="loop", step=3)
+
+
+def episode_chat(client: Any, image: bytes, episode: str, trial: str | None, step: int) -> str:
+    headers = {**task_headers("trials", step), EPISODE_HEADER: episode, **({TRIAL_HEADER: trial} if trial else {})}
+    reply = client.chat.completions.create(model="o3", extra_headers=headers, messages=[
+        {"role": "user", "content": [{"type": "text", "text": f"step {step}"},
+                                     {"type": "image_url", "image_url": {"url": data_url(image)}}]}])
+    return str(reply.choices[0].message.content)
+
+
+def test_every_episode_replays_from_the_start_and_prefers_its_own_trial(tmp_path: Path, upstream: Upstream,
+                                                                         proxies: list[TrafficProxy]) -> None:
+    """--cua-trials and --cua-retry-errors run a task again in one process: each episode (x-cua-episode) gets
+    the task's recorded traffic from its first exchange; recordings of the same trial (x-cua-trial) first."""
+    recorder = start(proxies, "record", tmp_path, upstream.url + "/v1")
+    client = openai_client(recorder)
+    recorded = {trial: [episode_chat(client, PNG_A, f"rec-{trial}", trial, step) for step in (1, 2)]
+                for trial in ("1", "2")}
+    assert recorded["1"] != recorded["2"]  # the fake upstream numbers its answers
+    assert sorted(d["trial"] for d in recordings(tmp_path)) == ["1", "1", "2", "2"]
+
+    replayer = start(proxies, "replay", tmp_path)
+    client = openai_client(replayer)
+    for episode, trial in (("a", "2"), ("b", "1"), ("c", "2"), ("retry-of-c", "2")):
+        assert [episode_chat(client, PNG_A, episode, trial, step) for step in (1, 2)] == recorded[trial], episode
+    # recorded in trials 1 and 2 only: trial 3 replays one of them whole, by position when the screen changed
+    third = [episode_chat(client, PNG_B if step == 2 else PNG_A, "d", "3", step) for step in (1, 2)]
+    assert third in (recorded["1"], recorded["2"])  # never step 1 of one trial and step 2 of the other
+    fourth = [episode_chat(client, PNG_A, "e", None, step) for step in (1, 2)]  # recorded with, replayed without
+    assert fourth in (recorded["1"], recorded["2"])
+    # without episode headers (an older agent) the recordings are answered once each, as before
+    plain = [chat(client, PNG_A, text=f"step {step}", task="trials", step=step) for step in (1, 2)]
+    assert all(p.choices for p in plain)
+    with pytest.raises(openai.NotFoundError):
+        for step in (1, 2, 3):
+            chat(client, PNG_A, text=f"step {step}", task="trials", step=step)
+
+
+def test_a_replayed_episode_keeps_to_one_recorded_conversation(tmp_path: Path, upstream: Upstream,
+                                                              proxies: list[TrafficProxy]) -> None:
+    """Two recorded attempts of one trial (a retry) whose second requests are the same: an episode that
+    started on the second attempt's answers gets the second attempt's answer at step 2 too."""
+    recorder = start(proxies, "record", tmp_path, upstream.url + "/v1")
+    client = openai_client(recorder)
+    first = [episode_chat(client, PNG_A, "attempt-1", "1", 1), episode_chat(client, PNG_A, "attempt-1", "1", 2)]
+    second = [episode_chat(client, PNG_B, "attempt-2", "1", 1), episode_chat(client, PNG_A, "attempt-2", "1", 2)]
+    replayer = start(proxies, "replay", tmp_path)
+    client = openai_client(replayer)
+    replayed = [episode_chat(client, PNG_B, "r", "1", 1), episode_chat(client, PNG_A, "r", "1", 2)]
+    assert replayed == second and replayed[1] != first[1]
 
 
 def test_upstream_500_and_429_are_passed_through_not_recorded(tmp_path: Path, upstream: Upstream,

@@ -9,6 +9,7 @@ cannot be used goes back to the model as the error of its last action, at most `
 from __future__ import annotations
 
 import json
+import uuid
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -46,6 +47,8 @@ class ModelAgent(Agent):
         self.task: "Task | None" = None
         self._pending: Reply | None = None
         self._origin: str | None = None
+        self._episode = ""  # set per task by start()
+        self._trial: Any = None
         self._proxy_started = False
 
     @property
@@ -72,6 +75,8 @@ class ModelAgent(Agent):
         self.task = task
         self._pending = None
         self._origin = None
+        self._episode = uuid.uuid4().hex[:12]  # names this episode to the replay proxy (trials, retries)
+        self._trial = context.options.get("trial")
         self.usage = Usage()
         self.style.begin(task, context)
 
@@ -128,9 +133,12 @@ class ModelAgent(Agent):
     def _headers(self, observation: "Observation", attempt: int) -> dict[str, str]:
         if self.proxy is None or self.task is None:
             return {}
-        from pytest_cua.agents.models.traffic import ORIGIN_HEADER, STEP_HEADER, TASK_HEADER
+        from pytest_cua.agents.models.traffic import EPISODE_HEADER, ORIGIN_HEADER, STEP_HEADER, TASK_HEADER, TRIAL_HEADER
 
-        headers = {TASK_HEADER: self.task.id, STEP_HEADER: f"{observation.step + 1}.{attempt}"}
+        headers = {TASK_HEADER: self.task.id, STEP_HEADER: f"{observation.step + 1}.{attempt}",
+                   EPISODE_HEADER: self._episode}
+        if self._trial is not None:  # under --cua-trials
+            headers[TRIAL_HEADER] = str(self._trial)
         if self._origin is None and observation.url.startswith(("http://", "https://")):
             parts = urlsplit(observation.url)
             self._origin = f"{parts.scheme}://{parts.netloc}"  # where the task started: the environment

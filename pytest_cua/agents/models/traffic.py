@@ -21,6 +21,12 @@ Matching in replay, in this order:
    ``x-cua-replay-match: position`` (``key`` for a key match);
 3. otherwise a miss.
 
+Episodes: the agent names each episode (``x-cua-episode``, new for every task it starts) and its trial
+(``x-cua-trial``, under ``--cua-trials``). "Answered" and the position count are per episode, so every trial
+and every retry of a task replays the task's traffic from its beginning; among the recordings that match, those
+recorded in the same trial come first (recorded with ``--cua-trials 3``, trial 2 replays trial 2's answers;
+recorded once, every trial replays that one).
+
 The agent sends ``x-cua-task`` and ``x-cua-step`` on each request, and ``x-cua-origin`` with the address of the
 environment (the embedded org listens on a new port each run): that address is written as ``{cua-origin}`` in
 keys and in stored requests and responses, and a replay answers with the current one, so a recorded
@@ -64,7 +70,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO, Any, Callable, Mapping
+from typing import IO, Any, Callable, Mapping, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 __all__ = [
@@ -74,6 +80,8 @@ __all__ = [
     "MISS_HEADER",
     "MODES",
     "STEP_HEADER",
+    "EPISODE_HEADER",
+    "TRIAL_HEADER",
     "TASK_HEADER",
     "ORIGIN_HEADER",
     "VOLATILE_FIELDS",
@@ -93,6 +101,8 @@ TASK_HEADER = "x-cua-task"
 ORIGIN_HEADER = "x-cua-origin"
 ORIGIN_PLACEHOLDER = "{cua-origin}"
 STEP_HEADER = "x-cua-step"
+EPISODE_HEADER = "x-cua-episode"
+TRIAL_HEADER = "x-cua-trial"
 _CUA_PREFIX = "x-cua-"
 
 #: Request headers that change what the model does: part of the key and stored. Beta lists are order-free.
@@ -300,6 +310,8 @@ class _Recording:
     headers: dict[str, str]
     body: bytes
     recorded_at: str
+    trial: str | None = None  # the trial it was recorded in (None: recorded without --cua-trials)
+    episode: str | None = None  # the episode it was recorded in (None: by an agent that named none)
 
     @property
     def order(self) -> tuple[int, str, str]:
@@ -328,7 +340,9 @@ def _load_recording(file: Path) -> _Recording:
             file=file, key=str(doc["key"]), task=doc.get("task"), step=doc.get("step"), seq=int(doc["seq"]),
             task_seq=int(task_seq) if task_seq is not None else None, method=str(request["method"]).upper(),
             path=str(request["path"]), status=int(response["status"]), headers=dict(response.get("headers") or {}),
-            body=body, recorded_at=str(doc.get("recorded_at", "")))
+            body=body, recorded_at=str(doc.get("recorded_at", "")),
+            trial=str(doc["trial"]) if doc.get("trial") is not None else None,
+            episode=str(doc["episode"]) if doc.get("episode") is not None else None)
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordingError(f"pytest-cua model replay: {file}: incomplete recording ({type(exc).__name__}: "
                              f"{exc})") from None
@@ -488,11 +502,13 @@ class TrafficProxy:
         self._lock = threading.Lock()
         self._stats = {"recorded": 0, "replayed": 0, "replayed_by_position": 0, "misses": 0, "unrecorded": 0}
         self._key_counts: dict[str, int] = defaultdict(int)
-        self._task_counts: dict[str, int] = defaultdict(int)
+        self._task_counts: dict[tuple[str, str], int] = defaultdict(int)  # (task, episode) -> requests
         self._secrets: set[str] = set()
         self._by_key: dict[str, list[_Recording]] = {}
         self._by_position: dict[tuple[str, int], list[_Recording]] = {}
-        self._answered: set[int] = set()
+        self._answered: set[tuple[str, int]] = set()  # (episode, recording) answered
+        self._trials_recorded: set[tuple[str | None, str | None]] = set()  # (task, trial) in the recordings
+        self._episode_source: dict[str, _Recording] = {}  # episode -> the first recording it was answered with
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
@@ -565,6 +581,7 @@ class TrafficProxy:
         by_key: dict[str, list[_Recording]] = defaultdict(list)
         by_position: dict[tuple[str, int], list[_Recording]] = defaultdict(list)
         for rec in sorted(recordings, key=lambda r: r.order):
+            self._trials_recorded.add((rec.task, rec.trial))
             by_key[rec.key].append(rec)
             if rec.task is not None and rec.task_seq is not None:
                 by_position[(rec.task, rec.task_seq)].append(rec)
@@ -601,13 +618,14 @@ class TrafficProxy:
     def _replay(self, incoming: _Incoming) -> _Answer:
         request = self._normalised(incoming)
         task, step = incoming.header(TASK_HEADER), incoming.header(STEP_HEADER)
+        episode, trial = incoming.header(EPISODE_HEADER) or "", incoming.header(TRIAL_HEADER)
         key = request.key
         with self._lock:
             position = None
             if task is not None:
-                self._task_counts[task] += 1
-                position = self._task_counts[task]
-            match, how = self._take(key, task, position, request)
+                self._task_counts[(task, episode)] += 1
+                position = self._task_counts[(task, episode)]
+            match, how = self._take(key, task, position, request, episode, trial)
             self._stats["replayed" if how == "key" else "replayed_by_position" if how else "misses"] += 1
         if match is None:
             return self._miss(task, step, key)
@@ -617,17 +635,31 @@ class TrafficProxy:
             body = body.replace(ORIGIN_PLACEHOLDER.encode(), origin.encode())
         return _Answer(match.status, {"content-type": "application/json", **match.headers, MATCH_HEADER: how}, body)
 
-    def _take(self, key: str, task: str | None, position: int | None,
-              request: _Normalised) -> tuple[_Recording | None, str]:
-        """The first unanswered recording by key, else by task position; marked answered. Under the lock."""
-        for rec in self._by_key.get(key, ()):
-            if id(rec) not in self._answered:
-                self._answered.add(id(rec))
+    def _take(self, key: str, task: str | None, position: int | None, request: _Normalised, episode: str = "",
+              trial: str | None = None) -> tuple[_Recording | None, str]:
+        """The first recording by key not yet answered in this episode, else by task position; those of the
+        episode's trial first (when that trial was not recorded: of the trial the episode started replaying, so
+        one conversation is never mixed from two); marked answered in this episode. Under the lock."""
+        source = self._episode_source.get(episode)
+        prefer = trial if (task, trial) in self._trials_recorded or source is None else source.trial
+
+        def same_trial_first(recs: Sequence[_Recording]) -> list[_Recording]:
+            if not episode:
+                return list(recs)
+            # the recorded episode this one started replaying, then its trial, then the rest in recorded order
+            return sorted(recs, key=lambda r: (source is None or r.episode != source.episode, r.trial != prefer))
+
+        for rec in same_trial_first(self._by_key.get(key, ())):
+            if (episode, id(rec)) not in self._answered:
+                self._answered.add((episode, id(rec)))
+                self._episode_source.setdefault(episode, rec)
                 return rec, "key"
         if self.by_position and task is not None and position is not None:
-            for rec in self._by_position.get((task, position), ()):
-                if id(rec) not in self._answered and (rec.method, rec.path) == (request.method, request.path):
-                    self._answered.add(id(rec))
+            for rec in same_trial_first(self._by_position.get((task, position), ())):
+                if (episode, id(rec)) not in self._answered and (rec.method, rec.path) == (request.method,
+                                                                                           request.path):
+                    self._answered.add((episode, id(rec)))
+                    self._episode_source.setdefault(episode, rec)
                     return rec, "position"
         return None, ""
 
@@ -682,23 +714,26 @@ class TrafficProxy:
 
     def _store(self, incoming: _Incoming, request: _Normalised, answer: _Answer) -> None:
         task, step = incoming.header(TASK_HEADER), incoming.header(STEP_HEADER)
+        episode, trial = incoming.header(EPISODE_HEADER) or "", incoming.header(TRIAL_HEADER)
         with self._lock:
             self._key_counts[request.key] += 1
             seq = self._key_counts[request.key]
             task_seq = None
             if task is not None:
-                self._task_counts[task] += 1
-                task_seq = self._task_counts[task]
+                self._task_counts[(task, episode)] += 1
+                task_seq = self._task_counts[(task, episode)]
         self._store_images(request.images)
         doc = {
             "format": FORMAT, "key": request.key, "task": task, "step": step, "seq": seq, "task_seq": task_seq,
+            "trial": trial, "episode": episode or None,
             "request": {"method": request.method, "base_path": self._prefix, "path": request.path,
                         "headers": request.headers, "body": request.body},
             "response": {"status": answer.status, "headers": answer.headers,
                          **self._response_body(_to_placeholder(answer.body, incoming.header(ORIGIN_HEADER)))},
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         }
-        name = (f"{_slug(self._redact(task) if task else None)}-{task_seq or seq:04d}-{request.key[:12]}-"
+        name = (f"{_slug(self._redact(task) if task else None)}{f'-t{_slug(trial)}' if trial else ''}-"
+                f"{task_seq or seq:04d}-{request.key[:12]}-"
                 f"{os.getpid()}-{uuid.uuid4().hex[:8]}.json")
         text = self._scrub(json.dumps(doc, ensure_ascii=False, indent=1))
         _write_atomic(self.directory / name, text.encode("utf-8"))
