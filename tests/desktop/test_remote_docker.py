@@ -237,8 +237,11 @@ def test_prosoft_on_the_remote_daemon_survives_its_restart(remote_docker: Remote
     assert all(o == "passed" for o, _ in others.values()), f"{others}\n{proc.stdout[-3000:]}"
     envs = [r["environment"] for r in records.values()]
     assert {e["docker_host"] for e in envs} == {remote_docker.url}
-    ways = [e["image_on_host"]["how"] for e in envs]
-    assert ways.count("sent") <= 1 and set(ways) <= {"sent", "present"}, ways
+    # the first two tasks ran in one environment (its spare container swapped in between): both records carry
+    # that environment's one transfer ("sent" on a host without the image, else "present"); the environment
+    # provisioned after the restart found the image (asserted below), so it was sent at most once
+    first = [records[t]["environment"]["image_on_host"] for t in TASKS[:2]]
+    assert first[0] == first[1] and first[0]["how"] in ("sent", "present"), first
     # the environment provisioned after the restart is a new one and found the image by its recipe hash
     before, after = records[TASKS[0]]["environment"], records[TASKS[2]]["environment"]
     assert before["container"] != after["container"] and after["image_on_host"]["how"] == "present"
