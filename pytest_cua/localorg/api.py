@@ -11,6 +11,7 @@ NamespacePrefix, OrganizationType FROM Organization``.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any, cast
@@ -184,7 +185,7 @@ def query(ctx: RequestContext, version: str, api: str = "data", all_rows: bool =
     if (ctx.request.args.get("columns") or "").lower() == "true":
         with ctx.org.lock:
             return json_response(query_columns(ctx.org, soql, api=api, version=version))
-    result = ctx.org.query(soql, api=api, version=version)
+    result = ctx.org.query(soql, api=api, version=version, deleted=all_rows)
     path = f"/services/data/v{version}/" + ("tooling/" if api == "tooling" else "") + \
         ("queryAll" if all_rows else "query")
     extra = {k: v for k, v in result.items() if k not in ("totalSize", "done", "records")}
@@ -279,18 +280,75 @@ def composite_sobjects_safe(ctx: RequestContext, version: str) -> Response:
         return json_response(rb.body)
 
 
+MAX_BATCH = 25
+
+
+def composite_batch(ctx: RequestContext, version: str) -> Response:
+    """``POST /composite/batch``: up to 25 independent subrequests (``{"batchRequests": [{"method", "url",
+    "richInput"?}], "haltOnError"?}``), each run as its own call with the caller's session; one API request in
+    all. Answers ``{"hasErrors", "results": [{"statusCode", "result"}]}``."""
+    from werkzeug.test import EnvironBuilder
+
+    from pytest_cua.localorg.app import OrgRequest
+
+    body = ctx.json_body()
+    subs = body.get("batchRequests") if isinstance(body, dict) else None
+    if not isinstance(subs, list) or not subs:
+        raise OrgError("JSON_PARSER_ERROR", 'Expected {"batchRequests": [{"method": ..., "url": ...}, ...]}')
+    if len(subs) > MAX_BATCH:
+        raise OrgError("INVALID_BATCH_REQUEST", f"Batch request has more than {MAX_BATCH} subrequests")
+    halt = bool(body.get("haltOnError", False))
+    results: list[dict[str, Any]] = []
+    has_errors = halted = False
+    for sub in subs:
+        if halted:
+            results.append({"statusCode": 412, "result": [{"errorCode": "BATCH_PROCESSING_HALTED",
+                                                             "message": "Batch processing halted per request"}]})
+            continue
+        if not isinstance(sub, dict) or not isinstance(sub.get("url"), str) or not isinstance(sub.get("method"), str):
+            raise OrgError("JSON_PARSER_ERROR", "Each subrequest needs a method and a url")
+        url = sub["url"].lstrip("/")
+        path, _, query_string = (url if url.startswith("services/") else f"services/data/{url}").partition("?")
+        builder = EnvironBuilder(path="/" + path, query_string=query_string, method=sub["method"].upper(),
+                                 headers=[("Authorization", ctx.request.headers.get("Authorization", ""))],
+                                 json=sub.get("richInput") if sub.get("richInput") is not None else None,
+                                 base_url=ctx.request.host_url)
+        try:
+            response = ctx.app.dispatch(OrgRequest(builder.get_environ()), counted=False)
+        finally:
+            builder.close()
+        data = response.get_data()
+        try:
+            result = json.loads(data) if data else None
+        except ValueError:
+            result = data.decode("utf-8", "replace")
+        results.append({"statusCode": response.status_code, "result": result})
+        if response.status_code >= 400:
+            has_errors = True
+            halted = halt
+    return json_response({"hasErrors": has_errors, "results": results})
+
+
 def limits(ctx: RequestContext, version: str) -> Response:
-    return json_response({"DailyApiRequests": {"Max": 1000000, "Remaining": 1000000},
+    """The limits resource: ``DailyApiRequests`` counts this org's calls (``OrgApp.api_usage``); this call and
+    the token endpoint do not count."""
+    usage = ctx.app.api_usage
+    return json_response({"DailyApiRequests": {"Max": usage.max, "Remaining": usage.remaining()},
                           "DataStorageMB": {"Max": 1024, "Remaining": 1024}})
 
 
 # ---------------------------------------------------------------------------------------------- OAuth
 
 def oauth_token(ctx: RequestContext) -> Response:
-    """OAuth 2.0 token endpoint: ``grant_type`` client_credentials or password."""
+    """OAuth 2.0 token endpoint: ``grant_type`` client_credentials, password, or the JWT bearer flow
+    (``urn:ietf:params:oauth:grant-type:jwt-bearer``: an RS256 assertion signed with the key of the connected
+    app's certificate, ``iss`` the client id, ``sub`` the username, ``aud`` login.salesforce.com,
+    test.salesforce.com or the instance URL)."""
     form = ctx.request.form if ctx.request.form else ctx.request.args
     creds = ctx.app.credentials
     grant = form.get("grant_type")
+    if grant == JWT_GRANT:
+        return _jwt_bearer(ctx, form.get("assertion") or "")
     if grant not in ("client_credentials", "password"):
         return json_response({"error": "unsupported_grant_type", "error_description": "grant type not supported"},
                              status=400)
@@ -305,12 +363,47 @@ def oauth_token(ctx: RequestContext) -> Response:
     if not same_secret(client_secret, creds.client_secret):
         return json_response({"error": "invalid_client", "error_description": "invalid client credentials"},
                              status=400)
-    org = ctx.org
     if grant == "password":
         username = form.get("username") or ""
         if username.lower() != creds.username.lower() or not same_secret(form.get("password"), creds.password):
             return json_response({"error": "invalid_grant", "error_description": "authentication failure"},
                                  status=400)
+    return _token_response(ctx)
+
+
+JWT_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+JWT_AUDIENCES = ("https://login.salesforce.com", "https://test.salesforce.com")
+
+
+def _jwt_bearer(ctx: RequestContext, assertion: str) -> Response:
+    import jwt
+
+    creds = ctx.app.credentials
+    key = ctx.app.jwt_public_key
+    if key is None:
+        return json_response({"error": "invalid_client", "error_description": "the connected app has no "
+                              "certificate for the JWT bearer flow"}, status=400)
+    instance = ctx.app.instance_url or ctx.request.host_url.rstrip("/")
+    try:
+        claims = jwt.decode(assertion, key, algorithms=["RS256"], audience=[*JWT_AUDIENCES, instance],
+                            options={"require": ["iss", "sub", "aud", "exp"]})
+    except jwt.ExpiredSignatureError:
+        return json_response({"error": "invalid_grant", "error_description": "expired authorization code"},
+                             status=400)
+    except jwt.InvalidTokenError:
+        return json_response({"error": "invalid_grant", "error_description": "invalid assertion"}, status=400)
+    if not same_secret(str(claims.get("iss")), creds.client_id):
+        return json_response({"error": "invalid_client_id", "error_description": "client identifier invalid"},
+                             status=400)
+    if str(claims.get("sub", "")).lower() != creds.username.lower():
+        return json_response({"error": "invalid_grant", "error_description": "user hasn't approved this consumer"},
+                             status=400)
+    return _token_response(ctx)
+
+
+def _token_response(ctx: RequestContext) -> Response:
+    creds = ctx.app.credentials
+    org = ctx.org
     user = org.find("User", Username=creds.username)
     if not user:
         return json_response({"error": "invalid_grant", "error_description": "the login user does not exist"},
@@ -385,7 +478,7 @@ def register(app: OrgApp) -> None:
     add = app.add_route
     add("/services/data", versions, ["GET"])
     add(f"{DATA}", resources, ["GET"])
-    add(f"{DATA}/limits", limits, ["GET"])
+    add(f"{DATA}/limits", limits, ["GET"], endpoint="rest.limits")
     for api, prefix in (("data", DATA), ("tooling", f"{DATA}/tooling")):
         def bind(fn: Any, **fixed: Any) -> Any:
             def handler(ctx: RequestContext, **kw: Any) -> Response:
@@ -403,6 +496,7 @@ def register(app: OrgApp) -> None:
         add(f"{prefix}/query/<locator>", bind(query_more, api=api), ["GET"])
         add(f"{prefix}/queryAll/<locator>", bind(query_more, api=api, all_rows=True), ["GET"])
     add(f"{DATA}/composite/sobjects", composite_sobjects_safe, ["POST", "PATCH", "DELETE"])
-    add("/services/oauth2/token", oauth_token, ["POST"], auth="none")
+    add(f"{DATA}/composite/batch", composite_batch, ["POST"])
+    add("/services/oauth2/token", oauth_token, ["POST"], auth="none", endpoint="oauth.token")
     add("/services/oauth2/userinfo", userinfo, ["GET"])
     add("/id/<org_id>/<user_id>", identity, ["GET"])

@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -89,6 +90,51 @@ class RequestContext:
                 from None
 
 
+#: endpoints that do not count against the daily API requests: the token endpoint and the limits resource
+UNCOUNTED = frozenset({"oauth.token", "rest.limits"})
+DEFAULT_DAILY_API_REQUESTS = 1_000_000
+
+
+class ApiUsage:
+    """The org's daily API requests (``DailyApiRequests`` of the limits resource): every call to
+    ``/services/...`` or ``/id/...`` counts, except the token endpoint and the limits resource itself; once
+    ``max`` are used, calls fail with REQUEST_LIMIT_EXCEEDED until the day (UTC) turns or ``max`` is raised."""
+
+    def __init__(self, max_requests: int = DEFAULT_DAILY_API_REQUESTS) -> None:
+        self.max = max_requests
+        self.used = 0
+        self._day = time.gmtime().tm_yday
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            day = time.gmtime().tm_yday
+            if day != self._day:
+                self._day, self.used = day, 0
+            if self.used >= self.max:
+                return False
+            self.used += 1
+            return True
+
+    def remaining(self) -> int:
+        with self._lock:
+            return max(0, self.max - self.used)
+
+
+def limit_exceeded(path: str, most: int) -> Response:
+    """REQUEST_LIMIT_EXCEEDED as Salesforce sends it: a REST error (403), a SOAP fault on the SOAP APIs."""
+    message = f"TotalRequests Limit exceeded. (the org's daily limit is {most} API requests)"
+    if path.startswith("/services/Soap/"):
+        from pytest_cua.localorg.soap import fault
+
+        if path.startswith("/services/Soap/m/"):
+            from pytest_cua.localorg.metadata import xmltree
+
+            return fault("REQUEST_LIMIT_EXCEEDED", message, namespace=xmltree.MD, fault_namespace=xmltree.MD)
+        return fault("REQUEST_LIMIT_EXCEEDED", message)
+    return error_response(OrgError("REQUEST_LIMIT_EXCEEDED", message, status=403))
+
+
 class OrgApp:
     """Routing and the request pipeline around an ``Org``."""
 
@@ -102,6 +148,8 @@ class OrgApp:
         self._cursors: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cursor_lock = threading.Lock()
         self._cursor_seq = 0
+        self.api_usage = ApiUsage()
+        self.jwt_public_key: Any = None  # the connected app's certificate key for the JWT bearer flow, if any
 
     # -------------------------------------------------------------- routes
 
@@ -166,8 +214,9 @@ class OrgApp:
     def _is_api_path(self, path: str) -> bool:
         return path.startswith("/services/") or path.startswith("/id/")
 
-    def dispatch(self, request: OrgRequest) -> Response:
-        """Match, authenticate, enforce the body limit and call the handler."""
+    def dispatch(self, request: OrgRequest, *, counted: bool = True) -> Response:
+        """Match, authenticate, enforce the body limit and call the handler (``counted``: the call counts
+        against the daily API requests; a composite batch's subrequests do not)."""
         length = request.content_length
         if length is not None and length > MAX_BODY:
             return self._too_large(request)
@@ -195,6 +244,9 @@ class OrgApp:
             user_id = self.bearer_user(request)
             if user_id is None:
                 return error_response(INVALID_SESSION)
+        if counted and self._is_api_path(request.path) and endpoint not in UNCOUNTED:  # refused logins do not count
+            if not self.api_usage.take():
+                return limit_exceeded(request.path, self.api_usage.max)
         elif auth == "ui":
             user_id = self.session_user(request)
             if user_id is None:

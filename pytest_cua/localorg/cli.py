@@ -25,15 +25,21 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s")
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures,
-                       extensions=[] if args.no_ui else None)
+    try:
+        server = OrgServer(data_dir, host=args.host, port=args.port, fixtures=args.fixtures,
+                           extensions=[] if args.no_ui else None, daily_api_requests=args.daily_api_requests,
+                           jwt_certificate=args.jwt_cert,
+                           **({"token_ttl": args.token_ttl} if args.token_ttl is not None else {}))
+    except ValueError as exc:
+        sys.stderr.write(f"pytest-cua org serve: {exc}\n")
+        return 2
     creds = server.start()
     if args.write_entry:
         from pytest_cua.orgpool import OrgsFileError, write_entry
 
         name = args.name or _default_name(data_dir)
         try:
-            write_entry(args.write_entry, name, creds)
+            write_entry(args.write_entry, name, creds, kind=args.entry_kind)
         except (OrgsFileError, OSError) as exc:
             server.stop()
             sys.stderr.write(f"pytest-cua org serve: --write-entry {args.write_entry}: {exc}\n")
@@ -68,6 +74,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          "entries kept)")
     sv.add_argument("--name", default=None, help="the org's name in --write-entry's file (default: the data "
                     "folder's name)")
+    sv.add_argument("--entry-kind", default="localorg", choices=("localorg", "salesforce"),
+                    help="the kind of --write-entry's entry: 'localorg' (rolled back through the org's control "
+                         "resource) or 'salesforce' (treated as a real org: client credentials, rolled back over "
+                         "the standard APIs only)")
+    sv.add_argument("--daily-api-requests", type=int, default=None, metavar="N",
+                    help="the org's DailyApiRequests limit (default 1000000); calls beyond it fail with "
+                         "REQUEST_LIMIT_EXCEEDED")
+    sv.add_argument("--token-ttl", type=float, default=None, metavar="SECONDS",
+                    help="how long access tokens and browser sessions live (default: 12 hours)")
+    sv.add_argument("--jwt-cert", default=None, metavar="PEM",
+                    help="the connected app's certificate for the OAuth JWT bearer flow")
     sv.add_argument("-v", "--verbose", action="store_true", help="log requests (paths only, never query strings)")
     sv.set_defaults(func=serve)
     org.set_defaults(func=lambda args: (org.print_help(), 2)[1])

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from pytest_cua.localorg import analytics, api, control, metadata, pages, soap
-from pytest_cua.localorg.app import OrgApp
+from pytest_cua.localorg.app import ApiUsage, OrgApp
 from pytest_cua.localorg.auth import DEFAULT_TTL, TokenStore, load_or_create_credentials
 from pytest_cua.localorg.httpserver import OrgHTTPServer
 from pytest_cua.localorg.seed import admin_user_id, seeded_org
@@ -76,6 +76,20 @@ class OrgCredentials:
         return f"OrgCredentials(instance_url={self.instance_url!r}, username={self.username!r}, ca_path={self.ca_path!r})"
 
 
+def load_certificate_key(path: str | Path) -> Any:
+    """The public key of a PEM certificate (the connected app's certificate of the JWT bearer flow);
+    ``ValueError`` naming the file when it is not one."""
+    from cryptography import x509
+
+    p = Path(path)
+    try:
+        return x509.load_pem_x509_certificate(p.read_bytes()).public_key()
+    except OSError as exc:
+        raise ValueError(f"JWT certificate {p}: cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"JWT certificate {p}: not a PEM certificate ({exc})") from None
+
+
 def _default_extensions() -> list[Callable[[OrgApp], None]]:
     try:
         module = importlib.import_module(UI_MODULE)
@@ -97,7 +111,8 @@ class OrgServer:
 
     def __init__(self, data_dir: str | Path | None = None, host: str = "127.0.0.1", port: int = 0, *,
                  fixtures: str | Path | None = None, org: Org | None = None, token_ttl: float = DEFAULT_TTL,
-                 extensions: Sequence[Callable[[OrgApp], None]] | None = None) -> None:
+                 extensions: Sequence[Callable[[OrgApp], None]] | None = None,
+                 daily_api_requests: int | None = None, jwt_certificate: str | Path | None = None) -> None:
         self._own_dir = data_dir is None
         self.data_dir = Path(tempfile.mkdtemp(prefix="pytest-cua-org-")) if data_dir is None else Path(data_dir)
         self.host = host
@@ -111,6 +126,10 @@ class OrgServer:
         self.credentials = load_or_create_credentials(self.data_dir, username)
         self.tokens = TokenStore(self.org.org_id, ttl=token_ttl)
         self.app = OrgApp(self.org, self.credentials, self.tokens)
+        if daily_api_requests is not None:
+            self.app.api_usage = ApiUsage(daily_api_requests)
+        if jwt_certificate is not None:
+            self.app.jwt_public_key = load_certificate_key(jwt_certificate)
         api.register(self.app)
         soap.register(self.app)  # convertLead
         metadata.register(self.app)  # the Metadata API (SOAP /services/Soap/m)

@@ -1,14 +1,20 @@
-"""The SOAP partner API's ``convertLead`` (``POST /services/Soap/u/NN.N``): lead conversion over the wire.
+"""The SOAP partner API (``POST /services/Soap/u/NN.N``): the calls REST lacks.
 
-Salesforce's REST API has no lead conversion; clients convert through the SOAP call ``convertLead``. This is
-that call's wire shape (the session id in ``SessionHeader``, one ``leadConverts`` element per lead, one
-``result`` per lead with ``success`` and ``errors``); every other operation is a SOAP fault, as an unknown
-operation is in Salesforce. ``convert_lead_request`` builds the request body for a client.
+- ``login`` (username and password, the password followed by the security token when one is set; no session
+  header): a ``loginResponse`` with ``sessionId``, ``serverUrl`` and ``userId``, or the fault
+  ``INVALID_LOGIN``. simple-salesforce's ``SalesforceLogin`` speaks it unchanged.
+- ``convertLead``: lead conversion (one ``leadConverts`` element per lead, one ``result`` per lead).
+- ``undelete`` and ``emptyRecycleBin``: the recycle bin (one ``ids`` element per record, one ``result`` each
+  with ``id``, ``success`` and ``errors``).
+
+Every call but ``login`` takes its session id from ``SessionHeader``; every other operation is a SOAP fault,
+as an unknown operation is in Salesforce. ``convert_lead_request`` and ``ids_request`` build request bodies for
+a client, ``parse_convert_response`` reads the results.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
@@ -55,11 +61,9 @@ class SoapFault(Exception):
         self.code, self.message, self.client = code, message, client
 
 
-def read_envelope(ctx: RequestContext) -> tuple[ET.Element, str]:
-    """The parsed envelope of a SOAP request and the user of its ``SessionHeader``. Raises ``SoapFault``:
-    INVALID_XML (client) for a body that is not well-formed or declares a DOCTYPE or ENTITY (no entity
-    expansion, no external references), INVALID_SESSION_ID for a missing or unknown session."""
-    raw = ctx.request.get_data(cache=True)
+def parse_envelope(raw: bytes) -> ET.Element:
+    """A SOAP request body, parsed. Raises ``SoapFault`` INVALID_XML (client) for a body that is not
+    well-formed or declares a DOCTYPE or ENTITY (no entity expansion, no external references)."""
     if b"<!DOCTYPE" in raw.upper() or b"<!ENTITY" in raw.upper():
         raise SoapFault("INVALID_XML", "document type declarations are not accepted", client=True)
     try:
@@ -68,12 +72,24 @@ def read_envelope(ctx: RequestContext) -> tuple[ET.Element, str]:
         raise SoapFault("INVALID_XML", f"the request is not well-formed XML: {exc}", client=True) from None
     if _local(root.tag) != "Envelope" or not root.tag.startswith("{" + SOAPENV + "}"):
         raise SoapFault("INVALID_XML", "the request is not a SOAP 1.1 envelope", client=True)
+    return root
+
+
+def session_user(ctx: RequestContext, root: ET.Element) -> str:
+    """The user of the envelope's ``SessionHeader``; ``SoapFault`` INVALID_SESSION_ID when missing or unknown."""
     header = _child(root, "Header")
     session_id = _child(_child(header, "SessionHeader"), "sessionId")
     user_id = ctx.app.tokens.check((session_id.text or "").strip() if session_id is not None else None, "token")
     if user_id is None:
         raise SoapFault("INVALID_SESSION_ID", "Invalid Session ID found in SessionHeader: Illegal Session")
-    return root, user_id
+    return user_id
+
+
+def read_envelope(ctx: RequestContext) -> tuple[ET.Element, str]:
+    """The parsed envelope of a SOAP request and the user of its ``SessionHeader`` (``SoapFault`` otherwise:
+    see ``parse_envelope`` and ``session_user``)."""
+    root = parse_envelope(ctx.request.get_data(cache=True))
+    return root, session_user(ctx, root)
 
 
 def body_operation(root: ET.Element) -> ET.Element | None:
@@ -100,15 +116,24 @@ def _bool(text: str | None) -> bool:
 
 
 def endpoint(ctx: RequestContext, version: str) -> Response:
+    raw = ctx.request.get_data(cache=True)
     try:
-        root, user_id = read_envelope(ctx)
+        root = parse_envelope(raw)
+        operation = body_operation(root)
+        name = _local(operation.tag) if operation is not None else "(none)"
+        if name == "login" and operation is not None:
+            return _login(ctx, operation, version)
+        user_id = session_user(ctx, root)
     except SoapFault as exc:
         return fault(exc.code, exc.message, client=exc.client)
     ctx.user_id = user_id
-    operation = body_operation(root)
-    if operation is None or _local(operation.tag) != "convertLead":
-        name = _local(operation.tag) if operation is not None else "(none)"
+    handler = _CALLS.get(name)
+    if handler is None or operation is None:
         return fault("INVALID_OPERATION", f"No operation available for request {{{PARTNER}}}{name}", client=True)
+    return handler(ctx, operation)
+
+
+def _convert_lead(ctx: RequestContext, operation: ET.Element) -> Response:
     results = []
     for item in operation:
         if _local(item.tag) != "leadConverts":
@@ -116,6 +141,58 @@ def endpoint(ctx: RequestContext, version: str) -> Response:
         values = {_local(el.tag): (el.text or "").strip() for el in item}
         results.append(_convert_one(ctx, values))
     return _xml(200, "<convertLeadResponse>" + "".join(results) + "</convertLeadResponse>")
+
+
+def _login(ctx: RequestContext, operation: ET.Element, version: str) -> Response:
+    from pytest_cua.localorg.auth import same_secret
+
+    username = (_text(_child(operation, "username")) or "").strip()
+    password = _text(_child(operation, "password")) or ""
+    creds = ctx.app.credentials
+    users = ctx.org.find("User", Username=creds.username) if username.lower() == creds.username.lower() else []
+    if not users or not same_secret(password, creds.password):
+        return fault("INVALID_LOGIN", "INVALID_LOGIN: Invalid username, password, security token; or user locked "
+                                      "out.")
+    user_id = users[0]["Id"]
+    token = ctx.app.tokens.issue_token(user_id)
+    instance = ctx.app.instance_url or ctx.request.host_url.rstrip("/")
+    org_id = ctx.org.org_id
+    return _xml(200, f"<loginResponse><result><metadataServerUrl>{instance}/services/Soap/m/{version}/{org_id[:15]}"
+                     f"</metadataServerUrl><passwordExpired>false</passwordExpired><sandbox>false</sandbox>"
+                     f"<serverUrl>{instance}/services/Soap/u/{version}/{org_id[:15]}</serverUrl>"
+                     f"<sessionId>{escape(token)}</sessionId><userId>{user_id}</userId><userInfo>"
+                     f"<organizationId>{org_id}</organizationId><userName>{escape(creds.username)}</userName>"
+                     f"</userInfo></result></loginResponse>")
+
+
+def _ids_call(response: str, method: str) -> Callable[[RequestContext, ET.Element], Response]:
+    def call(ctx: RequestContext, operation: ET.Element) -> Response:
+        results = []
+        for item in operation:
+            if _local(item.tag) != "ids":
+                continue
+            rid = (item.text or "").strip()
+            try:
+                done = getattr(ctx.org, method)(rid)
+            except OrgError as err:
+                results.append(f"<result><errors><message>{escape(err.message)}</message><statusCode>"
+                               f"{escape(err.code)}</statusCode></errors><id>{escape(rid)}</id>"
+                               f"<success>false</success></result>")
+                continue
+            results.append(f"<result><id>{done}</id><success>true</success></result>")
+        return _xml(200, f"<{response}>" + "".join(results) + f"</{response}>")
+    return call
+
+
+_CALLS: dict[str, Callable[[RequestContext, ET.Element], Response]] = {
+    "convertLead": _convert_lead,
+    "undelete": _ids_call("undeleteResponse", "undelete"),
+    "emptyRecycleBin": _ids_call("emptyRecycleBinResponse", "purge"),
+}
+
+
+def _text(el: ET.Element | None) -> str | None:
+    return el.text if el is not None else None
 
 
 def _convert_one(ctx: RequestContext, v: dict[str, str]) -> str:
@@ -157,6 +234,17 @@ def convert_lead_request(session_id: str, converts: list[dict[str, Any]]) -> str
             f'xmlns:urn="{PARTNER}"><soapenv:Header><urn:SessionHeader><urn:sessionId>{escape(session_id)}'
             f"</urn:sessionId></urn:SessionHeader></soapenv:Header><soapenv:Body><urn:convertLead>"
             + "".join(items) + "</urn:convertLead></soapenv:Body></soapenv:Envelope>")
+
+
+def ids_request(session_id: str, call: str, record_ids: list[str]) -> str:
+    """The SOAP envelope of an ``undelete`` or ``emptyRecycleBin`` call for ``record_ids``."""
+    if call not in ("undelete", "emptyRecycleBin"):
+        raise ValueError(f"ids_request: {call!r} is not undelete or emptyRecycleBin")
+    items = "".join(f"<urn:ids>{escape(rid)}</urn:ids>" for rid in record_ids)
+    return (f'<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="{SOAPENV}" '
+            f'xmlns:urn="{PARTNER}"><soapenv:Header><urn:SessionHeader><urn:sessionId>{escape(session_id)}'
+            f"</urn:sessionId></urn:SessionHeader></soapenv:Header><soapenv:Body><urn:{call}>{items}</urn:{call}>"
+            "</soapenv:Body></soapenv:Envelope>")
 
 
 def parse_convert_response(text: str) -> list[dict[str, Any]]:

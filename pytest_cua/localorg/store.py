@@ -34,6 +34,7 @@ class OrgSnapshot:
     taken_at: float = field(default_factory=time.time)
     metadata: dict[tuple[str, str], Any] = field(default_factory=dict)  # (type, fullName) -> immutable component
     schema: Schema | None = None  # the schema object of the time (a deploy replaces it, never mutates it)
+    bin: dict[str, dict[str, tuple[Record, str]]] = field(default_factory=dict)  # the recycle bin of the time
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,10 @@ class Org:
         self.default_user_id: str | None = None
         self._tables: dict[str, dict[str, Record]] = {name: {} for name in self.schema.objects}
         self._counters: dict[str, int] = {}
+        # the recycle bin: object -> id -> (the deleted record, IsDeleted true; the id whose delete took it),
+        # what queryAll sees and undelete / emptyRecycleBin work on
+        self._bin: dict[str, dict[str, tuple[Record, str]]] = {}
+        self._cleared: dict[str, list[tuple[str, str, str]]] = {}  # deleted id -> lookups its delete cleared
         self._depth = 0
         self.unenforced_rules: dict[str, str] = {}  # "Object.Rule" -> why it is not enforced
         # Metadata API components without a record form (GlobalValueSet, CustomTab, ...): (type, fullName) ->
@@ -100,6 +105,7 @@ class Org:
                 self._tables.setdefault(name, {})
             for name in [n for n in self._tables if n not in schema.objects]:
                 del self._tables[name]
+                self._bin.pop(name, None)
             self._link_incoming()
 
     # ------------------------------------------------------------------ lookups
@@ -183,14 +189,14 @@ class Org:
             return ", ".join(f"{k}={record.get(k)}" for k in keys)
         return str(record.get("Id"))
 
-    def query(self, soql: str, *, api: str = "data", version: str = "59.0") -> dict[str, Any]:
+    def query(self, soql: str, *, api: str = "data", version: str = "59.0", deleted: bool = False) -> dict[str, Any]:
         """Run a SOQL query and return Salesforce's result body with **all** rows (no paging):
         ``{"totalSize", "done": True, "records": [...]}``. ``api`` is "data" or "tooling"; ``version`` goes into
         the records' ``attributes.url``. Raises ``OrgError`` (MALFORMED_QUERY, INVALID_FIELD, INVALID_TYPE)."""
         from pytest_cua.localorg.soql.engine import run_query
 
         with self.lock:
-            return run_query(self, soql, api=api, version=version)
+            return run_query(self, soql, api=api, version=version, deleted=deleted)
 
     # ------------------------------------------------------------------ transactions
 
@@ -302,10 +308,13 @@ class Org:
             behaviors.before_delete(self, obj, self._tables[obj.name][rid])
             self._delete(obj.name, rid)
 
-    def _delete(self, name: str, rid: str) -> None:
+    def _delete(self, name: str, rid: str, root: str | None = None) -> None:
         rec = self._tables[name].pop(rid, None)
         if rec is None:
             return
+        bin_table = self._bin.setdefault(name, {})
+        bin_table[rid] = ({**rec, "IsDeleted": True, "SystemModstamp": values.now()}, root or rid)
+        cleared: list[tuple[str, str, str]] = []
         for child_name, f in self._incoming[name]:
             table = self._tables[child_name]
             hits = [cid for cid, child in table.items() if child.get(f.name) == rid]
@@ -313,11 +322,15 @@ class Org:
                 if cid not in table:
                     continue
                 if f.cascade_delete or f.required:
-                    self._delete(child_name, cid)
+                    self._delete(child_name, cid, root or rid)
                 else:
                     new = dict(table[cid])
                     new[f.name] = None
+                    new["SystemModstamp"] = values.now()
                     table[cid] = new
+                    cleared.append((child_name, cid, f.name))
+        if cleared:  # an undelete puts these lookups back, as Salesforce's does
+            self._cleared[rid] = cleared
 
     def _existing_id(self, obj: ObjectSchema, record_id: str) -> str:
         try:
@@ -328,6 +341,8 @@ class Org:
         if rid[:3] != obj.key_prefix:
             raise OrgError("MALFORMED_ID", f"{obj.label} ID: id value of incorrect type: {record_id}", ["Id"])
         if rid not in self._tables[obj.name]:
+            if rid in self._bin.get(obj.name, {}):
+                raise OrgError("ENTITY_IS_DELETED", "entity is deleted", status=404)
             raise not_found(f"The requested resource does not exist: {obj.name} {rid}")
         return rid
 
@@ -509,7 +524,8 @@ class Org:
 
     def _capture(self) -> OrgSnapshot:
         return OrgSnapshot({name: table.copy() for name, table in self._tables.items()}, dict(self._counters),
-                           metadata=dict(self.metadata), schema=self.schema)
+                           metadata=dict(self.metadata), schema=self.schema,
+                           bin={name: table.copy() for name, table in self._bin.items() if table})
 
     def _put_back(self, snap: OrgSnapshot, scope: Sequence[str] | None) -> None:
         # metadata and the schema always go back whatever the scope; a task that changed them gets every table
@@ -527,6 +543,8 @@ class Org:
             names = [self.object(n).name for n in scope if n in self.schema or n not in before]
         for name in names:
             self._tables[name] = snap.tables.get(name, {}).copy()
+            self._bin[name] = snap.bin.get(name, {}).copy()
+        self._cleared = {k: v for k, v in self._cleared.items() if any(k in t for t in self._bin.values())}
         if scope is None:
             self._counters = dict(snap.counters)
         else:
@@ -588,7 +606,68 @@ class Org:
                 for rid, before in then_t.items():
                     if rid not in now_t:
                         out.append(f"{name} {rid} {self.display_name(name, before)!r} deleted")
+            for name in sorted(set(self._bin) | set(snapshot.bin)):
+                now_b, then_b = self._bin.get(name, {}), snapshot.bin.get(name, {})
+                then_t = snapshot.tables.get(name, {})
+                for rid in sorted(set(now_b) - set(then_b)):
+                    if rid not in then_t:  # created and deleted since: only the recycle bin holds it
+                        out.append(f"{name} {rid} {self.display_name(name, now_b[rid][0])!r} created (in the "
+                                   f"recycle bin)")
+                for rid in sorted(set(then_b) - set(now_b)):
+                    if rid not in self._tables.get(name, {}):
+                        out.append(f"{name} {rid} {self.display_name(name, then_b[rid][0])!r} purged from the "
+                                   f"recycle bin")
         return out
+
+    # ------------------------------------------------------------------ the recycle bin
+
+    def deleted(self, name: str) -> list[Record]:
+        """The records of object ``name`` in the recycle bin (``IsDeleted`` true), as queryAll sees them."""
+        return [rec for rec, _ in self._bin.get(self.object(name).name, {}).values()]
+
+    def _binned(self, record_id: str) -> tuple[str, str] | None:
+        obj = self.object_of_id(record_id)
+        if obj is None:
+            return None
+        try:
+            rid = ids.to18(record_id)
+        except ids.MalformedId:
+            return None
+        return (obj.name, rid) if rid in self._bin.get(obj.name, {}) else None
+
+    def undelete(self, record_id: str) -> str:
+        """Take a record out of the recycle bin, with the records its delete took along (master-detail
+        children); returns its 18-character id. ``UNDELETE_FAILED`` when it is not in the recycle bin."""
+        with self.transaction():
+            found = self._binned(record_id)
+            if found is None:
+                raise OrgError("UNDELETE_FAILED", f"Entity is not in the recycle bin: {record_id}", ["Id"])
+            name, rid = found
+            along = [(n, cid) for n, table in self._bin.items() for cid, (_, root) in table.items() if root == rid]
+            for n, cid in sorted(along, key=lambda x: x[1] != rid):
+                rec, _ = self._bin[n].pop(cid)
+                stamp = values.now()
+                self._tables[n][cid] = {**rec, "IsDeleted": False, "SystemModstamp": stamp}
+            for n, cid in along:
+                for child_name, child_id, field_name in self._cleared.pop(cid, []):
+                    child = self._tables.get(child_name, {}).get(child_id)
+                    if child is not None and child.get(field_name) is None:
+                        self._tables[child_name][child_id] = {**child, field_name: cid, "SystemModstamp": values.now()}
+            return rid
+
+    def purge(self, record_id: str) -> str:
+        """Remove a record from the recycle bin for good (``emptyRecycleBin``), with the records its delete
+        took along; ``INVALID_ID_FIELD`` when it is not in the recycle bin."""
+        with self.transaction():
+            found = self._binned(record_id)
+            if found is None:
+                raise OrgError("INVALID_ID_FIELD", f"The id is not in the recycle bin: {record_id}", ["Id"])
+            _, rid = found
+            for table in self._bin.values():
+                for cid in [c for c, (_, root) in table.items() if root == rid or c == rid]:
+                    del table[cid]
+                    self._cleared.pop(cid, None)
+            return rid
 
     def counts(self) -> dict[str, int]:
         """Number of records per object (objects with records only)."""

@@ -12,15 +12,18 @@ from typing import Iterator
 
 
 @contextlib.contextmanager
-def served_orgs(folder: Path, names: list[str], *, ui: bool = True) -> Iterator[tuple[Path, dict[str, dict]]]:
-    """Start one ``org serve --write-entry`` per name; yield the orgs file and each org's printed JSON line."""
+def served_orgs(folder: Path, names: list[str], *, ui: bool = True, kind: str = "localorg",
+                extra: list[str] | None = None) -> Iterator[tuple[Path, dict[str, dict]]]:
+    """Start one ``org serve --write-entry`` per name (entries of ``kind``; ``extra``: more ``org serve``
+    options); yield the orgs file and each org's printed JSON line."""
     orgs_file = folder / "orgs.json"
     procs: list[subprocess.Popen] = []
     infos: dict[str, dict] = {}
     try:
         for name in names:
             cmd = [sys.executable, "-m", "pytest_cua.cli", "org", "serve", "--data-dir", str(folder / name),
-                   "--port", "0", "--write-entry", str(orgs_file), "--name", name, *([] if ui else ["--no-ui"])]
+                   "--port", "0", "--write-entry", str(orgs_file), "--name", name, "--entry-kind", kind,
+                   *([] if ui else ["--no-ui"]), *(extra or [])]
             procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         for name, proc in zip(names, procs):
             line = proc.stdout.readline()  # type: ignore[union-attr]

@@ -53,10 +53,17 @@ def _write(path: Path, orgs: dict[str, Any]) -> Path:
 
 @pytest.mark.parametrize("entry, expected", [
     ({"kind": "localorg", "instance_url": "https://127.0.0.1:1"}, "needs the field(s) client_id, client_secret"),
-    ({"kind": "cloud", "instance_url": "https://x"}, "unknown kind 'cloud'; known kinds: localorg, salesforce "
-                                                     "(not implemented yet)"),
-    ({"kind": "salesforce", "instance_url": "https://x.my.salesforce.com", "client_key": "k", "client_secret": "s",
-      "username": "u"}, "kind 'salesforce' (a real Salesforce org) is not implemented yet"),
+    ({"kind": "cloud", "instance_url": "https://x"}, "unknown kind 'cloud'; known kinds: localorg, salesforce"),
+    ({"kind": "salesforce", "instance_url": "http://x.my.salesforce.com", "client_key": "k", "client_secret": "s",
+      "username": "u"}, "the instance URL must be https://, got 'http://x.my.salesforce.com'"),
+    ({"kind": "salesforce", "instance_url": "https://x.my.salesforce.com", "client_key": "k"},
+     "cannot tell how to log in: give auth (client_credentials, jwt or password) and its fields"),
+    ({"kind": "salesforce", "instance_url": "https://x.my.salesforce.com", "auth": "jwt", "client_key": "k"},
+     "auth jwt needs the field(s) username, private_key_path"),
+    ({"kind": "salesforce", "instance_url": "https://x.my.salesforce.com", "password": "p", "passwd": "q"},
+     "unknown field(s) passwd"),
+    ({"kind": "salesforce", "instance_url": "https://x.my.salesforce.com", "username": "u", "password": "p",
+      "ca_path": "nowhere.pem"}, "ca_path"),
     ("just a string", "expected an object"),
 ])
 def test_bad_entries_name_file_and_entry(tmp_path: Path, entry: Any, expected: str) -> None:

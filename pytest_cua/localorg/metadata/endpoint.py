@@ -29,7 +29,7 @@ from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.metadata import packages
 from pytest_cua.localorg.metadata import xmltree as X
 from pytest_cua.localorg.metadata.components import ComponentError, FileProps, MetadataStore
-from pytest_cua.localorg.metadata.types import TYPES, root_tag, settings_member, type_info
+from pytest_cua.localorg.metadata.types import FOLDER_TYPES, TYPES, root_tag, settings_member, type_info
 
 log = logging.getLogger("pytest_cua.localorg.metadata")
 MAX_JOBS = 64
@@ -169,6 +169,12 @@ class MetadataService:
             type_name = X.text_of(q, "type") or ""
             if not type_name:
                 raise soap.SoapFault("INVALID_TYPE", "a ListMetadataQuery needs a type")
+            if type_name in FOLDER_TYPES:  # the folders of reports or dashboards: the folders their names use
+                held = FOLDER_TYPES[type_name]
+                folders = sorted({p.full_name.split("/", 1)[0] for p in store.list(held) if "/" in p.full_name})
+                out += [self._props(ctx, FileProps(type_name, f, f"{TYPES[held].directory}/{f}"))
+                        for f in folders if f != "unfiled$public"]
+                continue
             canonical = self._known_type(type_name)
             folder = X.text_of(q, "folder")
             props = store.list(canonical, folder)

@@ -33,10 +33,12 @@ MAX_OFFSET = 2000
 FIELDS_LIMIT = 200
 
 
-def run_query(org: Any, text: str, *, api: str = "data", version: str = "59.0") -> dict[str, Any]:
-    """Parse and run ``text``; returns ``{"totalSize", "done": True, "records"}`` with all rows."""
+def run_query(org: Any, text: str, *, api: str = "data", version: str = "59.0",
+              deleted: bool = False) -> dict[str, Any]:
+    """Parse and run ``text``; returns ``{"totalSize", "done": True, "records"}`` with all rows (``deleted``:
+    the recycle bin's records too, as queryAll has them)."""
     query = parse(text)
-    return _Executor(org, text, api, version).run(query)
+    return _Executor(org, text, api, version, deleted=deleted).run(query)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -164,10 +166,11 @@ class ResolvedPath:
 
 
 class _Executor:
-    def __init__(self, org: Any, text: str, api: str, version: str) -> None:
+    def __init__(self, org: Any, text: str, api: str, version: str, *, deleted: bool = False) -> None:
         self.org = org
         self.schema = org.schema
         self.tables = org._tables
+        self.bin = org._bin if deleted else {}
         self.text = text
         self.api = api
         self.base = f"/services/data/v{version}/" + ("tooling/" if api == "tooling" else "") + "sobjects/"
@@ -574,7 +577,9 @@ class _Executor:
         return rows
 
     def _filter(self, obj: ObjectSchema, q: Query) -> list[dict]:
-        table = self.tables[obj.name].values()
+        table: Any = self.tables[obj.name].values()
+        if self.bin.get(obj.name):
+            table = [*table, *(rec for rec, _ in self.bin[obj.name].values())]
         if q.where is None:
             return list(table)
         pred = self.condition(obj, q.where)
