@@ -16,39 +16,22 @@ them are the same (always a list here), leaf text is stripped, a missing element
 from __future__ import annotations
 
 import io
-import time
 import zipfile
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
-MD_NS = "http://soap.sforce.com/2006/04/metadata"
-SOAPENV_NS = "http://schemas.xmlsoap.org/soap/envelope/"
-XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
-API_VERSION = "59.0"  # package.xml's version
+from pytest_cua import mdapi
+from pytest_cua.mdapi import API_VERSION, MD_NS, MetadataCallError, call, plain  # noqa: F401 - the templates' names
+
 #: package folder -> file suffix of the types the templates read
 SUFFIX = {"objects": "object", "tabs": "tab", "applications": "app", "profiles": "profile",
           "flexipages": "flexipage", "approvalProcesses": "approvalProcess", "workflows": "workflow",
           "entitlementProcesses": "entitlementProcess"}
-_POLLS, _POLL_SECONDS = 50, 0.1
-
-
-class MetadataCallError(RuntimeError):
-    """A Metadata API call the org did not complete: the SOAP fault, a save result with errors, or a retrieve
-    or deploy that ended other than Succeeded (with the status and messages it gave)."""
 
 
 # --- reading elements -----------------------------------------------------------------------------------------
-
-
-def plain(el: ET.Element) -> ET.Element:
-    """A namespace-free copy of ``el``: tags without ``{namespace}``, leaf text stripped (xmltodict's reading),
-    no text on elements with children, no attributes."""
-    out = ET.Element(el.tag.rsplit("}", 1)[-1] if isinstance(el.tag, str) else str(el.tag))
-    out.text = (el.text or "").strip() if len(el) == 0 else None
-    out.extend(plain(c) for c in el if isinstance(c.tag, str))
-    return out
 
 
 def items(el: ET.Element | None, tag: str) -> list[ET.Element]:
@@ -104,37 +87,6 @@ def component(root: str, *children: str, **leaves: Any) -> str:
 # --- CRUD calls: readMetadata, upsertMetadata -----------------------------------------------------------------
 
 
-def _url(sf: Any) -> str:
-    url = getattr(sf, "metadata_url", None)
-    if not url:
-        url = f"https://{sf.sf_instance}/services/Soap/m/{sf.sf_version}/"
-    return str(url)
-
-
-def call(sf: Any, operation: str, inner: str) -> ET.Element:
-    """POST one Metadata API operation; the ``<operation>Response`` element (namespace-free)."""
-    envelope = (f'<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="{SOAPENV_NS}" '
-                f'xmlns:xsi="{XSI_NS}"><soapenv:Header><SessionHeader xmlns="{MD_NS}"><sessionId>'
-                f'{escape(sf.session_id)}</sessionId></SessionHeader></soapenv:Header><soapenv:Body>'
-                f'<{operation} xmlns="{MD_NS}">{inner}</{operation}></soapenv:Body></soapenv:Envelope>')
-    resp = sf.session.post(_url(sf), data=envelope.encode("utf-8"), timeout=60,
-                           headers={"Content-Type": "text/xml; charset=utf-8", "SOAPAction": '""'})
-    try:
-        root = plain(ET.fromstring(resp.content))
-    except ET.ParseError as err:
-        raise MetadataCallError(f"{operation}: HTTP {resp.status_code}, not XML: {resp.text[:300]!r}") from err
-    body = root.find("Body")
-    fault = body.find("Fault") if body is not None else None
-    if fault is not None or resp.status_code != 200:
-        code = fault.findtext("faultcode") if fault is not None else ""
-        message = fault.findtext("faultstring") if fault is not None else resp.text[:300]
-        raise MetadataCallError(f"{operation}: {code} {message}")
-    found = body.find(f"{operation}Response") if body is not None else None
-    if found is None:
-        raise MetadataCallError(f"{operation}: no {operation}Response in {resp.text[:300]!r}")
-    return found
-
-
 def read(sf: Any, type_name: str, full_names: Sequence[str]) -> dict[str, ET.Element]:
     """``readMetadata``: fullName -> body of each component that exists (missing ones are left out)."""
     names = "".join(xml("fullNames", n) for n in full_names)
@@ -171,15 +123,7 @@ def retrieve(sf: Any, types: Mapping[str, Iterable[str]]) -> dict[str, dict[str,
 
     Member names are the file names without the suffix, as SCUBA's parser takes them
     (``profiles/Custom%3A Sales Profile.profile`` -> ``Custom%3A Sales Profile``)."""
-    job, _state = sf.mdapi.retrieve("pytest-cua", unpackaged={t: list(m) for t, m in types.items()})
-    status, error, zipped = None, None, b""
-    for _ in range(_POLLS):
-        status, error, _messages, zipped = sf.mdapi.retrieve_zip(job)
-        if status in ("Succeeded", "Failed"):
-            break
-        time.sleep(_POLL_SECONDS)
-    if status != "Succeeded":
-        raise MetadataCallError(f"retrieve of {dict(types)} ended {status!r}: {error!r}")
+    zipped = mdapi.retrieve_zip(sf, types)
     out: dict[str, dict[str, ET.Element]] = {}
     with zipfile.ZipFile(io.BytesIO(zipped)) as zf:
         for path in sorted(zf.namelist()):
@@ -193,25 +137,7 @@ def retrieve(sf: Any, types: Mapping[str, Iterable[str]]) -> dict[str, dict[str,
 
 def deploy(sf: Any, files: Mapping[str, str], types: Mapping[str, list[str]]) -> None:
     """Deploy ``files`` (package path -> XML text) naming ``types`` in package.xml; raise unless it succeeded."""
-    members = "".join(element("types", xml("members", ms), name=t) for t, ms in sorted(types.items()))
-    package = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Package xmlns="{MD_NS}">{members}'
-               f"<version>{API_VERSION}</version></Package>")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("package.xml", package)
-        for path, content in files.items():
-            zf.writestr(path, content)
-    buf.seek(0)
-    job = sf.deploy(buf, sandbox=False, singlePackage=True, rollbackOnError=True).get("asyncId")
-    status: Mapping[str, Any] = {}
-    for _ in range(_POLLS):
-        status = sf.checkDeployStatus(job)
-        if status.get("state") in ("Succeeded", "Failed", "SucceededPartial", "Canceled"):
-            break
-        time.sleep(_POLL_SECONDS)
-    if status.get("state") != "Succeeded":
-        raise MetadataCallError(f"deploy of {dict(types)} ended {status.get('state')!r}: "
-                                f"{status.get('state_detail')!r} {status.get('deployment_detail')!r}")
+    mdapi.deploy(sf, files, types)
 
 
 # --- profiles -------------------------------------------------------------------------------------------------
