@@ -278,7 +278,12 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
         lease.env.begin_task(cua_task)
         yield lease.env
     finally:
-        _cua_state.reset_s = _cua_env_pool.release(cua_suite, scope)
+        try:
+            _cua_state.reset_s = _cua_env_pool.release(cua_suite, scope)
+        finally:
+            usage = lease.env.task_usage() if _cua_env_pool.leases.get(cua_suite.name) is lease else {}
+            if usage:
+                _cua_state.environment = {**(_cua_state.environment or {}), **usage}
 
 
 @pytest.fixture

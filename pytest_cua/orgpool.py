@@ -10,9 +10,14 @@ The orgs file is JSON, one entry per org under its name::
                    "client_secret": "...", "username": "..."}}}
 
 ``kind: localorg`` is an embedded org served by ``pytest-cua org serve`` (``--write-entry FILE --name NAME``
-writes that entry, file mode 0600). ``kind: salesforce`` (SCUBA's orgs_info.json fields) is reserved for real
-orgs: it is recognised and refused until its record-level rollback exists. Every error names the file and the
-entry.
+writes that entry, file mode 0600), rolled back through its control resource. ``kind: salesforce`` is a real
+org (or one treated as such), reached and rolled back over the standard APIs only (``pytest_cua.realorg``); its
+fields are ``pytest_cua.orgauth.OrgLogin``'s (instance_url, username, auth and the auth's fields, ca_path).
+SCUBA's ``orgs/orgs_info.json`` is read as it is (``{"ALIAS": {"instance", "client_key", "client_secret",
+"username"}}``): each alias is a ``salesforce`` entry. Every error names the file and the entry.
+
+Besides a file, ``--cua-org sf:ALIAS`` names an org of the Salesforce CLI and ``--cua-org env`` the org of the
+``PYTEST_CUA_ORG_*`` variables.
 
 Leases: each pytest process (xdist worker) that needs an org takes one with an exclusive ``fcntl.flock`` on a
 lock file in the lease folder (``$PYTEST_CUA_ORG_LEASES``, default ``<tmp>/pytest-cua-org-leases-<uid>``),
@@ -40,11 +45,12 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 if TYPE_CHECKING:
     from pytest_cua.localorg.server import OrgCredentials
+    from pytest_cua.orgauth import OrgLogin
 
 ORGS_FILE_VERSION = 1
 KINDS = {"localorg": ("instance_url", "client_id", "client_secret", "username", "password", "ca_path"),
          "salesforce": ("instance_url", "client_key", "client_secret", "username")}
-IMPLEMENTED = ("localorg",)
+IMPLEMENTED = ("localorg", "salesforce")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 LEASES_ENV = "PYTEST_CUA_ORG_LEASES"
 DEFAULT_WAIT_S = 30.0
@@ -60,8 +66,9 @@ class OrgEntry:
 
     name: str
     kind: str
-    source: Path
+    source: Path | str
     fields: dict[str, str] = field(repr=False, compare=False)
+    login: "OrgLogin | None" = field(default=None, repr=False, compare=False)  # kind salesforce
 
     @property
     def instance_url(self) -> str:
@@ -75,6 +82,8 @@ class OrgEntry:
                               f["password"], f["ca_path"])
 
     def secrets(self) -> list[str]:
+        if self.login is not None:
+            return self.login.secrets()
         return [self.fields[k] for k in ("client_secret", "password", "client_key") if self.fields.get(k)]
 
     def __repr__(self) -> str:
@@ -92,6 +101,8 @@ def load_orgs(path: str | Path) -> list[OrgEntry]:
         raise OrgsFileError(f"orgs file {p}: cannot be read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise OrgsFileError(f"orgs file {p}: not valid JSON: {exc}") from None
+    if _scuba_shape(raw):
+        return _scuba_entries(p, raw)
     if not isinstance(raw, dict) or not isinstance(raw.get("orgs"), dict):
         raise OrgsFileError(f'orgs file {p}: expected {{"version": 1, "orgs": {{"NAME": {{"kind": ...}}, ...}}}}')
     if raw.get("version", ORGS_FILE_VERSION) != ORGS_FILE_VERSION:
@@ -112,6 +123,32 @@ def load_orgs(path: str | Path) -> list[OrgEntry]:
     return entries
 
 
+def _scuba_shape(raw: Any) -> bool:
+    """Whether ``raw`` is SCUBA's orgs_info.json: aliases to objects with ``instance`` / ``client_key``."""
+    return isinstance(raw, dict) and bool(raw) and "orgs" not in raw and all(
+        isinstance(v, dict) and ("instance" in v or "client_key" in v) for v in raw.values())
+
+
+def _scuba_entries(path: Path, raw: dict[str, Any]) -> list[OrgEntry]:
+    out = []
+    for name in sorted(raw):
+        if not NAME_RE.match(name):
+            raise OrgsFileError(f"orgs file {path}, entry {name!r}: a name is 1-64 letters, digits, '.', '_' or "
+                                f"'-', starting with a letter or digit")
+        out.append(_salesforce_entry(path, name, raw[name]))
+    return out
+
+
+def _salesforce_entry(path: Path, name: str, value: dict[str, Any]) -> OrgEntry:
+    from pytest_cua.orgauth import OrgLogin, OrgLoginError
+
+    try:
+        login = OrgLogin.from_fields(name, value, f"orgs file {path}", base=path.parent)
+    except OrgLoginError as exc:
+        raise OrgsFileError(str(exc)) from None
+    return OrgEntry(name, "salesforce", path, {"instance_url": login.instance_url}, login)
+
+
 def _entry(path: Path, name: str, value: Any) -> OrgEntry:
     where = f"orgs file {path}, entry {name!r}"
     if not NAME_RE.match(name):
@@ -123,12 +160,11 @@ def _entry(path: Path, name: str, value: Any) -> OrgEntry:
     if kind not in KINDS:
         raise OrgsFileError(f"{where}: unknown kind {kind!r}; known kinds: " + ", ".join(
             k if k in IMPLEMENTED else f"{k} (not implemented yet)" for k in KINDS))
+    if kind == "salesforce":
+        return _salesforce_entry(path, name, value)
     missing = [k for k in KINDS[kind] if not isinstance(value.get(k), str) or not value[k].strip()]
     if missing:
         raise OrgsFileError(f"{where}: kind {kind!r} needs the field(s) {', '.join(missing)} (non-empty strings)")
-    if kind not in IMPLEMENTED:
-        raise OrgsFileError(f"{where}: kind {kind!r} (a real Salesforce org) is not implemented yet: its "
-                            f"record-level rollback does not exist; use kind 'localorg' (pytest-cua org serve)")
     fields = {k: str(value[k]) for k in KINDS[kind]}
     if not fields["instance_url"].startswith("https://"):
         raise OrgsFileError(f"{where}: instance_url must be an https:// URL, got {fields['instance_url']!r}")
@@ -151,9 +187,11 @@ def _file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def write_entry(path: str | Path, name: str, creds: "OrgCredentials") -> Path:
-    """Add or replace the ``localorg`` entry ``name`` of the orgs file at ``path`` (created with mode 0600;
-    written whole and renamed into place under a lock, so several ``org serve`` may share one file)."""
+def write_entry(path: str | Path, name: str, creds: "OrgCredentials", kind: str = "localorg") -> Path:
+    """Add or replace the entry ``name`` of the orgs file at ``path`` (created with mode 0600; written whole and
+    renamed into place under a lock, so several ``org serve`` may share one file). ``kind`` ``salesforce``
+    writes the entry of a real org's shape (client credentials, the CA of the org): the org is then reached
+    and rolled back over the standard APIs only."""
     p = Path(path).expanduser().resolve()
     if not NAME_RE.match(name):
         raise OrgsFileError(f"orgs file {p}: entry name {name!r}: a name is 1-64 letters, digits, '.', '_' or '-'")
@@ -167,9 +205,15 @@ def write_entry(path: str | Path, name: str, creds: "OrgCredentials") -> Path:
                 raise OrgsFileError(f"orgs file {p}: not valid JSON ({exc}); not overwritten") from None
             if not isinstance(data, dict) or not isinstance(data.get("orgs"), dict):
                 raise OrgsFileError(f"orgs file {p}: has no \"orgs\" object; not overwritten")
-        data["orgs"][name] = {"kind": "localorg", "instance_url": creds.instance_url, "client_id": creds.client_id,
-                              "client_secret": creds.client_secret, "username": creds.username,
-                              "password": creds.password, "ca_path": str(Path(creds.ca_path).resolve())}
+        if kind == "salesforce":
+            data["orgs"][name] = {"kind": "salesforce", "instance_url": creds.instance_url,
+                                  "client_key": creds.client_id, "client_secret": creds.client_secret,
+                                  "username": creds.username, "ca_path": str(Path(creds.ca_path).resolve())}
+        else:
+            data["orgs"][name] = {"kind": "localorg", "instance_url": creds.instance_url,
+                                  "client_id": creds.client_id, "client_secret": creds.client_secret,
+                                  "username": creds.username, "password": creds.password,
+                                  "ca_path": str(Path(creds.ca_path).resolve())}
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)  # mkstemp: mode 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -329,6 +373,8 @@ class OrgChoice:
     def candidates(self) -> list[OrgEntry]:
         if self.which == "pool":
             return list(self.entries)
+        if self.orgs_file is None:  # env, sf:ALIAS
+            return list(self.entries)
         return [e for e in self.entries if e.name == self.which]
 
 
@@ -355,6 +401,15 @@ def resolve_choice(config: Any) -> OrgChoice:
     which = str(which or ("pool" if path else "local"))
     if which == "local":
         return OrgChoice("local", None)
+    if which == "env" or which.startswith("sf:"):
+        from pytest_cua.orgauth import OrgLogin, OrgLoginError
+
+        try:
+            login = OrgLogin.from_env() if which == "env" else OrgLogin.from_sf_alias(which[3:])
+        except OrgLoginError as exc:
+            raise OrgsFileError(str(exc)) from None
+        return OrgChoice(which, None, (OrgEntry(login.name.replace(":", "-"), "salesforce", login.source,
+                                                {"instance_url": login.instance_url}, login),))
     if not path:
         raise ValueError(f"--cua-org {which}: the orgs come from an orgs file: give --cua-orgs FILE (or ini "
                          f"cua_orgs); --cua-org local (the default) runs an embedded org in every worker")

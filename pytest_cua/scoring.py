@@ -132,6 +132,8 @@ class ScoreCard:
         except AssertionError as exc:
             self.results.append(MilestoneResult(name, float(weight), False, _assertion_text(exc)))
         except Exception as exc:  # an evaluator bug or an unreachable environment: error outcome
+            if getattr(exc, "error_kind", None) == "environment":
+                raise  # the environment failed under the evaluator (an org out of API requests): its own kind
             raise EvaluatorCrash(self.template, name, exc) from exc
         else:
             self.results.append(MilestoneResult(name, float(weight), True))

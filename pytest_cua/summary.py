@@ -103,6 +103,22 @@ def orgs_by_worker(records: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]
     return {w: sorted(names) for w, names in sorted(out.items())}
 
 
+def api_requests(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The org API requests the tasks used (``environment.api_requests``, from the org's limits resource
+    before and after each task, its rollback included): total, per task mean and most, and per org; None when
+    no task counted any (the embedded org in process does not)."""
+    used = [(str((r.get("environment") or {}).get("org") or "-"), r["environment"]["api_requests"]) for r in records
+            if isinstance((r.get("environment") or {}).get("api_requests"), int)]
+    if not used:
+        return None
+    by_org: dict[str, int] = {}
+    for org, n in used:
+        by_org[org] = by_org.get(org, 0) + n
+    counts = [n for _, n in used]
+    return {"total": sum(counts), "tasks": len(counts), "mean_per_task": round(statistics.fmean(counts), 1),
+            "max_per_task": max(counts), "by_org": dict(sorted(by_org.items()))}
+
+
 def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> dict[str, Any]:
     records = sorted(records, key=lambda r: r["nodeid"])
     groups: dict[str, dict[str, Any]] = {"suite": {}}
@@ -124,6 +140,9 @@ def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> d
             errors[r["error_kind"] or "unknown"] = errors.get(r["error_kind"] or "unknown", 0) + 1
     orgs = orgs_by_worker(records)
     run = {**run, "orgs": orgs} if orgs else dict(run)
+    requests = api_requests(records)
+    if requests is not None:
+        run["api_requests"] = requests
     return {"version": SUMMARY_VERSION, "run": dict(run), "totals": {**group_stats(records), "errors_by_kind": errors},
             "groups": groups, "per_task": list(per_task(records).values()), "tasks": records}
 
@@ -169,6 +188,11 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
     orgs = summary.get("run", {}).get("orgs") or {}
     if orgs:
         out.append("orgs: " + ", ".join(f"{w} {'+'.join(names)}" for w, names in orgs.items()))
+    requests = summary.get("run", {}).get("api_requests")
+    if requests:
+        out.append(f"org API requests: {requests['total']} for {requests['tasks']} tasks (mean "
+                   f"{requests['mean_per_task']}, most {requests['max_per_task']} per task; " +
+                   ", ".join(f"{o} {n}" for o, n in requests["by_org"].items()) + ")")
     errors = summary["totals"].get("errors_by_kind") or {}
     if errors:
         out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))

@@ -101,6 +101,11 @@ class Environment(abc.ABC):
         """What the summary records about this environment (never secrets)."""
         return {"name": self.name}
 
+    def task_usage(self) -> dict[str, Any]:
+        """What the last task used of the environment, read after its rollback (``api_requests`` of an org
+        reached over its APIs); goes into the task's ``environment`` record."""
+        return {}
+
     def keep_env_message(self) -> str:
         """How to reach this environment when ``--keep-env`` leaves it running (printed at the end of the run)."""
         return "pytest-cua --keep-env: " + ", ".join(f"{k}={v}" for k, v in self.describe().items())

@@ -10,9 +10,10 @@ scope) and opens a fresh browser context; ``residue`` checks the whole org and t
 Options: ``--cua-org local`` (default; the embedded org in every worker), or orgs served elsewhere from an orgs
 file (``--cua-orgs FILE``, ini ``cua_orgs``; see ``pytest_cua.orgpool``): ``--cua-org pool`` (the default when
 a file is given) leases one org of the file per worker, ``--cua-org NAME`` that one org (one worker). A served
-org is rolled back through its control resource over HTTPS (``pytest_cua.localorg.control``): the worker never
-touches its store, and such an environment has no ``store``. A real org (kind ``salesforce``) is refused with a
-clear error: its record-level rollback is not implemented yet.
+org (kind ``localorg``) is rolled back through its control resource over HTTPS (``pytest_cua.localorg.control``):
+the worker never touches its store, and such an environment has no ``store``. An org of kind ``salesforce`` (a
+real org, an ``sf:ALIAS`` or ``--cua-org env``) is reached and rolled back over the standard APIs only
+(``pytest_cua.realorg.ApiOrg``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ if TYPE_CHECKING:
     from pytest_cua.actions import Action, ActionResult
     from pytest_cua.envs.browser import BrowserEnvironment
     from pytest_cua.localorg.server import OrgCredentials, OrgServer
-    from pytest_cua.orgpool import OrgEntry, OrgLease
     from pytest_cua.observations import Observation
+    from pytest_cua.orgpool import OrgEntry, OrgLease
+    from pytest_cua.realorg.handle import ApiOrg
     from pytest_cua.tasks import Task
 
 API_VERSION = "59.0"
@@ -173,7 +175,7 @@ class SalesforceEnvironment(Environment):
     name = "salesforce"
     kept_in_process = True  # the embedded org is served by this pytest process
 
-    def __init__(self, server: "OrgServer | EmbeddedOrg | ServedOrg", browser: "BrowserEnvironment | None", *,
+    def __init__(self, server: "OrgServer | EmbeddedOrg | ServedOrg | ApiOrg", browser: "BrowserEnvironment | None", *,
                  worker_id: str = "master") -> None:
         from simple_salesforce import Salesforce
 
@@ -191,8 +193,12 @@ class SalesforceEnvironment(Environment):
         self.credentials = creds
         self.token = handle.access_token()
         register_secrets([self.token, creds.password, creds.client_secret])
-        self.org = Salesforce(instance_url=creds.instance_url, session_id=self.token,
-                              session=creds.requests_session(), version=API_VERSION)
+        client = getattr(handle, "client", None)
+        if client is not None:  # an org over its APIs: the client that renews its session
+            self.org = client.sf
+        else:
+            self.org = Salesforce(instance_url=creds.instance_url, session_id=self.token,
+                                  session=creds.requests_session(), version=API_VERSION)
         self._closed = False
 
     # -- the browser logs in by frontdoor with a fresh token (again when its kept session stops working) --
@@ -230,8 +236,16 @@ class SalesforceEnvironment(Environment):
         return left
 
     def begin_task(self, task: "Task") -> None:
+        begin = getattr(self.handle, "begin_task", None)
+        if begin is not None:
+            begin()
         if self.browser is not None:
             self.browser.begin_task(task)
+
+    def task_usage(self) -> dict[str, Any]:
+        """What the last task used of the org (``api_requests`` for an org over its APIs), after its rollback."""
+        usage = getattr(self.handle, "task_usage", None)
+        return usage() if usage is not None else {}
 
     def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
         return self.browser.end_task(task, failed=failed) if self.browser is not None else {}
@@ -332,7 +346,7 @@ class SalesforceProvider(EnvironmentProvider):
 
             raise pytest.UsageError(str(exc)) from None
 
-    def _org(self, ctx: EnvContext) -> "OrgServer | ServedOrg":
+    def _org(self, ctx: EnvContext) -> "OrgServer | ServedOrg | ApiOrg":
         """This worker's org: a new embedded one, or a lease of one served elsewhere."""
         from pytest_cua.localorg.server import OrgServer
         from pytest_cua.orgpool import OrgsFileError, lease_one, resolve_choice
@@ -344,9 +358,14 @@ class SalesforceProvider(EnvironmentProvider):
         if choice is not None and choice.remote:
             try:
                 lease = lease_one(choice.candidates(), worker_id=ctx.worker_id, run_id=ctx.run_id,
-                                  source=f"--cua-orgs {choice.orgs_file}")
+                                  source=f"--cua-orgs {choice.orgs_file}" if choice.orgs_file else
+                                f"--cua-org {choice.which}")
             except LookupError as exc:
                 raise ProvisioningError(str(exc)) from None
+            if lease.entry.kind == "salesforce":
+                from pytest_cua.realorg.handle import ApiOrg
+
+                return ApiOrg(lease)
             return ServedOrg(lease)
         sweep_stale_org_dirs()
         data_dir = Path(tempfile.mkdtemp(prefix=f"{ORG_DIR_PREFIX}{ctx.run_id}-{ctx.worker_id}-"))
@@ -355,6 +374,7 @@ class SalesforceProvider(EnvironmentProvider):
 
     def create(self, ctx: EnvContext) -> SalesforceEnvironment:
         from pytest_cua.envs.browser import BrowserEnvironment, BrowserOptions
+        from pytest_cua.localorg.server import OrgServer
 
         server = self._org(ctx)
         env: SalesforceEnvironment | None = None
@@ -371,7 +391,7 @@ class SalesforceProvider(EnvironmentProvider):
             if env is not None:
                 env.close()
             else:
-                (EmbeddedOrg(server) if not isinstance(server, ServedOrg) else server).close(clean=False)
+                (server if not isinstance(server, OrgServer) else EmbeddedOrg(server)).close(clean=False)
             raise
 
 

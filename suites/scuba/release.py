@@ -768,26 +768,35 @@ def install_metadata(sf: Any, directory: str | Path, report: SeedReport | None =
     return pkg
 
 
-def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport | None = None) -> list[str]:
-    """Each custom object the release's metadata prerequisites name that ``org`` still lacks (a checkout without
-    the object's files), deployed in process as an empty custom object (a real sObject with its Name field;
-    Salesforce's defaults for a new custom object: internal ReadWrite, external Private). Returns the names."""
-    from pytest_cua.localorg.metadata import MetadataStore
+def custom_objects_package(tasks: Iterable[Task], have: Callable[[str], bool]) -> PrerequisitePackage:
+    """The empty custom objects (a real sObject with its Name field; Salesforce's defaults for a new custom
+    object: internal ReadWrite, external Private) of those the release's metadata prerequisites name that
+    ``have`` says the org lacks."""
     from pytest_cua.localorg.metadata import xmltree as X
-    from pytest_cua.localorg.metadata.packages import DeployOptions, deploy
 
     wanted = sorted({m for t in tasks if t.extra.get("release") for m in custom_objects(t)})
-    new = [m for m in wanted if org.schema.get(m) is None and m.endswith("__c")]
-    if not new:
-        return []
     pkg = PrerequisitePackage(Path("release task prerequisites"))
-    for name in new:
+    for name in [m for m in wanted if not have(m) and m.endswith("__c")]:
         label = name.removesuffix("__c").replace("_", " ")
         body = X.element("CustomObject", [
             X.leaf("deploymentStatus", "Deployed"), X.leaf("externalSharingModel", "Private"), X.leaf("label", label),
             X.element("nameField", [X.leaf("label", f"{label} Name"), X.leaf("type", "Text")]),
             X.leaf("pluralLabel", f"{label}s"), X.leaf("sharingModel", "ReadWrite")])
         pkg.add("CustomObject", name, f"objects/{name}.object", body, f"CustomObject {name} of the task records")
+    return pkg
+
+
+def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport | None = None) -> list[str]:
+    """Each custom object the release's metadata prerequisites name that ``org`` still lacks (a checkout without
+    the object's files), deployed in process as an empty custom object (``custom_objects_package``). Returns
+    the names."""
+    from pytest_cua.localorg.metadata import MetadataStore
+    from pytest_cua.localorg.metadata.packages import DeployOptions, deploy
+
+    pkg = custom_objects_package(tasks, lambda m: org.schema.get(m) is not None)
+    new = sorted(pkg.types.get("CustomObject", []))
+    if not new:
+        return []
     outcome = deploy(MetadataStore(org), pkg.zip_bytes(), DeployOptions())
     if not outcome.success:
         raise _deploy_failures(pkg, [(m.file_name, m.full_name, m.problem) for m in outcome.messages
@@ -797,6 +806,63 @@ def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport
         report.notes.append(f"custom objects the tasks name without files in the metadata prerequisites, deployed "
                             f"empty (no fields): {', '.join(new)}")
     return new
+
+
+def provision_over_api(env: Any, client: Any, root: Path | None, demos: bool, suite: str) -> SeedReport:
+    """The suite's prerequisites installed into an org reached over its APIs only, idempotently: the own tasks'
+    seed (the embedded org's), and with ``root`` the release's metadata prerequisites (deployed) and its seed
+    records, Developer Edition defaults and custom objects, upserted by their unique keys
+    (``pytest_cua.realorg.provision``). The records wanted are those of a reference org built in process by
+    the same code that prepares the embedded org."""
+    import tempfile
+    import time
+
+    from pytest_cua.localorg.server import OrgServer
+    from pytest_cua.realorg.provision import seed_objects, sync_records
+
+    started = time.monotonic()
+    report = SeedReport()
+    with tempfile.TemporaryDirectory(prefix="pytest-cua-reference-org-") as tmp:
+        reference = OrgServer(Path(tmp), extensions=[])
+        reference.start()
+        try:
+            store = reference.org
+            if root is not None:
+                try:
+                    tasks = load_release(release_file(root, demos=demos), demos=demos, suite=suite)
+                except TaskFileError:
+                    tasks = []
+                metadata = root / METADATA_DIR
+                if metadata.is_dir():
+                    ref_sf = _client_of(reference)
+                    install_metadata(ref_sf, metadata, None, tasks)  # the reference's records follow from it
+                    install_metadata(env.org, metadata, report, tasks)  # the target's: deploys are upserts
+                have = {str(o.get("name")) for o in client.describe_global()}
+                pkg = custom_objects_package(tasks, have.__contains__)
+                if pkg.types:
+                    deploy_over_api(env.org, pkg)
+                install_seed(store, root / SEED_DIR, report)
+                install_org_defaults(store, report)
+                install_custom_objects(store, tasks, None)
+            synced = sync_records(client, store, seed_objects(store))
+        finally:
+            reference.stop()
+    handle = getattr(env, "handle", None)
+    if handle is not None:
+        handle.provisioning_note = synced.line()  # in the environment's record of every task
+    report.installed.update({f"found {n}": c for n, c in synced.found.items() if c})
+    report.installed.update({n: c for n, c in synced.created.items() if c})
+    report.notes += [f"over the API: {synced.line()}", *synced.notes[:50]]
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _client_of(server: Any) -> Any:
+    from simple_salesforce import Salesforce
+
+    creds = server.org_credentials
+    return Salesforce(instance_url=creds.instance_url, session_id=server.access_token(),
+                      session=creds.requests_session(), version="59.0")
 
 
 # --- the suite -------------------------------------------------------------------------------------------
@@ -862,6 +928,10 @@ class ScubaSuite(Suite):
         import time
 
         root = release_root(config)
+        api_client = getattr(getattr(env, "handle", None), "client", None)  # an org over its APIs only
+        if api_client is not None:
+            self.seed_reports.append(provision_over_api(env, api_client, root, demos_wanted(config), self.name))
+            return
         if root is None:
             return
         store = getattr(env, "store", None)
