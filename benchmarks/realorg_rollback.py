@@ -28,7 +28,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or REPO.parent / "shared" / "scuba" / "release")
+ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
 
 
 def release_tasks(which: str) -> list[str]:

@@ -273,7 +273,7 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     if scope is None:
         scope = cua_suite.rollback_scope(cua_task)
     lease = _cua_env_pool.acquire(cua_suite)
-    _cua_state.environment = lease.env.describe()
+    _cua_state.environment = {**lease.env.describe(), "rollback_scope": list(scope) if scope else None}
     try:
         lease.env.begin_task(cua_task)
         yield lease.env

@@ -1,5 +1,6 @@
 """A pytest plugin for the inner runs of ``test_suite_on_api_orgs``: during the call of one task it does what a
-misbehaving agent or a dying worker would, through the org's API (``PYTEST_CUA_TEST_ORG_FAULT=KIND:TASK_ID``):
+misbehaving agent or a dying worker would, through the org's API (``PYTEST_CUA_TEST_ORG_FAULT=KIND:TASK_ID[,...]``,
+``*`` for every task):
 
 - ``outside``: changes an Account's description (outside every Lead task's scope);
 - ``kill``: creates a Lead, then kills this worker (SIGKILL) before the task's rollback;
@@ -17,8 +18,9 @@ import pytest
 
 
 def _fault(item: pytest.Item) -> str | None:
-    kind, _, task = os.environ.get("PYTEST_CUA_TEST_ORG_FAULT", "").partition(":")
-    return kind if task and item.nodeid.endswith(f"[{task}]") else None
+    kind, _, tasks = os.environ.get("PYTEST_CUA_TEST_ORG_FAULT", "").partition(":")
+    wanted = [t for t in tasks.split(",") if t]
+    return kind if any(t == "*" or item.nodeid.endswith(f"[{t}]") for t in wanted) else None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -28,7 +28,7 @@ from tests.localorg.served import served_orgs
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or REPO.parent / "shared" / "scuba" / "release")
+ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
 ZERO_SHOT = ROOT / "data" / "test_zero_shot.json"
 
 
@@ -42,6 +42,11 @@ def _first_per_template() -> list[str]:
 
 
 RELEASE = _first_per_template()
+#: the release templates the fault tests run (each fault re-provisions the org): a spread of record, metadata
+#: and question templates; PYTEST_CUA_API_ORG_FAULT_TASKS=all runs them for the first task of all 60
+SAMPLE = ["admin_001_001", "admin_007_001", "admin_018_001", "sales_001_001", "sales_010_001", "service_004_001"]
+FAULT_TASKS = RELEASE if os.environ.get("PYTEST_CUA_API_ORG_FAULT_TASKS") == "all" else \
+    [t for t in SAMPLE if t in RELEASE]
 
 
 @pytest.fixture(scope="module")
@@ -159,3 +164,51 @@ def test_an_exhausted_api_limit_is_an_environment_error(tmp_path: Path) -> None:
     assert "REQUEST_LIMIT_EXCEEDED" in first["error"] and "not the agent's" in first["error"]
     assert records(summary)["create_lead_2"]["outcome"] == "error"  # the org has no requests left today
     assert "failed" not in {r["outcome"] for r in records(summary).values()}
+
+
+@pytest.mark.skipif(not RELEASE, reason=f"no SCUBA release at {ROOT}")
+def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
+                                                               leases: Path) -> None:
+    """The fault plugin changes an Account during every task: a task whose rollback scope leaves Account out
+    is a rollback error naming the change; one whose scope takes Account in (or everything) puts it back and
+    passes. Either way the next task starts from the baseline."""
+    orgs_file, _ = orgs
+    proc, summary = inner(["suites/scuba", "--scuba-root", str(ROOT), "-m", "scuba_release", "--agent", "oracle",
+                           "--cua-orgs", str(orgs_file), "--cua-org", "org-b", "-k", " or ".join(FAULT_TASKS)],
+                          tmp_path / "reports", leases, fault="outside:*")
+    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
+    got = records(summary)
+    assert sorted(got) == sorted(FAULT_TASKS)
+    reported = 0
+    for tid, r in got.items():
+        scope = r["environment"]["rollback_scope"]
+        if scope is None or "Account" in scope:
+            assert r["outcome"] == "passed", (tid, scope, r["error"])
+        else:
+            reported += 1
+            assert (r["outcome"], r["error_kind"]) == ("error", "rollback"), (tid, r["outcome"], r["error"])
+            assert (f"changed outside the task's scope ({', '.join(sorted(scope))}): Description: None -> "
+                    f"'set by the fault plugin'") in r["error"], (tid, r["error"])
+    assert reported >= len(FAULT_TASKS) // 2, {t: r["environment"]["rollback_scope"] for t, r in got.items()}
+    for earlier, later in zip(FAULT_TASKS, FAULT_TASKS[1:]):
+        if got[earlier]["outcome"] == "error":
+            assert "gave it back after a failed rollback" in got[later]["environment"]["org_reset"], later
+
+
+@pytest.mark.skipif(not RELEASE, reason=f"no SCUBA release at {ROOT}")
+def test_release_templates_survive_a_worker_killed_mid_task(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
+                                                            leases: Path) -> None:
+    """Every other task's worker is killed after it changed the org; the task after it runs in a new worker
+    whose lease finds the org held by the dead one, resets it to the baseline and passes."""
+    orgs_file, _ = orgs
+    killed, survivors = FAULT_TASKS[0::2], FAULT_TASKS[1::2]
+    proc, summary = inner(["suites/scuba", "--scuba-root", str(ROOT), "-m", "scuba_release", "--agent", "oracle",
+                           "-n", "1", "--max-worker-restart", str(len(killed) + 1), "--cua-orgs", str(orgs_file),
+                           "--cua-org", "org-a", "-k", " or ".join(FAULT_TASKS)],
+                          tmp_path / "reports", leases, fault="kill:" + ",".join(killed))
+    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
+    got = records(summary)
+    for tid in survivors:
+        r = got[tid]
+        assert r["outcome"] == "passed", (tid, r["error"], proc.stdout[-2000:])
+        assert "without giving it back" in r["environment"]["org_reset"], (tid, r["environment"].get("org_reset"))
