@@ -2,7 +2,9 @@
 misbehaving agent or a dying worker would, through the org's API (``PYTEST_CUA_TEST_ORG_FAULT=KIND:TASK_ID[,...]``,
 ``*`` for every task):
 
-- ``outside``: changes an Account's description (outside every Lead task's scope);
+- ``outside``: changes an Account's description (outside every Lead task's scope); with
+  ``PYTEST_CUA_TEST_ORG_FAULT_LOG=FILE`` it writes whether the change was made or the org refused it (a task
+  that made a validation rule on Account);
 - ``kill``: creates a Lead, then kills this worker (SIGKILL) before the task's rollback;
 - ``exhaust``: spends the org's remaining daily API requests, so the task's next call meets
   REQUEST_LIMIT_EXCEEDED.
@@ -23,6 +25,13 @@ def _fault(item: pytest.Item) -> str | None:
     return kind if any(t == "*" or item.nodeid.endswith(f"[{t}]") for t in wanted) else None
 
 
+def _log(item: pytest.Item, what: str) -> None:
+    path = os.environ.get("PYTEST_CUA_TEST_ORG_FAULT_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{item.nodeid.rsplit('[', 1)[-1].rstrip(']')} {what}\n")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     kind = _fault(item)
@@ -31,7 +40,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         org = env.org
         if kind == "outside":
             account = org.query("SELECT Id FROM Account ORDER BY Name LIMIT 1")["records"][0]["Id"]
-            org.Account.update(account, {"Description": "set by the fault plugin"})
+            try:
+                org.Account.update(account, {"Description": "set by the fault plugin"})
+                _log(item, "changed")
+            except Exception as exc:  # noqa: BLE001 - the task's own rule refused it (a validation rule on Account)
+                _log(item, f"refused: {type(exc).__name__}")
         elif kind == "kill":
             org.Lead.create({"LastName": "Left by a killed worker", "Company": "Gone"})
             os.kill(os.getpid(), signal.SIGKILL)

@@ -60,12 +60,13 @@ def leases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("leases")
 
 
-def inner(args: list[str], reports: Path, leases: Path, fault: str = "") -> tuple[subprocess.CompletedProcess,
-                                                                                   dict[str, Any] | None]:
+def inner(args: list[str], reports: Path, leases: Path, fault: str = "",
+          fault_log: Path | None = None) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None]:
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "org_fault_plugin", "--cua-reports",
            str(reports), *args]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(Path(__file__).parent)]),
-           "PYTEST_CUA_ORG_LEASES": str(leases), "PYTEST_CUA_TEST_ORG_FAULT": fault}
+           "PYTEST_CUA_ORG_LEASES": str(leases), "PYTEST_CUA_TEST_ORG_FAULT": fault,
+           "PYTEST_CUA_TEST_ORG_FAULT_LOG": str(fault_log or "")}
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900, env=env)
     path = reports / "summary.json"
     return proc, (json.loads(path.read_text()) if path.exists() else None)
@@ -175,14 +176,18 @@ def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path,
     orgs_file, _ = orgs
     proc, summary = inner(["suites/scuba", "--scuba-root", str(ROOT), "-m", "scuba_release", "--agent", "oracle",
                            "--cua-orgs", str(orgs_file), "--cua-org", "org-b", "-k", " or ".join(FAULT_TASKS)],
-                          tmp_path / "reports", leases, fault="outside:*")
+                          tmp_path / "reports", leases, fault="outside:*", fault_log=tmp_path / "faults.log")
     assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
     got = records(summary)
     assert sorted(got) == sorted(FAULT_TASKS)
+    made = dict(line.split(" ", 1) for line in (tmp_path / "faults.log").read_text().splitlines())
+    assert sorted(made) == sorted(FAULT_TASKS)
     reported = 0
     for tid, r in got.items():
         scope = r["environment"]["rollback_scope"]
-        if scope is None or "Account" in scope:
+        if made[tid] != "changed":  # the task's own validation rule refused the change: nothing to report
+            assert r["outcome"] == "passed", (tid, made[tid], r["error"])
+        elif scope is None or "Account" in scope:
             assert r["outcome"] == "passed", (tid, scope, r["error"])
         else:
             reported += 1
