@@ -176,6 +176,9 @@ class OrgClient:
                     out.append(f"{q[:120]}: {result.get('result')}")
                 else:
                     res = result.get("result") or {}
+                    if res.get("done") is False:  # more rows than one answer holds: the query on its own, paged
+                        out.append(self.query(q))
+                        continue
                     out.append([{k: v for k, v in r.items() if k != "attributes"} for r in res.get("records") or []])
         return out
 

@@ -145,3 +145,25 @@ def test_a_killed_holder_leaves_an_org_the_next_lease_resets(orgs_file: Path, le
         assert json.loads(handle.lease.path.read_text())["state"] == "held"
     finally:
         handle.close()
+
+
+def test_batched_queries_follow_answers_longer_than_a_page(orgs_file: Path, leases: Path) -> None:
+    """A composite batch answers a query with its first page (2,000 rows) only: the client then runs that
+    query on its own and follows nextRecordsUrl, so the baseline holds every row."""
+    from pytest_cua.realorg.client import OrgClient
+
+    client = OrgClient(_entry(orgs_file).login)  # type: ignore[arg-type]
+    made: list[str] = []
+    try:
+        for start in range(0, 2050, 200):
+            rows = [{"attributes": {"type": "Lead"}, "LastName": f"Page {i}", "Company": "Paging"}
+                    for i in range(start, min(start + 200, 2050))]
+            made += [r["id"] for r in client._json("POST", "/composite/sobjects", "create leads",
+                                                   json={"allOrNone": True, "records": rows})]
+        (paged, short) = client.batch_queries(["SELECT Id FROM Lead WHERE Company = 'Paging'",
+                                               "SELECT Id FROM Lead WHERE Company = 'Paging' LIMIT 3"])
+        assert isinstance(paged, list) and len(paged) == 2050 and isinstance(short, list) and len(short) == 3
+    finally:
+        assert client.delete(made) == []
+        client.soap_ids("emptyRecycleBin", made)
+        client.close()
