@@ -105,7 +105,6 @@ class ApiOrg:
         self.provisioning_note: str = ""  # what the suite's provisioning found and created (set by the suite)
         self._clean = not lease.stale
         self._requests_before: int | None = None
-        self.credentials = self.login
 
     # -- the org -----------------------------------------------------------------------------------------
     def _client(self) -> OrgClient:
@@ -190,7 +189,7 @@ class ApiOrg:
         self._last_scope = names
         done = rec.restore(client, snap.records, snap.records.objects if names is None else names)
         self._touched = sorted(done.touched)
-        errors = done.errors + md.restore(client, snap.metadata, None)  # metadata goes back whatever the scope
+        errors = done.errors + md.restore(client, snap.metadata)  # metadata goes back whatever the scope
         if errors:
             log.warning("org %r: rollback calls that failed: %s", self.name, "; ".join(errors[:10]))
 
@@ -198,7 +197,7 @@ class ApiOrg:
         client = self._client()
         scope = self._last_scope
         compared = None if scope is None else [*scope, *self._touched]  # what the rollback wrote is compared too
-        left = rec.residue(client, snap.records, compared) + md.residue(client, snap.metadata, None)
+        left = rec.residue(client, snap.records, compared) + md.residue(client, snap.metadata)
         self._clean = not left
         if not left:
             save_baseline(baseline_path(self.lease), snap)  # new stamps of restored records

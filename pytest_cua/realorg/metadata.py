@@ -9,9 +9,8 @@ A rollback (``restore``) lists the tracked types again; the components that are 
 (by lastModifiedDate) are retrieved and compared with the baseline by content. Changed and deleted components
 are deployed back from the baseline's content; new ones are deleted by a destructive deploy (a new object's
 fields go with it). The residue check (``residue``) does the same comparison and reports every component whose
-content differs. Metadata goes back whatever the task's scope (as in the embedded org: a task's record scope
-names objects, and SCUBA's metadata types have no records to scope them by); with a scope given
-(``scope_types``), what lies outside its types is named as such.
+content differs. Metadata goes back whatever the task's scope, as in the embedded org: a task's record scope
+names objects, and SCUBA's metadata types have no records to scope them by.
 """
 
 from __future__ import annotations
@@ -32,12 +31,6 @@ TRACKED = ("CustomObject", "CustomField", "ListView", "ValidationRule", "Busines
            "DuplicateRule", "GlobalValueSet", "StandardValueSet", "AssignmentRules", "EntitlementProcess",
            "Report", "Dashboard", "Layout", "Flow", "CustomLabels", "QuickAction", "SharingRules",
            "EscalationRules", "AutoResponseRules", "ReportType")
-#: object names of a rollback scope -> the metadata types that are theirs
-SCOPE_TYPES: dict[str, tuple[str, ...]] = {
-    "EntityDefinition": ("CustomObject", "CustomField", "BusinessProcess", "RecordType", "CustomTab"),
-    "ListView": ("ListView",), "ValidationRule": ("ValidationRule",), "Report": ("Report",),
-    "Dashboard": ("Dashboard",), "ListViewChart": ("CustomObject",),
-}
 Key = tuple[str, str]  # (type, full name)
 ET.register_namespace("", mdapi.MD_NS)  # files written back keep the default namespace (no ns0: prefixes)
 
@@ -224,25 +217,11 @@ def _moved(client: OrgClient, base: MetadataBaseline) -> tuple[dict[Key, str], s
     return now, created, deleted, changed
 
 
-def _in_scope(kind: str, types: set[str] | None) -> bool:
-    return types is None or kind in types
-
-
-def scope_types(scope: Iterable[str] | None) -> set[str] | None:
-    if scope is None:
-        return None
-    out: set[str] = set()
-    for name in scope:
-        out.update(SCOPE_TYPES.get(name, ()))
-    return out
-
-
-def restore(client: OrgClient, base: MetadataBaseline, scope: Iterable[str] | None) -> list[str]:
-    """Deploy back what changed in the scope's types (everything with ``scope`` None); the failures."""
-    types = scope_types(scope)
+def restore(client: OrgClient, base: MetadataBaseline) -> list[str]:
+    """Deploy back every tracked component that changed since the baseline; the failures."""
     _now, created, deleted, changed = _moved(client, base)
-    back = sorted(k for k in deleted | changed if _in_scope(k[0], types))
-    gone = sorted(k for k in created if _in_scope(k[0], types))
+    back = sorted(deleted | changed)
+    gone = sorted(created)
     parents = {(s.name, name) for kind, name in gone for s in [base.shapes.get(kind)] if s and s.parent is None}
     gone = [k for k in gone if not (base.shapes.get(k[0]) and base.shapes[k[0]].parent is not None and
                                     (base.shapes[k[0]].parent, k[1].split(".", 1)[0]) in parents)]  # go with them
@@ -287,14 +266,12 @@ def _merged(whole: list[dict[str, bytes]], parts: list[dict[str, bytes]]) -> dic
     return out
 
 
-def residue(client: OrgClient, base: MetadataBaseline, scope: Iterable[str] | None) -> list[str]:
-    types = scope_types(scope)
+def residue(client: OrgClient, base: MetadataBaseline) -> list[str]:
     now, created, deleted, changed = _moved(client, base)
     out = []
     for what, keys in (("created", created), ("deleted", deleted), ("changed", changed)):
         for kind, name in sorted(keys):
-            where = "" if _in_scope(kind, types) else " outside the task's scope"
-            out.append(f"Metadata {kind} {name!r} {what}{where}")
+            out.append(f"Metadata {kind} {name!r} {what}")
     if not out:
         base.listing = dict(now)
     return out
