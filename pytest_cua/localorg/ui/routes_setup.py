@@ -1,5 +1,6 @@
 """Setup screens: setup home, users (list, freeze / unfreeze; new/edit through the record forms), roles,
-sharing settings (organization-wide defaults) and the object manager (fields, validation rules)."""
+sharing settings (organization-wide defaults) and an object's validation rules (the rest of the Object Manager is
+``routes_objects``, custom tabs ``routes_tabs``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from pytest_cua.localorg import formula
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
 from pytest_cua.localorg.ui.forms import FormErrors, record_name, resolve_lookup
-from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
-from pytest_cua.localorg.ui.web import NAV_OBJECTS, csrf_ok, forbidden, not_found_page, plural, redirect
+from pytest_cua.localorg.ui.routes_objects import object_page
+from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, formula_syntax_problem, setup_render, \
+    valid_api_name
+from pytest_cua.localorg.ui.web import NAV_OBJECTS, csrf_ok, forbidden, not_found_page, redirect
 
 
 def setup_home(ctx: RequestContext) -> Response:
@@ -286,59 +289,7 @@ def sharing_edit(ctx: RequestContext) -> Response:
                         rows=rows, errors=errors)
 
 
-# ---------------------------------------------------------------------------------------------------- object manager
-
-def _objects(ctx: RequestContext) -> list[Any]:
-    return sorted((o for o in ctx.org.schema.objects.values()), key=lambda o: o.label.lower())
-
-
-def object_manager(ctx: RequestContext) -> Response:
-    """``/lightning/setup/ObjectManager/home``: every object."""
-    rows = [{"url": f"/lightning/setup/ObjectManager/{o.name}/Details/view",
-             "cells": [o.label, o.name, "Custom Object" if o.custom else "Standard Object"]} for o in _objects(ctx)]
-    return setup_render(ctx, "setup/table.html", title="Object Manager", heading="Object Manager",
-                        columns=["Label", "API Name", "Type"], rows=rows, actions=[])
-
-
-def _object_page(ctx: RequestContext, obj_name: str, **values: Any) -> Response:
-    obj = ctx.org.schema.get(obj_name)
-    if obj is None:
-        return not_found_page(ctx, f"There is no object called {obj_name}.")
-    base = f"/lightning/setup/ObjectManager/{obj.name}"
-    values.setdefault("actions", [])
-    values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
-                       {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
-                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"}]
-    values.setdefault("heading", obj.label)
-    values.setdefault("kicker", "Object Manager")
-    return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
-
-
-def object_details(ctx: RequestContext, obj_name: str) -> Response:
-    """An object's page: label, API name, links to fields and validation rules."""
-    obj = ctx.org.schema.get(obj_name)
-    if obj is None:
-        return not_found_page(ctx, f"There is no object called {obj_name}.")
-    return _object_page(ctx, obj.name, details=[("Label", obj.label), ("Plural Label", plural(obj)),
-                                                ("API Name", obj.name), ("Key Prefix", obj.key_prefix)],
-                        sections=[])
-
-
-def object_fields(ctx: RequestContext, obj_name: str) -> Response:
-    """An object's fields: label, API name, data type."""
-    obj = ctx.org.schema.get(obj_name)
-    if obj is None:
-        return not_found_page(ctx, f"There is no object called {obj_name}.")
-    rows = []
-    for f in sorted(obj.fields.values(), key=lambda f: f.label.lower()):
-        kind = f.type.capitalize()
-        if f.type == "reference":
-            kind = f"Lookup({', '.join(f.reference_to)})"
-        rows.append({"url": None, "cells": [f.label, f.name, kind]})
-    return _object_page(ctx, obj.name, heading=f"{obj.label}: Fields & Relationships", details=[],
-                        sections=[{"title": "Fields & Relationships", "columns": ["Field Label", "Field Name",
-                                                                                  "Data Type"], "rows": rows}])
-
+# ---------------------------------------------------------------------------------------------------- validation rules
 
 def _rules_of(ctx: RequestContext, obj_name: str) -> list[dict[str, Any]]:
     if "ValidationRule" not in ctx.org.schema:
@@ -357,7 +308,7 @@ def validation_rules(ctx: RequestContext, obj_name: str) -> Response:
     rows = [{"url": f"{base}/{r['Id']}/view", "cells": [r.get("ValidationName"), r.get("ErrorMessage") or "",
                                                         "Yes" if r.get("Active") else "No"]}
             for r in _rules_of(ctx, obj.name)]
-    return _object_page(ctx, obj.name, heading=f"{obj.label}: Validation Rules", details=[],
+    return object_page(ctx, obj, heading=f"{obj.label}: Validation Rules", details=[],
                         sections=[{"title": "Validation Rules", "actions": [{"label": "New", "url": f"{base}/new"}],
                                    "columns": ["Rule Name", "Error Message", "Active"], "rows": rows}])
 
@@ -379,7 +330,7 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
             notes.append(f"The local org does not enforce this rule: {why}")
     base = f"/lightning/setup/ObjectManager/{obj.name}/ValidationRules/{rule['Id']}"
     field = obj.field(rule.get("ErrorDisplayField") or "")
-    return _object_page(ctx, obj.name, kicker=f"{obj.label} Validation Rule", heading=rule.get("ValidationName"),
+    return object_page(ctx, obj, kicker=f"{obj.label} Validation Rule", heading=rule.get("ValidationName"),
                         actions=[{"label": "Edit", "url": f"{base}/edit"}], notes=notes,
                         post_actions=[{"label": "Delete", "url": f"{base}/delete"}],
                         details=[("Rule Name", rule.get("ValidationName")),
@@ -389,38 +340,6 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
                                  ("Error Message", rule.get("ErrorMessage") or ""),
                                  ("Error Location", field.label if field else "Top of Page")],
                         sections=[])
-
-
-def formula_syntax_problem(text: str) -> str | None:
-    """What is plainly wrong with a formula (unbalanced parentheses or quotes), else None.
-
-    Formulas beyond the local evaluator's subset are saved (Salesforce accepts them) and listed as not enforced
-    on the rule's page, so only mistakes every formula engine rejects block the save."""
-    depth = 0
-    quote: str | None = None
-    escaped = False
-    for ch in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return "Extra ')'."
-    if quote:
-        return f"Missing closing {quote}."
-    if depth > 0:
-        return "Missing ')'."
-    return None
 
 
 def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None = None) -> Response:
@@ -514,7 +433,7 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
-    from pytest_cua.localorg.ui import routes_groups, routes_perms
+    from pytest_cua.localorg.ui import routes_groups, routes_objects, routes_perms, routes_tabs
 
     add = app.add_route
     add("/lightning/setup/SetupOneHome/home", setup_home, ["GET"], auth="ui", endpoint="ui.setup")
@@ -527,11 +446,7 @@ def register(app: OrgApp) -> None:
     add("/lightning/setup/Roles/<role_id>/edit", role_form, ["GET", "POST"], auth="ui", endpoint="ui.role_edit")
     add("/lightning/setup/SecuritySharing/home", sharing, ["GET"], auth="ui", endpoint="ui.sharing")
     add("/lightning/setup/SecuritySharing/edit", sharing_edit, ["GET", "POST"], auth="ui", endpoint="ui.sharing_edit")
-    add("/lightning/setup/ObjectManager/home", object_manager, ["GET"], auth="ui", endpoint="ui.objects")
     om = "/lightning/setup/ObjectManager/<obj_name>"
-    add(f"{om}/Details/view", object_details, ["GET"], auth="ui", endpoint="ui.object")
-    add(f"{om}/view", object_details, ["GET"], auth="ui", endpoint="ui.object_short")
-    add(f"{om}/FieldsAndRelationships/view", object_fields, ["GET"], auth="ui", endpoint="ui.object_fields")
     add(f"{om}/ValidationRules/view", validation_rules, ["GET"], auth="ui", endpoint="ui.rules")
     add(f"{om}/ValidationRules/new", validation_rule_form, ["GET", "POST"], auth="ui", endpoint="ui.rule_new")
     add(f"{om}/ValidationRules/<rule_id>/view", validation_rule_view, ["GET"], auth="ui", endpoint="ui.rule")
@@ -541,3 +456,5 @@ def register(app: OrgApp) -> None:
         endpoint="ui.rule_delete")
     routes_groups.register(app)
     routes_perms.register(app)
+    routes_objects.register(app)
+    routes_tabs.register(app)

@@ -13,7 +13,7 @@ from pytest_cua.localorg.ui.web import render
 
 SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
              ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
-             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager")]
+             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
@@ -21,6 +21,11 @@ def setup_render(ctx: RequestContext, template: str, status: int = 200, **values
     items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
     current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
     return render(ctx, template, status=status, setup_nav=items, setup_current=current, **values)
+
+
+def profiles(ctx: RequestContext) -> list[dict[str, Any]]:
+    """The org's profiles by name (the rows of field-level security and tab visibility steps)."""
+    return sorted(ctx.org.records("Profile"), key=lambda p: str(p.get("Name") or "").lower())
 
 
 def api_name(text: str, limit: int = 80) -> str:
@@ -40,3 +45,35 @@ def valid_api_name(name: str) -> bool:
 API_NAME_RULE = ("The API name can contain only underscores and alphanumeric characters. It must be unique, begin "
                  "with a letter, not include spaces, not end with an underscore, and not contain two consecutive "
                  "underscores.")
+
+
+def formula_syntax_problem(text: str) -> str | None:
+    """What is plainly wrong with a formula (unbalanced parentheses or quotes), else None.
+
+    Formulas beyond the local evaluator's subset are saved (Salesforce accepts them) and listed as not enforced
+    on the rule's page, so only mistakes every formula engine rejects block the save."""
+    depth = 0
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return "Extra ')'."
+    if quote:
+        return f"Missing closing {quote}."
+    if depth > 0:
+        return "Missing ')'."
+    return None

@@ -15,8 +15,10 @@ Profiles are compared by their file names decoded (``Custom%3A Sales Profile`` i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
+
+from pytest_cua.actions import Action, Check, Done, SelectOption, Uncheck
 
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
@@ -134,6 +136,21 @@ class CreateCustomTab(s.ScubaTemplate):
         md.deploy(sf, {f"tabs/{tab}.tab": md.component("CustomTab", customObject=True, motif=truth["tab_style"]),
                        f"applications/{app}.app": app_text, path: text},
                   {"CustomTab": [tab], "CustomApplication": [app], "Profile": [profile]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Tabs > New: the object and its style, Default Off for all profiles but the one, only the app."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        tab, app = f"{truth['object_name']}__c", str(truth["app_name"])
+        label = sf.restful(f"sobjects/{tab}/describe").get("label", tab)
+        app_label = md.text(md.read_one(sf, "CustomApplication", app), "label") or app
+        profile = s.profile_labels(sf).get(md.profile_key(str(truth["profile_name"])), str(truth["profile_name"]))
+        style = str(truth["tab_style"]).split(": ", 1)[-1]
+        return [*s.setup_link(env, "Tabs"), s.click_button("New"), SelectOption("label=Object", label),
+                s.click_button("Tab Style"), s.click_button(style), s.click_button("Next"),
+                SelectOption("label=Tab Visibility for all profiles", "Default Off"),
+                SelectOption(f"label=Tab Visibility for {profile}", "Default On"), s.click_button("Next"),
+                Uncheck("label=Select/Deselect All"), Check(f"label=Include Tab in {app_label}"),
+                s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateApp(), CreateCustomTab()]

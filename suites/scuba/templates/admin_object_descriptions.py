@@ -16,10 +16,11 @@ The oracle reads each component, changes that one element and writes it back wit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
+from pytest_cua.actions import Action, Done, Fill
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -93,6 +94,19 @@ class UpdateCustomObjectDescriptionAndHelpText(s.ScubaTemplate):
         _upsert_changed(sf, "CustomObject", obj_name, obj, "description", str(truth["description_text"]),
                         drop=children)
         _upsert_changed(sf, "CustomField", field_name, fld, "inlineHelpText", str(truth["help_text"]))
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Object Manager > the object > Edit > Description; Fields & Relationships > the field > Edit > Help
+        Text."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj_name, field_name = _members(truth)
+        described = sf.restful(f"sobjects/{obj_name}/describe")
+        field_label = next((f["label"] for f in described["fields"] if f["name"] == field_name.split(".", 1)[1]),
+                           str(truth["field_name"]))
+        return [*s.open_object(env, described.get("label", obj_name)), s.click_button("Edit"),
+                Fill("label=Description", str(truth["description_text"])), s.click_button("Save"),
+                s.click_link("Fields & Relationships"), s.click_link(field_label), s.click_button("Edit"),
+                Fill("label=Help Text", str(truth["help_text"])), s.click_button("Save"), Done()]
 
 
 TEMPLATES = [UpdateCustomObjectDescriptionAndHelpText()]

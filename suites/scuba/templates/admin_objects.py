@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
+from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -68,6 +69,23 @@ def _profiles_granting(sf: Any, field: str, names: list[str]) -> dict[str, str]:
     return out
 
 
+def _new_object_steps(env: Any, label: str, launch_tab: bool = False) -> list[Action]:
+    """Setup > Object Manager > Create > Custom Object: label, plural label (and the tab wizard box), Save."""
+    steps: list[Action] = [*s.setup_link(env, "Object Manager"), s.click_button("Create"),
+                           Click('role=menuitem[name="Custom Object"]'), Fill("label=Label", label),
+                           Fill("label=Plural Label", f"{label}s")]
+    if launch_tab:
+        steps.append(Check("label=Launch New Custom Tab Wizard after saving this custom object"))
+    return [*steps, s.click_button("Save")]
+
+
+def _visible_only(sf: Any, wanted: list[str]) -> list[Action]:
+    """The field-level security step: Visible for exactly the profiles ``wanted`` (ground-truth names)."""
+    labels = s.profile_labels(sf)
+    return s.only_checked(labels.values(), [labels.get(md.profile_key(w), w) for w in wanted],
+                          "Visible for {}", "Visible")
+
+
 class CustomObjectWithTab(s.ScubaTemplate):
     """A custom object and a tab for it."""
 
@@ -91,6 +109,12 @@ class CustomObjectWithTab(s.ScubaTemplate):
                             f"tabs/{api}.tab": md.component("CustomTab", customObject=True,
                                                             motif="Custom1: Heart")},
                   {"CustomObject": [api], "CustomTab": [api]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The new object with "Launch New Custom Tab Wizard", then the wizard with a style and the defaults."""
+        return [*_new_object_steps(env, str(task.ground_truth["custom_obj_name"]), launch_tab=True),
+                s.click_button("Tab Style"), s.click_button("Heart"), s.click_button("Next"),
+                s.click_button("Next"), s.click_button("Save"), Done()]
 
 
 class CustomObjectWithLookup(s.ScubaTemplate):
@@ -133,6 +157,18 @@ class CustomObjectWithLookup(s.ScubaTemplate):
                  **_profiles_granting(sf, f"{api}.{fname}", _names(truth["comma_separated_profile_list"]))}
         md.deploy(sf, files, {"CustomObject": [api], "Profile": [p[len("profiles/"):-len(".profile")]
                                                                   for p in files if p.startswith("profiles/")]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The new object, then Fields & Relationships > New > Lookup Relationship to the object, visible to the
+        listed profiles."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        related = str(truth["related_object"])
+        related_label = sf.restful(f"sobjects/{related}/describe").get("label", related)
+        return [*_new_object_steps(env, str(truth["object_name"])), s.click_link("Fields & Relationships"),
+                s.click_button("New"), Check("label=Lookup Relationship"), s.click_button("Next"),
+                SelectOption("label=Related To", related_label), s.click_button("Next"), s.click_button("Next"),
+                *_visible_only(sf, _names(truth["comma_separated_profile_list"])), s.click_button("Next"),
+                s.click_button("Save"), Done()]
 
 
 def formula_type(formula: str) -> str:
@@ -187,6 +223,20 @@ class FormulaFieldWithVisibility(s.ScubaTemplate):
         md.deploy(sf, files, {"CustomField": [f"{obj_name}.{fname}"],
                               "Profile": [p[len("profiles/"):-len(".profile")] for p in files
                                           if p.startswith("profiles/")]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Object Manager > the object > Fields & Relationships > New > Formula: label and name, the return type
+        the formula has, the formula, visible to the listed profiles."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj_name, fname, formula = str(truth["object_name"]), str(truth["field_name"]), str(truth["formula"])
+        label = sf.restful(f"sobjects/{obj_name}/describe").get("label", obj_name)
+        return [*s.open_object(env, label), s.click_link("Fields & Relationships"), s.click_button("New"),
+                Check("label=Formula"), s.click_button("Next"),
+                Fill("label=Field Label", fname.removesuffix("__c").replace("_", " ")),
+                Fill("label=Field Name", fname.removesuffix("__c")), Check(f"label={formula_type(formula)}"),
+                s.click_button("Next"), Fill("label=Formula", formula), s.click_button("Next"),
+                *_visible_only(sf, _names(truth["comma_separated_profiles"])), s.click_button("Next"),
+                s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CustomObjectWithTab(), CustomObjectWithLookup(), FormulaFieldWithVisibility()]

@@ -9,7 +9,8 @@ Public names (other template modules import them; keep them stable): ``ScubaTemp
 ``object_api_name``, ``field_labels``, ``describe``, ``standard_price``, ``convert_lead``; sharing
 ``SHARING_LABELS``, ``sharing_model``, ``sharing_label``; UI ``button``, ``link``, ``click_button``,
 ``click_link``, ``open_list``, ``open_record``, ``label``, ``fill_form``, ``save``, ``new_from_list``,
-``new_related``, ``record_url``. ``common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``,
+``new_related``, ``record_url``; setup UI ``setup_link``, ``open_object``,
+``profile_labels``, ``only_checked``. ``common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``,
 ``goto``.
 """
 
@@ -23,7 +24,7 @@ from urllib.parse import quote
 
 from dateutil.relativedelta import relativedelta
 
-from pytest_cua.actions import Action, Check, Click, Fill, SelectOption
+from pytest_cua.actions import Action, Check, Click, Fill, SelectOption, Uncheck
 from pytest_cua.scoring import declare
 from pytest_cua.suite import EvalContext, Template
 
@@ -485,3 +486,40 @@ def new_related(env: Any, child: str, values: Mapping[str, Any], *, button_name:
 def _child_label(env: Any, sobject: str) -> str:
     described = describe(env, sobject)
     return str(described.get("label") or sobject) if described else sobject
+
+
+# --- UI steps of setup: the Object Manager, profiles by the names the pages show ------------------------------
+
+
+def setup_link(env: Any, name: str) -> list[Action]:
+    """Setup home, then the setup navigation's link ``name`` (found with the setup Quick Find)."""
+    return [goto(env, "/lightning/setup/SetupOneHome/home"), Fill('role=searchbox[name="Quick Find"]', name),
+            Click(link(name))]
+
+
+def open_object(env: Any, label: str) -> list[Action]:
+    """Setup -> Object Manager -> the object (found with the Object Manager's Quick Find)."""
+    return [*setup_link(env, "Object Manager"), Fill('role=searchbox[name="Quick Find"] >> nth=1', label),
+            Click(link(label))]
+
+
+def profile_labels(sf: Any) -> dict[str, str]:
+    """The org's profiles: the name SCUBA's ground truth gives (the profile's fullName decoded, ``Admin``) -> the
+    name the setup pages show (``System Administrator``)."""
+    from urllib.parse import unquote
+
+    from pytest_cua.localorg.metadata.components import profile_full_name
+
+    return {unquote(profile_full_name(r["Name"])).strip(): r["Name"]
+            for r in rows(sf, "SELECT Name FROM Profile ORDER BY Name")}
+
+
+def only_checked(everyone: Iterable[str], wanted: Iterable[str], label: str, header: str) -> list[Action]:
+    """Leave exactly ``wanted`` of a checkbox column checked (all start checked): uncheck the others when fewer
+    steps, else clear the column with its ``header`` checkbox and check the wanted ones. Each checkbox is
+    ``label.format(name)``."""
+    everyone, wanted = list(everyone), list(dict.fromkeys(wanted))
+    others = [n for n in everyone if n not in wanted]
+    if len(others) <= len(wanted):
+        return [Uncheck(f"label={label.format(n)}") for n in others]
+    return [Uncheck(f"label={header}"), *(Check(f"label={label.format(n)}") for n in wanted)]

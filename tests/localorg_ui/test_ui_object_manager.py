@@ -1,0 +1,247 @@
+"""The Object Manager and Tabs pages in real Chromium: a custom object with its tab through the wizards, an object's
+description and a field's help text, lookup and formula fields with field-level security; each read back over the
+Metadata API (readMetadata, SOAP) and the REST describe. Bad input keeps what was typed and saves nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape
+
+from playwright.sync_api import expect
+
+from pytest_cua import mdapi
+from pytest_cua.localorg.store import Org
+
+
+def read(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
+    """One component over readMetadata (None when the org has none)."""
+    response = mdapi.call(sf, "readMetadata", f"<type>{escape(type_name)}</type>"
+                                              f"<fullNames>{escape(full_name)}</fullNames>")
+    for record in response.iter("records"):
+        if record.findtext("fullName"):
+            return record
+    return None
+
+
+def visibility(profile: ET.Element | None, tab: str) -> str | None:
+    for v in (profile.iter("tabVisibilities") if profile is not None else []):
+        if v.findtext("tab") == tab:
+            return v.findtext("visibility")
+    return None
+
+
+def readable(profile: ET.Element | None, field: str) -> bool:
+    return any(fp.findtext("field") == field and fp.findtext("readable") == "true"
+               for fp in (profile.iter("fieldPermissions") if profile is not None else []))
+
+
+def next_button(page: Any) -> Any:
+    return page.get_by_role("button", name="Next", exact=True)
+
+
+def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("searchbox", name="Quick Find").fill("object")
+    setup_nav = page.get_by_role("navigation", name="Setup")
+    expect(setup_nav.get_by_role("link", name="Roles")).to_be_hidden()
+    setup_nav.get_by_role("link", name="Object Manager").click()
+    page.get_by_role("button", name="Create").click()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("menuitem", name="Custom Object")).to_be_hidden()
+    page.get_by_role("button", name="Create").click()
+    page.get_by_role("menuitem", name="Custom Object").click()
+    page.get_by_label("Label", exact=True).fill("WildBird")
+    page.get_by_label("Plural Label").fill("WildBirds")
+    page.get_by_label("Launch New Custom Tab Wizard after saving this custom object").check()
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    expect(page.get_by_role("heading", name="New Custom Object Tab")).to_be_visible()
+    expect(page.get_by_label("Object", exact=True)).to_have_value("WildBird__c")
+    next_button(page).click()  # no style chosen yet
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Tab Style")
+    page.get_by_role("button", name="Tab Style").click()
+    page.get_by_role("dialog", name="Tab Style Selector").get_by_role("button", name="Bridge", exact=True).click()
+    expect(page.get_by_role("dialog", name="Tab Style Selector")).to_be_hidden()
+    next_button(page).click()
+    page.get_by_label("Tab Visibility for all profiles").select_option(label="Default Off")
+    page.get_by_label("Tab Visibility for System Administrator").select_option(label="Default On")
+    next_button(page).click()
+    page.get_by_label("Select/Deselect All").uncheck()
+    page.get_by_label("Include Tab in Sales", exact=True).check()
+    assert read(sf, "CustomTab", "WildBird__c") is None  # nothing is written before Save
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text('Tab "WildBird" was created.')
+
+    assert sf.restful("sobjects/WildBird__c/describe")["labelPlural"] == "WildBirds"
+    tab = read(sf, "CustomTab", "WildBird__c")
+    assert tab is not None and tab.findtext("motif") == "Custom37: Bridge"
+    assert visibility(read(sf, "Profile", "Admin"), "WildBird__c") == "DefaultOn"
+    assert visibility(read(sf, "Profile", "Standard"), "WildBird__c") == "DefaultOff"
+    apps = {name: [t.text for t in (read(sf, "CustomApplication", name) or ET.Element("x")).iter("tabs")]
+            for name in ("standard__Sales", "standard__Service")}
+    assert "WildBird__c" in apps["standard__Sales"] and "WildBird__c" not in apps["standard__Service"]
+
+
+def test_new_custom_object_errors_keep_what_was_typed(page: Any, base: str, org: Org) -> None:
+    before = set(org.schema.objects)
+    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("Account")
+    page.get_by_label("Object Name").fill("Bad__Name")
+    page.get_by_label("Description").fill("kept")
+    page.get_by_role("button", name="Save", exact=True).click()
+    summary = page.get_by_role("region", name="Review the errors on this page.")
+    expect(summary).to_contain_text("Plural Label")
+    expect(summary).to_contain_text("API name")
+    expect(page.get_by_label("Description")).to_have_value("kept")
+    page.get_by_label("Plural Label").fill("Accounts")
+    page.get_by_label("Object Name").fill("Spare_Part")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Account", exact=True)).to_be_visible()
+    assert set(org.schema.objects) - before == {"Spare_Part__c"}
+    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("Spare Part")
+    page.get_by_label("Plural Label").fill("Spare Parts")
+    page.get_by_role("button", name="Save", exact=True).click()  # Object Name derived: Spare_Part again
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("already exists")
+
+
+def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("MyBike")
+    page.get_by_label("Plural Label").fill("MyBikes")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("link", name="Fields & Relationships").click()
+    page.get_by_role("button", name="New", exact=True).click()
+    page.get_by_label("Text", exact=True).check()
+    next_button(page).click()
+    page.get_by_label("Field Label").fill("Brand")
+    next_button(page).click()
+    next_button(page).click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Brand")).to_be_visible()
+
+    page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("navigation", name="Setup").get_by_role("link", name="Object Manager").click()
+    page.get_by_role("searchbox", name="Quick Find").last.fill("mybike")
+    expect(page.get_by_role("link", name="Account", exact=True)).to_be_hidden()
+    page.get_by_role("link", name="MyBike", exact=True).click()
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_label("Description").fill("This is the name of the Bike")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("link", name="Fields & Relationships").click()
+    page.get_by_role("link", name="Brand", exact=True).click()
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_label("Help Text").fill("This is the brand name of the Bike")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text('Field "Brand" was saved.')
+
+    obj = read(sf, "CustomObject", "MyBike__c")
+    field = read(sf, "CustomField", "MyBike__c.Brand__c")
+    assert obj is not None and obj.findtext("description") == "This is the name of the Bike"
+    assert field is not None and field.findtext("inlineHelpText") == "This is the brand name of the Bike"
+    assert field.findtext("type") == "Text" and field.findtext("length") == "255"
+    assert "Brand__c" in {f["name"] for f in sf.restful("sobjects/MyBike__c/describe")["fields"]}
+
+
+def test_lookup_field_visible_to_two_profiles(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("Favorite")
+    page.get_by_label("Plural Label").fill("Favorites")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.goto(f"{base}/lightning/setup/ObjectManager/Favorite__c/FieldsAndRelationships/new")
+    page.get_by_label("Lookup Relationship").check()
+    next_button(page).click()
+    page.get_by_label("Related To").select_option(label="Contact")
+    next_button(page).click()
+    expect(page.get_by_label("Field Label")).to_have_value("Contact")
+    next_button(page).click()
+    page.get_by_label("Visible", exact=True).uncheck()
+    page.get_by_label("Visible for System Administrator").check()
+    page.get_by_label("Visible for Solution Manager").check()
+    next_button(page).click()
+    page.get_by_role("button", name="Previous").click()  # the choices come back
+    expect(page.get_by_label("Visible for Solution Manager")).to_be_checked()
+    expect(page.get_by_label("Visible for Standard User")).not_to_be_checked()
+    next_button(page).click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Contact", exact=True)).to_be_visible()
+
+    field = read(sf, "CustomField", "Favorite__c.Contact__c")
+    assert field is not None and (field.findtext("type"), field.findtext("referenceTo")) == ("Lookup", "Contact")
+    seers = {p for p in ("Admin", "SolutionManager", "Standard", "MarketingProfile")
+             if readable(read(sf, "Profile", p), "Favorite__c.Contact__c")}
+    assert seers == {"Admin", "SolutionManager"}
+    contact = next(iter(org.records("Contact")))
+    sf.Favorite__c.create({"Name": "Top", "Contact__c": contact["Id"]})
+    rows = sf.query("SELECT Name, Contact__r.LastName FROM Favorite__c")["records"]
+    assert rows[0]["Contact__r"]["LastName"] == contact["LastName"]
+
+
+def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ObjectManager/Opportunity/FieldsAndRelationships/view")
+    page.get_by_role("button", name="New", exact=True).click()
+    page.get_by_label("Formula", exact=True).check()
+    next_button(page).click()
+    page.get_by_label("Field Label").fill("Days to close")
+    page.get_by_label("Number", exact=True).check()
+    next_button(page).click()
+    formula = page.get_by_label("Formula", exact=True)
+    formula.fill("CloseDat - TODAY(")
+    page.get_by_role("button", name="Check Syntax").click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Missing ')'")
+    expect(formula).to_have_value("CloseDat - TODAY(")
+    formula.fill("CloseDat - TODAY()")
+    next_button(page).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text(
+        "Field CloseDat does not exist")
+    formula.fill("")
+    page.get_by_label("Insert Field").select_option(label="Close Date (CloseDate)")
+    formula.press("End")
+    formula.type(" - TODAY()")
+    page.get_by_role("button", name="Check Syntax").click()
+    expect(page.get_by_role("status")).to_contain_text("No syntax errors")
+    next_button(page).click()
+    expect(page.get_by_label("Read-Only for Marketing User")).to_be_disabled()
+    page.get_by_label("Visible", exact=True).uncheck()
+    page.get_by_label("Visible for Marketing User").check()
+    next_button(page).click()
+    assert read(sf, "CustomField", "Opportunity.Days_to_close__c") is None
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Days to close")).to_be_visible()
+
+    field = read(sf, "CustomField", "Opportunity.Days_to_close__c")
+    assert field is not None and field.findtext("formula") == "CloseDate - TODAY()"
+    assert field.findtext("type") == "Number"
+    assert readable(read(sf, "Profile", "MarketingProfile"), "Opportunity.Days_to_close__c")
+    assert not readable(read(sf, "Profile", "Admin"), "Opportunity.Days_to_close__c")
+    described = {f["name"]: f for f in sf.restful("sobjects/Opportunity/describe")["fields"]}
+    assert described["Days_to_close__c"]["updateable"] is False
+
+
+def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("Keyed")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Keyeds")
+    page.keyboard.press("Enter")  # Enter submits
+    expect(page.get_by_role("heading", name="Keyed", exact=True)).to_be_visible()
+    page.goto(f"{base}/lightning/setup/CustomTabs/new")
+    page.get_by_label("Object", exact=True).select_option(label="Keyed")
+    page.get_by_role("button", name="Tab Style").focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("dialog", name="Tab Style Selector")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")  # Escape closes the picker
+    expect(dialog).to_be_hidden()
+    page.get_by_role("button", name="Tab Style").click()
+    dialog.get_by_role("button", name="Sun", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status").or_(page.locator("output"))).to_have_text("Sun")
+    next_button(page).focus()
+    page.keyboard.press("Enter")
+    next_button(page).click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    tab = read(sf, "CustomTab", "Keyed__c")
+    assert tab is not None and tab.findtext("motif") == "Custom3: Sun"
+    assert visibility(read(sf, "Profile", "Standard"), "Keyed__c") == "DefaultOn"  # the defaults
