@@ -245,3 +245,63 @@ def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: 
     tab = read(sf, "CustomTab", "Keyed__c")
     assert tab is not None and tab.findtext("motif") == "Custom3: Sun"
     assert visibility(read(sf, "Profile", "Standard"), "Keyed__c") == "DefaultOn"  # the defaults
+
+
+def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: str, sf: Any, org: Org) -> None:
+    lead = org.create("Lead", {"LastName": "Rename", "Company": "Rename Co", "Status": "Closed - Not Converted"})
+    page.goto(f"{base}/lightning/setup/ObjectManager/Case/FieldsAndRelationships/view")
+    page.get_by_role("link", name="Priority", exact=True).click()
+    values = page.get_by_role("region", name="Values")
+    expect(values.get_by_role("link", name="Edit Medium")).to_be_visible()
+    values.get_by_role("button", name="New").click()
+    page.get_by_label("Values").fill("Urgent\nHigh")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate value: High")
+    expect(page.get_by_label("Values")).to_have_value("Urgent\nHigh")
+    page.get_by_label("Values").fill("Urgent")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Reorder").click()
+    page.get_by_label("Picklist Values").select_option("Low")
+    page.get_by_role("button", name="Move to Top").click()
+    page.get_by_label("Picklist Values").select_option("Urgent")
+    page.get_by_role("button", name="Up").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("link", name="Edit Low").click()
+    page.get_by_label("Default").check()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text('Picklist value "Low" was saved.')
+
+    body = read(sf, "StandardValueSet", "CasePriority")
+    assert body is not None
+    entries = [(v.findtext("fullName"), v.findtext("default")) for v in body.iter("standardValue")]
+    assert entries == [("Low", "true"), ("High", "false"), ("Urgent", "false"), ("Medium", "false")]
+    described = {f["name"]: f for f in sf.restful("sobjects/Case/describe")["fields"]}
+    assert [v["value"] for v in described["Priority"]["picklistValues"]] == ["Low", "High", "Urgent", "Medium"]
+
+    page.goto(f"{base}/lightning/setup/ObjectManager/Lead/FieldsAndRelationships/Status/view")
+    page.get_by_role("link", name="Edit Closed - Not Converted").click()
+    page.get_by_label("Label").fill("Closed - Incomplete")
+    page.get_by_role("button", name="Save", exact=True).click()
+    names = [v.findtext("fullName") for v in (read(sf, "StandardValueSet", "LeadStatus") or ET.Element("x"))
+             .iter("standardValue")]
+    assert names[-1] == "Closed - Incomplete" and "Closed - Not Converted" not in names
+    assert org.get("Lead", lead)["Status"] == "Closed - Incomplete"  # records holding the old value follow
+
+
+def test_global_value_set_sorted(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("searchbox", name="Quick Find").fill("picklist")
+    page.get_by_role("link", name="Picklist Value Sets").first.click()
+    page.get_by_role("button", name="New").click()
+    page.get_by_label("Label", exact=True).fill("Ingredients")
+    page.get_by_label("Values", exact=True).fill("sugar\nbutter\nSugar")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate")
+    expect(page.get_by_label("Values", exact=True)).to_have_value("sugar\nbutter\nSugar")
+    page.get_by_label("Values", exact=True).fill("sugar\nbutter\nmilk")
+    page.get_by_label("Sort values alphabetically, not in the order entered").check()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Ingredients")).to_be_visible()
+    body = read(sf, "GlobalValueSet", "Ingredients")
+    assert body is not None and body.findtext("sorted") == "true"
+    assert [v.findtext("fullName") for v in body.iter("customValue")] == ["butter", "milk", "sugar"]

@@ -19,6 +19,7 @@ from pytest_cua.localorg.metadata import xmltree as X
 from pytest_cua.localorg.metadata.components import ComponentError, profile_full_name
 from pytest_cua.localorg.schema import ObjectSchema
 from pytest_cua.localorg.ui.forms import FormErrors
+from pytest_cua.localorg.ui.routes_picklists import values_section
 from pytest_cua.localorg.ui.routes_objects import OM, metadata_store, object_page, objects_by_label, \
     read_component, type_label, with_leaves
 from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, formula_syntax_problem, profiles, \
@@ -83,8 +84,9 @@ def field_view(ctx: RequestContext, obj_name: str, field_name: str) -> Response:
         details.append(("Related To", ", ".join(f.reference_to)))
     base = f"{OM}/{obj.name}/FieldsAndRelationships/{f.name}"
     actions = [{"label": "Edit", "url": f"{base}/edit"}] if f.name.endswith("__c") else []
+    values = values_section(ctx, obj, f)
     return object_page(ctx, obj, kicker=f"{obj.label} Field", heading=f.label, actions=actions, details=details,
-                       sections=[])
+                       sections=[values] if values else [])
 
 
 def field_edit(ctx: RequestContext, obj_name: str, field_name: str) -> Response:

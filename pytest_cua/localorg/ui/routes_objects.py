@@ -217,7 +217,7 @@ def with_leaves(body: ET.Element, values: dict[str, str], drop_children: bool = 
 
 def register(app: OrgApp) -> None:
     """Add the Object Manager routes (the fields' ones too)."""
-    from pytest_cua.localorg.ui import routes_fields
+    from pytest_cua.localorg.ui import routes_fields, routes_picklists
 
     add = app.add_route
     add(f"{OM}/home", object_manager, ["GET"], auth="ui", endpoint="ui.objects")
@@ -227,3 +227,4 @@ def register(app: OrgApp) -> None:
     add(f"{om}/view", object_details, ["GET"], auth="ui", endpoint="ui.object_short")
     add(f"{om}/edit", object_edit, ["GET", "POST"], auth="ui", endpoint="ui.object_edit")
     routes_fields.register(app)
+    routes_picklists.register(app)

@@ -4,16 +4,19 @@ derivation and small form helpers."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from werkzeug.wrappers import Response
 
 from pytest_cua.localorg.app import RequestContext
-from pytest_cua.localorg.ui.web import render
+from pytest_cua.localorg.metadata.components import ComponentError
+from pytest_cua.localorg.ui.forms import FormErrors
+from pytest_cua.localorg.ui.web import redirect, render
 
 SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
              ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
-             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs")]
+             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
+             ("Picklist Value Sets", "Picklists")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
@@ -21,6 +24,17 @@ def setup_render(ctx: RequestContext, template: str, status: int = 200, **values
     items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
     current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
     return render(ctx, template, status=status, setup_nav=items, setup_current=current, **values)
+
+
+def saved(errors: FormErrors, write: Callable[[], Any], location: str, message: str) -> Response | None:
+    """Run ``write`` (a Metadata store write): the redirect to ``location`` with ``message`` when it worked, None
+    with the store's problem added to ``errors`` when the store refused it (nothing is written then)."""
+    try:
+        write()
+    except ComponentError as err:
+        errors.add(err.problem)
+        return None
+    return redirect(location, message)
 
 
 def profiles(ctx: RequestContext) -> list[dict[str, Any]]:

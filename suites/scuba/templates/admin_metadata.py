@@ -19,8 +19,9 @@ Metadata API's ``readMetadata`` and checks the elements SCUBA reads, with SCUBA'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -63,6 +64,13 @@ class CreateGlobalValueSet(s.ScubaTemplate):
         md.upsert(env.org, "GlobalValueSet", name, {  # type: ignore[attr-defined]
             "customValue": [{"fullName": v, "default": False, "label": v} for v in _listed(truth)],
             "masterLabel": name, "sorted": False})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Picklist Value Sets > New: the label, one value per line, sorted alphabetically (as asked)."""
+        truth = task.ground_truth
+        return [*s.setup_link(env, "Picklist Value Sets"), s.click_button("New"),
+                Fill("label=Label", str(truth["value_set_name"])), Fill("label=Values", "\n".join(_listed(truth))),
+                Check("label=Sort values alphabetically, not in the order entered"), s.click_button("Save"), Done()]
 
 
 def _rule_member(truth: Mapping[str, Any]) -> str:
@@ -174,6 +182,39 @@ class PicklistAdministrationActions(s.ScubaTemplate):
                     entry[extra] = md.text(kept, extra)
             entries.append(entry)
         md.upsert(sf, "StandardValueSet", name, {"sorted": False, "standardValue": entries})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Object Manager > the object > the field: values renamed (Edit), added (New), reordered (Reorder, each
+        value moved to the top from the last to the first) and the default set (Edit > Default)."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj, field = str(truth["object_name"]), str(truth["field_name"])
+        described = sf.restful(f"sobjects/{obj}/describe")
+        from pytest_cua.localorg.metadata.objects import STANDARD_VALUE_SETS
+
+        # the field of the object that uses the value set (Lead's "Source" is LeadSource)
+        api = next((f for o, f in STANDARD_VALUE_SETS.get(_value_set(truth), []) if o == obj), field)
+        label = next((f["label"] for f in described["fields"] if f["name"] == api), field)
+        current = [md.text(v, "fullName") or "" for v in md.items(md.read_one(sf, "StandardValueSet",
+                                                                                _value_set(truth)), "standardValue")]
+        target, default = _listed(truth), str(truth.get("default_value") or "")
+        missing, extra = [t for t in target if t not in current], [c for c in current if c not in target]
+        steps: list[Action] = [*s.open_object(env, described.get("label", obj)), s.click_link("Fields & Relationships"),
+                               s.click_link(label)]
+        for old, new in zip(extra, missing):  # a value to rename
+            steps += [s.click_link(f"Edit {old}"), Fill("label=Label", new), s.click_button("Save")]
+            current[current.index(old)] = new
+        added = missing[len(extra):]
+        if added:
+            steps += [s.click_button("New"), Fill("label=Values", "\n".join(added)), s.click_button("Save")]
+            current += added
+        if current != target:
+            steps.append(s.click_button("Reorder"))
+            for value in reversed(target):
+                steps += [SelectOption("label=Picklist Values", value), s.click_button("Move to Top")]
+            steps.append(s.click_button("Save"))
+        if default:
+            steps += [s.click_link(f"Edit {default}"), Check("label=Default"), s.click_button("Save")]
+        return [*steps, Done()]
 
 
 TEMPLATES = [CreateGlobalValueSet(), CreateMatchingRule(), UpdatePasswordPolicies(), PicklistAdministrationActions()]
