@@ -55,6 +55,7 @@ STANDARD_VALUE_SETS: dict[str, list[tuple[str, str]]] = {
     "CaseStatus": [("Case", "Status")], "CaseType": [("Case", "Type")], "CampaignStatus": [("Campaign", "Status")],
     "CampaignType": [("Campaign", "Type")], "ContractStatus": [("Contract", "Status")],
     "OrderStatus": [("Order", "Status")], "OrderType": [("Order", "Type")], "Product2Family": [("Product2", "Family")],
+    "IncidentStatus": [("Incident", "Status")],
     "QuoteStatus": [("Quote", "Status")], "TaskPriority": [("Task", "Priority")], "TaskStatus": [("Task", "Status")],
     "TaskSubject": [("Task", "Subject")], "TaskType": [("Task", "Type")], "EventSubject": [("Event", "Subject")],
     "EventType": [("Event", "Type")], "EntitlementType": [("Entitlement", "Type")],

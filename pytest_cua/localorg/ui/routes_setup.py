@@ -210,10 +210,12 @@ _EXTRA = {"Lead": ["ReadWriteTransfer"], "Case": ["ReadWriteTransfer"], "Campaig
 
 
 def sharing_objects(ctx: RequestContext) -> list[tuple[dict[str, Any], str]]:
-    """(EntityDefinition, label) of the objects with organization-wide defaults: the main objects and User."""
+    """(EntityDefinition, label) of the objects with organization-wide defaults: the main objects, User and the
+    custom objects (those not controlled by a master-detail parent)."""
     if "EntityDefinition" not in ctx.org.schema:
         return []
-    wanted = [n for n in (*NAV_OBJECTS, "User") if n in ctx.org.schema]
+    custom = [o.name for o in ctx.org.schema.objects.values() if o.custom and o.owner]
+    wanted = [n for n in dict.fromkeys((*NAV_OBJECTS, "User", *custom)) if n in ctx.org.schema]
     by_name = {e.get("QualifiedApiName"): e for e in ctx.org.records("EntityDefinition")}
     out = [(by_name[n], ctx.org.object(n).label) for n in wanted if n in by_name]
     return sorted(out, key=lambda p: p[1].lower())

@@ -91,10 +91,13 @@ class DefineRoleHierarchy(s.ScubaTemplate):
                     sf.UserRole.update(role["Id"], {"ParentRoleId": parent_id})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        sf = env.org  # type: ignore[attr-defined]
         steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Roles")]
         for e in _entries(task.ground_truth):
             name, parent = str(e["role_name"]), e.get("parent_role_name")
-            if e.get("is_new"):
+            # a "new" role the org already has (the release's seed has some) is edited to its place, not made twice
+            exists = bool(s.rows(sf, f"SELECT Id FROM UserRole WHERE Name = {soql_str(name)}"))
+            if e.get("is_new") and not exists:
                 steps += [s.click_button("New Role"), Fill("label=Label", name),
                           Fill("label=Role Name", developer_name(name)),
                           Fill("label=This role reports to", str(parent or "")), s.click_button("Save"),

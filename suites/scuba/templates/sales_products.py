@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, Done, Fill
+from pytest_cua.actions import Action, Done
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -70,16 +70,9 @@ class CreateProductFamilyAndProducts(s.ScubaTemplate):
                                 "IsActive": True})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        sf, t = env.org, task.ground_truth  # type: ignore[attr-defined]
-        family = str(t["product_family_name"])
-        described = sf.restful("sobjects/Product2/describe")
-        family_field = next(f for f in described["fields"] if f["name"] == "Family")
-        steps: list[Action] = []
-        if family not in [v["value"] for v in family_field.get("picklistValues", [])]:
-            # a new family is a new value of the Family picklist first (Object Manager > Product > Family > New)
-            steps += [*s.open_object(env, described.get("label", "Product")), s.click_link("Fields & Relationships"),
-                      s.click_link(family_field["label"]), s.click_button("New"), Fill("label=Values", family),
-                      s.click_button("Save")]
+        t = task.ground_truth
+        # a new family is a new value of the Family picklist first (Object Manager > Product > Family > New)
+        steps: list[Action] = s.picklist_value_steps(env, "Product2", "Family", str(t["product_family_name"]))
         for pname, description in wanted_products(t):
             steps += s.new_from_list(env, "Product2", {"Name": pname, "Description": description,
                                                        "Family": t["product_family_name"], "IsActive": True})

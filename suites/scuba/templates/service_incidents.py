@@ -133,7 +133,9 @@ class LinkChangeRequest(s.ScubaTemplate):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         truth = task.ground_truth
         inc_subject = str(truth["incident_subject"])
-        steps: list[Action] = [goto(env, "/lightning/o/ChangeRequest/list"), s.click_button("New"),
+        # an incident status the org lacks is added first (Setup), as a person who may change setup does
+        steps: list[Action] = [*s.picklist_value_steps(env, "Incident", "Status", str(truth["incident_new_status"])),
+                               goto(env, "/lightning/o/ChangeRequest/list"), s.click_button("New"),
                                Fill("label=Subject", str(truth["change_request_subject"]))]
         if truth.get("change_request_description"):
             steps.append(Fill("label=Description", str(truth["change_request_description"])))

@@ -523,3 +523,16 @@ def only_checked(everyone: Iterable[str], wanted: Iterable[str], label: str, hea
     if len(others) <= len(wanted):
         return [Uncheck(f"label={label.format(n)}") for n in others]
     return [Uncheck(f"label={header}"), *(Check(f"label={label.format(n)}") for n in wanted)]
+
+
+def picklist_value_steps(env: Any, sobject: str, field_name: str, value: str) -> list[Action]:
+    """Nothing when ``value`` is a value of the picklist ``sobject.field_name``; else the steps a person who may
+    change setup takes first to add it: Object Manager > the object > Fields & Relationships > the field > New."""
+    described = describe(env, sobject) or {}
+    fields = {f["name"]: f for f in described.get("fields", [])}
+    picklist = fields.get(field_name) or {}
+    if value in [v.get("value") for v in picklist.get("picklistValues", [])]:
+        return []
+    return [*open_object(env, str(described.get("label") or sobject)), click_link("Fields & Relationships"),
+            click_link(str(picklist.get("label") or field_name)), click_button("New"), Fill("label=Values", value),
+            click_button("Save")]
