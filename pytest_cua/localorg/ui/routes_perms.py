@@ -61,13 +61,15 @@ def perm_view(ctx: RequestContext, page: str, rid: str) -> Response:
     actions = [{"label": "Edit", "url": f"{base}/edit"}, {"label": "Manage Assignments", "url": f"{base}/assignments"}]
     if page == "PermSetGroups":
         details.append(("Status", item.get("Status") or ""))
-        actions.append({"label": "Permission Sets in Group", "url": f"{base}/components"})
+        actions += [{"label": "Permission Sets in Group", "url": f"{base}/components"},
+                    {"label": "Muting Permission Set in Group", "url": f"{base}/muting"}]
         comps = [ctx.org.get("PermissionSet", c.get("PermissionSetId") or "") or {}
                  for c in ctx.org.find("PermissionSetGroupComponent", PermissionSetGroupId=item["Id"])]
         sections.append({"title": "Permission Sets in Group", "columns": ["Label", "API Name"],
                          "rows": [{"url": f"/lightning/setup/PermSets/{p['Id']}/view",
                                    "cells": [p.get("Label"), p.get("Name")]} for p in comps if p]})
     else:
+        actions.append({"label": "Object Settings", "url": f"{base}/objects"})
         perms = [(name[len("Permissions"):], "Yes" if item.get(name) else "No") for name in sorted(item)
                  if name.startswith("Permissions")]
         f = ctx.org.object(sobject)

@@ -137,6 +137,17 @@ class UpdatePasswordPolicies(s.ScubaTemplate):
         policies.update({k: str(v) for k, v in task.ground_truth.items()})
         md.upsert(sf, "SecuritySettings", "Security", {"passwordPolicies": policies})
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Password Policies: each policy's select set to the value's label, Save."""
+        from pytest_cua.localorg.ui.routes_security import POLICIES
+
+        steps: list[Action] = [*s.setup_link(env, "Password Policies")]
+        for key, value in task.ground_truth.items():
+            label, options = POLICIES[key]
+            shown = dict(options or []).get(str(value), str(value))
+            steps.append(SelectOption(f"label={label}", shown))
+        return [*steps, s.click_button("Save"), Done()]
+
 
 def _value_set(truth: Mapping[str, Any]) -> str:
     """SCUBA's member name: object and field run together (``CaseStatus``, ``Lead`` + ``Source``)."""

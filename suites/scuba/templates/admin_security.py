@@ -18,9 +18,10 @@ on) are exactly the listed ones (0.3); the muting permission set has one field p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
+from pytest_cua.actions import Action, Check, Done, Fill
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 
 OBJECT_PERMISSIONS = ("allowCreate", "allowDelete", "allowEdit", "allowRead", "modifyAllRecords", "viewAllFields",
                       "viewAllRecords")
+# the checkbox of each object permission on the Object Settings pages
+_PERMISSION_LABELS = {"allowRead": "Read", "allowCreate": "Create", "allowEdit": "Edit", "allowDelete": "Delete",
+                      "viewAllRecords": "View All Records", "modifyAllRecords": "Modify All Records",
+                      "viewAllFields": "View All Fields"}
 # fields SCUBA leaves out of the "editable" check: nobody can edit them
 _NOT_EDITABLE = ("CleanStatus", "ExpectedRevenue", "ClosedDate", "Days_to_close__c", "IsClosedOnCreate")
 
@@ -89,6 +94,20 @@ class CreatePermissionSetMedium(s.ScubaTemplate):
             body["fieldPermissions"] = [{"editable": True, "field": f, "readable": True}
                                         for f in _permissionable_fields(sf, obj)]
         md.upsert(sf, "PermissionSet", "_".join(label.split(" ")), body)
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Permission Sets > New (the label; the API name follows it), then Object Settings > the object >
+        Edit: the listed object permissions, Read Access and Edit Access for every field."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj = str(truth["object_name"])
+        plural = sf.restful(f"sobjects/{obj}/describe").get("labelPlural", obj)
+        steps: list[Action] = [*s.setup_link(env, "Permission Sets"), s.click_button("New"),
+                               Fill("label=Label", str(truth["label_name"])), s.click_button("Save"),
+                               s.click_button("Object Settings"), s.page_link(obj, plural), s.click_button("Edit")]
+        steps += [Check(f"label={_PERMISSION_LABELS[p]}") for p in str(truth["permissions"]).split(", ")]
+        if _permissionable_fields(sf, obj):
+            steps += [Check("label=Read Access"), Check("label=Edit Access")]
+        return [*steps, s.click_button("Save"), Done()]
 
 
 def _group_name(truth: Mapping[str, Any]) -> str:
@@ -151,6 +170,26 @@ class CreateMutingPermissionSet(s.ScubaTemplate):
         body["mutingPermissionSets"] = [muting]
         md.upsert(sf, "PermissionSetGroup", group_name, {k: v[0] if len(v) == 1 and k != "permissionSets" else v
                                                          for k, v in body.items()})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Permission Set Groups > the group > Muting Permission Set in Group (made with a label), Object
+        Settings > the object > Edit: the muted object permissions and the field's muted access."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        group = md.read_one(sf, "PermissionSetGroup", _group_name(truth))
+        label = md.text(group, "label") or str(truth["permission_set_group"])
+        obj, field = str(truth["object"]), str(truth["field"])
+        described = sf.restful(f"sobjects/{obj}/describe")
+        field_label = next((f["label"] for f in described["fields"] if f["name"] == field), field)
+        steps: list[Action] = [*s.setup_link(env, "Permission Set Groups"), s.click_link(label),
+                               s.click_button("Muting Permission Set in Group")]
+        if not md.texts(group, "mutingPermissionSets"):
+            steps += [Fill("label=Label", f"{label} Muted"), s.click_button("Save")]
+        steps += [s.click_button("Object Settings"), s.page_link(obj, described.get("labelPlural", obj)),
+                  s.click_button("Edit")]
+        steps += [Check(f"label={_PERMISSION_LABELS[p]}") for p in str(truth["object_permissions"]).split(", ")]
+        kinds = [k.strip() for k in str(truth["field_permission_type1"]).split(",")]
+        steps.append(Check(f"label={'Read Access' if 'readable' in kinds else 'Edit Access'} for {field_label}"))
+        return [*steps, s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreatePermissionSetMedium(), CreateMutingPermissionSet()]

@@ -10,7 +10,7 @@ Public names (other template modules import them; keep them stable): ``ScubaTemp
 ``SHARING_LABELS``, ``sharing_model``, ``sharing_label``; UI ``button``, ``link``, ``click_button``,
 ``click_link``, ``open_list``, ``open_record``, ``label``, ``fill_form``, ``save``, ``new_from_list``,
 ``new_related``, ``record_url``; setup UI ``setup_link``, ``open_object``,
-``profile_labels``, ``only_checked``. ``common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``,
+``profile_labels``, ``only_checked``, ``picklist_value_steps``, ``page_link``. ``common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``,
 ``goto``.
 """
 
@@ -536,3 +536,11 @@ def picklist_value_steps(env: Any, sobject: str, field_name: str, value: str) ->
     return [*open_object(env, str(described.get("label") or sobject)), click_link("Fields & Relationships"),
             click_link(str(picklist.get("label") or field_name)), click_button("New"), Fill("label=Values", value),
             click_button("Save")]
+
+
+def page_link(sobject: str, name: str) -> Action:
+    """A link named like an object's tab (``Accounts``) in a page's content: the global navigation's own link of
+    that name comes first on every page, so the page's is the second one."""
+    from pytest_cua.localorg.ui.web import NAV_OBJECTS
+
+    return Click(f"{link(name)} >> nth=1") if sobject in NAV_OBJECTS else Click(link(name))
