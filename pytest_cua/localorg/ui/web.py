@@ -55,6 +55,8 @@ def nav_items(org: Org) -> list[dict[str, str]]:
         obj = org.schema.get(name)
         if obj is not None:
             out.append({"name": obj.name, "label": plural(obj), "url": f"/lightning/o/{obj.name}/list"})
+    if "Report" in org.schema:  # the Reports tab is the report builder's home, not a record list
+        out.append({"name": "Report", "label": "Reports", "url": "/lightning/o/Report/home"})
     return out
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -102,6 +103,30 @@ def _filter_json(f: Sequence[str]) -> dict[str, str]:
     return {"column": f[0], "operator": f[1], "value": f[2]}
 
 
+# ---------------------------------------------------------------------------------------------- UI steps
+
+def _builder_steps(env: Any, truth: Mapping[str, Any]) -> list[Action]:
+    """Reports tab > New Report > the report type > Start Report."""
+    label = truth_text(truth, "object_name")
+    return [s.goto(env, "/lightning/page/home"), s.click_link("Reports"), s.click_button("New Report"),
+            Fill("label=Search Report Types...", label), Check(f'role=radio[name="{label}"]'),
+            s.click_button("Start Report")]
+
+
+def _column(env: Any, truth: Mapping[str, Any], name: str) -> str:
+    """The report type's column for a ground-truth field (compared case-insensitively: ``Amount`` is AMOUNT)."""
+    return column_of(env.org, report_type_of(env.org, truth_text(truth, "object_name")), name)
+
+
+def _filter_steps(f: Sequence[Any]) -> list[Action]:
+    return [SelectOption("label=Filter Field", str(f[0])), SelectOption("label=Operator", str(f[1])),
+            Fill("label=Filter Value", str(f[2])), s.click_button("Add Filter")]
+
+
+def _save_steps(truth: Mapping[str, Any]) -> list[Action]:
+    return [Fill("label=Report Name", truth_text(truth, "report_name")), Click('role=button[name="Save"]'), Done()]
+
+
 class _ReportTemplate(s.ScubaTemplate):
     """What the five report templates share: SCUBA's look-up and the first two milestones."""
 
@@ -169,6 +194,16 @@ class CreateReport(_ReportTemplate):
         md["reportFilters"] = [_filter_json(f) for f in filters]
         save_report(sf, md)
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The builder: each field as a column, each filter, the name, Save."""
+        truth = task.ground_truth
+        steps = _builder_steps(env, truth)
+        for field in self.fields(truth):
+            steps += [SelectOption("label=Add column", _column(env, truth, field)), s.click_button("Add Column")]
+        for f in truth_filters(truth):
+            steps += _filter_steps(f)
+        return [*steps, *_save_steps(truth)]
+
 
 class CreateReportWithCrossFilter(_ReportTemplate):
     """A report with a cross filter on a related object and its criteria."""
@@ -204,6 +239,17 @@ class CreateReportWithCrossFilter(_ReportTemplate):
                                "criteria": [_filter_json(f) for f in truth_filters(truth)]}]
         save_report(sf, md)
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The builder: a cross filter "with" the related object, each criterion, the name, Save."""
+        truth = task.ground_truth
+        steps = [*_builder_steps(env, truth), SelectOption("label=Cross Filter", "with"),
+                 SelectOption("label=Related Object", truth_text(truth, "cross_object_name")),
+                 s.click_button("Add Cross Filter")]
+        for f in truth_filters(truth):
+            steps += [Fill("label=Criterion Field", str(f[0])), SelectOption("label=Criterion Operator", str(f[1])),
+                      Fill("label=Criterion Value", str(f[2])), s.click_button("Add Criterion")]
+        return [*steps, *_save_steps(truth)]
+
 
 class CreateReportChainFilters(_ReportTemplate):
     """Four report filters in order, combined by the logic ``(1 OR 2) AND 3 AND NOT 4``."""
@@ -237,6 +283,14 @@ class CreateReportChainFilters(_ReportTemplate):
         md["reportBooleanFilter"] = CHAIN_LOGIC
         save_report(sf, md)
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The builder: the four filters in order, the filter logic, the name, Save."""
+        truth = task.ground_truth
+        steps = _builder_steps(env, truth)
+        for f in self.filters(truth):
+            steps += _filter_steps(f)
+        return [*steps, Fill("label=Filter Logic", CHAIN_LOGIC), *_save_steps(truth)]
+
 
 class CreateSummaryReportWithChart(_ReportTemplate):
     """A summary report grouped by one field, with a chart of a type and title."""
@@ -267,6 +321,13 @@ class CreateSummaryReportWithChart(_ReportTemplate):
         md["chart"] = {"chartType": truth_text(truth, "chart_type"), "title": truth_text(truth, "chart_title"),
                        "groupings": [group], "summaries": ["RowCount"], "hasLegend": True}
         save_report(sf, md)
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The builder: the row grouping, the chart's type and title, the name, Save."""
+        truth = task.ground_truth
+        return [*_builder_steps(env, truth), SelectOption("label=Add group", truth_text(truth, "grouping_field")),
+                s.click_button("Add Row Group"), SelectOption("label=Chart Type", truth_text(truth, "chart_type")),
+                Fill("label=Chart Title", truth_text(truth, "chart_title")), *_save_steps(truth)]
 
 
 class CreateMatrixReport(_ReportTemplate):
@@ -302,6 +363,16 @@ class CreateMatrixReport(_ReportTemplate):
         md["groupingsAcross"] = [{"name": truth_text(truth, "column_group_field")}]
         md["aggregates"] = [truth_text(truth, "field_name"), "RowCount"]
         save_report(sf, md)
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The builder: the row and the column grouping, the summary (``s!AMOUNT``: Sum of Amount), the name."""
+        truth = task.ground_truth
+        kind, _, field = truth_text(truth, "field_name").partition("!")
+        return [*_builder_steps(env, truth), SelectOption("label=Add group", truth_text(truth, "row_group_field")),
+                s.click_button("Add Row Group"),
+                SelectOption("label=Add column group", truth_text(truth, "column_group_field")),
+                s.click_button("Add Column Group"), SelectOption("label=Summarize", field),
+                SelectOption("label=Summary", kind), s.click_button("Add Summary"), *_save_steps(truth)]
 
 
 TEMPLATES = [CreateReport(), CreateReportWithCrossFilter(), CreateReportChainFilters(), CreateSummaryReportWithChart(),

@@ -1,0 +1,84 @@
+"""The Reports tab and the report builder in real Chromium: a matrix report with a summary, filters with their
+logic and a chart, read back over the Analytics API's describe; a bad filter logic keeps the builder's state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from pytest_cua.localorg.store import Org
+
+
+def start(page: Any, base: str, label: str) -> None:
+    page.goto(f"{base}/lightning/page/home")
+    page.get_by_role("navigation", name="Global").get_by_role("link", name="Reports").click()
+    page.get_by_role("button", name="New Report").click()
+    page.get_by_label("Search Report Types...").fill(label.lower())
+    page.get_by_role("radio", name=label, exact=True).check()
+    page.get_by_role("button", name="Start Report").click()
+
+
+def test_matrix_report_with_filters_logic_and_summary(page: Any, base: str, sf: Any, org: Org) -> None:
+    start(page, base, "Opportunities")
+    page.get_by_label("Add group").select_option(label="Stage")
+    page.get_by_role("button", name="Add Row Group").click()
+    page.get_by_label("Add column group").select_option(label="Type")
+    page.get_by_role("button", name="Add Column Group").click()
+    page.get_by_label("Summarize").select_option(label="Amount")
+    page.get_by_label("Summary", exact=True).select_option(label="Max")
+    page.get_by_role("button", name="Add Summary").click()
+    for field, op, value in (("Stage", "equals", "Closed Won"), ("Stage", "equals", "Closed Lost"),
+                             ("Amount", "greater than", "5000")):
+        page.get_by_label("Filter Field").select_option(label=field)
+        page.get_by_label("Operator", exact=True).select_option(label=op)
+        page.get_by_label("Filter Value").fill(value)
+        page.get_by_role("button", name="Add Filter").click()
+    page.get_by_label("Filter Logic").fill("(1 OR 2) AND 4")
+    page.get_by_label("Report Name").fill("Won and lost")
+    page.get_by_role("button", name="Save", exact=True).click()
+    summary = page.get_by_role("region", name="Review the errors on this page.")
+    expect(summary).to_contain_text("filter logic")
+    expect(page.get_by_role("button", name="Remove filter 3")).to_be_visible()  # nothing was lost
+    assert not org.find("Report", Name="Won and lost")
+    page.get_by_label("Filter Logic").fill("(1 OR 2) AND 3")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Won and lost")).to_be_visible()
+
+    rid = org.find("Report", Name="Won and lost")[0]["Id"]
+    described = sf.restful(f"analytics/reports/{rid}/describe")
+    md, ext = described["reportMetadata"], described["reportExtendedMetadata"]
+    assert md["reportFormat"] == "MATRIX" and md["reportType"]["label"] == "Opportunities"
+    assert list(ext["groupingColumnInfo"]) == ["STAGE_NAME", "TYPE"]
+    assert ext["aggregateColumnInfo"]["mx!AMOUNT"]["label"] == "Largest Amount"
+    assert [(f["column"], f["operator"], f["value"]) for f in md["reportFilters"]] == [
+        ("STAGE_NAME", "equals", "Closed Won"), ("STAGE_NAME", "equals", "Closed Lost"),
+        ("AMOUNT", "greaterThan", "5000")]
+    assert md["reportBooleanFilter"] == "(1 OR 2) AND 3"
+
+
+def test_summary_report_with_chart_and_a_cross_filter(page: Any, base: str, sf: Any, org: Org) -> None:
+    start(page, base, "Accounts")
+    page.get_by_label("Chart Type").select_option("Donut")
+    page.get_by_label("Report Name").fill("Ratings")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("row grouping")
+    page.get_by_label("Add group").select_option(label="Account Rating")
+    page.get_by_role("button", name="Add Row Group").click()
+    page.get_by_label("Related Object").select_option(label="Opportunities")
+    page.get_by_role("button", name="Add Cross Filter").click()
+    page.get_by_label("Criterion Field").fill("StageName")
+    page.get_by_label("Criterion Operator").select_option(label="equals")
+    page.get_by_label("Criterion Value").fill("Prospecting")
+    page.get_by_role("button", name="Add Criterion").click()
+    page.get_by_label("Chart Title").fill("By rating")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Ratings")).to_be_visible()
+    rid = org.find("Report", Name="Ratings")[0]["Id"]
+    md = sf.restful(f"analytics/reports/{rid}/describe")["reportMetadata"]
+    assert md["reportFormat"] == "SUMMARY"
+    assert (md["chart"]["chartType"], md["chart"]["title"]) == ("Donut", "By rating")
+    assert [(c["relatedEntity"], [(x["column"], x["operator"], x["value"]) for x in c["criteria"]])
+            for c in md["crossFilters"]] == [("Opportunity", [("StageName", "equals", "Prospecting")])]
+    page.goto(f"{base}/lightning/o/Report/home")
+    expect(page.get_by_role("row", name="Ratings Accounts Summary")).to_be_visible()
