@@ -82,3 +82,29 @@ def test_summary_report_with_chart_and_a_cross_filter(page: Any, base: str, sf: 
             for c in md["crossFilters"]] == [("Opportunity", [("StageName", "equals", "Prospecting")])]
     page.goto(f"{base}/lightning/o/Report/home")
     expect(page.get_by_role("row", name="Ratings Accounts Summary")).to_be_visible()
+
+
+def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: Org) -> None:
+    start(page, base, "Cases")
+    page.get_by_label("Add group").select_option(label="Priority")
+    page.get_by_role("button", name="Add Row Group").click()
+    page.get_by_label("Report Name").fill("Cases by priority")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("navigation", name="Global").get_by_role("link", name="Dashboards").click()
+    page.get_by_role("button", name="New Dashboard").click()
+    page.get_by_role("button", name="Add Component").click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Choose a report")
+    page.get_by_label("Report", exact=True).select_option(label="Cases by priority")
+    page.get_by_label("Display As").select_option(label="Donut Chart")
+    page.get_by_label("Title").fill("Open cases")
+    page.get_by_role("button", name="Add Component").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Name")
+    expect(page.get_by_role("button", name="Remove component 1")).to_be_visible()  # the component is kept
+    page.get_by_label("Name", exact=True).fill("Support")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Support")).to_be_visible()
+    did = org.find("Dashboard", Title="Support")[0]["Id"]
+    [component] = sf.restful(f"analytics/dashboards/{did}/describe")["components"]
+    assert component["header"] == "Open cases" and component["properties"]["visualizationType"] == "Donut"
+    assert component["reportId"] == org.find("Report", Name="Cases by priority")[0]["Id"]

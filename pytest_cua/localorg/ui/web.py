@@ -55,8 +55,10 @@ def nav_items(org: Org) -> list[dict[str, str]]:
         obj = org.schema.get(name)
         if obj is not None:
             out.append({"name": obj.name, "label": plural(obj), "url": f"/lightning/o/{obj.name}/list"})
-    if "Report" in org.schema:  # the Reports tab is the report builder's home, not a record list
-        out.append({"name": "Report", "label": "Reports", "url": "/lightning/o/Report/home"})
+    # the Reports and Dashboards tabs are their builders' homes, not record lists
+    for name, label in (("Report", "Reports"), ("Dashboard", "Dashboards")):
+        if name in org.schema:
+            out.append({"name": name, "label": label, "url": f"/lightning/o/{name}/home"})
     return out
 
 

@@ -15,8 +15,9 @@ dashboard through the Analytics REST API (``POST analytics/dashboards`` with ``d
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -74,6 +75,23 @@ class CreateDashboard(s.ScubaTemplate):
             "name": truth_text(truth, "dashboard_name"),
             "components": [{"type": "Report", "reportId": report_id, "header": truth_text(truth, "chart_title"),
                             "properties": {"visualizationType": truth_text(truth, "chart_type")}}]}}))
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Dashboards tab > New Dashboard: the name, a component (the report, displayed as the chart type, the
+        title), Save. A report the org lacks is built first (Reports > New Report, grouped by the field)."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        name = truth_text(truth, "report_name")
+        steps: list[Action] = []
+        if find_report(sf, name) is None:
+            label = truth_text(truth, "object_name")
+            steps += [s.goto(env, "/lightning/o/Report/new"), Check(f'role=radio[name="{label}"]'),
+                      s.click_button("Start Report"), SelectOption("label=Add group", truth_text(truth, "group_field")),
+                      s.click_button("Add Row Group"), Fill("label=Report Name", name), s.click_button("Save")]
+        return [*steps, s.goto(env, "/lightning/page/home"), s.click_link("Dashboards"),
+                s.click_button("New Dashboard"), Fill("label=Name", truth_text(truth, "dashboard_name")),
+                SelectOption("label=Report", name), SelectOption("label=Display As", truth_text(truth, "chart_type")),
+                Fill("label=Title", truth_text(truth, "chart_title")), s.click_button("Add Component"),
+                s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateDashboard()]
