@@ -414,10 +414,15 @@ def role_developer_name(name: str) -> str:
 
 def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[str]:
     """The standard roles and system users of a new Developer Edition org that ``org`` lacks (see
-    ``ORG_DEFAULT_ROLES``); returns the names installed."""
+    ``ORG_DEFAULT_ROLES``); returns the names installed. Roles the seed loaded without a DeveloperName get the
+    one Salesforce derives from the label (``Project Lead`` -> ``Project_Lead``, as admin_009_002 names it)."""
     from pytest_cua.localorg.seed import load_records
 
     added: list[str] = []
+    for r in org.records("UserRole"):  # a role loaded without a developer name gets the one Salesforce gives it
+        if not r.get("DeveloperName") and r.get("Name"):
+            org.update_trusted("UserRole", r["Id"], {"DeveloperName": re.sub(r"[^A-Za-z0-9]+", "_",
+                                                                            str(r["Name"])).strip("_")})
     roles = {str(r.get("Name", "")).lower(): r["Id"] for r in org.records("UserRole")}
     for name, parent in ORG_DEFAULT_ROLES:
         if name.lower() in roles:

@@ -12,10 +12,12 @@ from pytest_cua.localorg.app import OrgApp
 
 def register(app: OrgApp) -> None:
     """Add the UI routes (records, lead conversion, setup) to ``app``."""
-    from pytest_cua.localorg.ui import routes_convert, routes_dashboards, routes_records, routes_reports, routes_setup
+    from pytest_cua.localorg.ui import (routes_convert, routes_dashboards, routes_listviews, routes_records,
+                                        routes_reports, routes_setup)
 
     routes_reports.register(app)
     routes_dashboards.register(app)
+    routes_listviews.register(app)
     routes_convert.register(app)
     routes_records.register(app)
     routes_setup.register(app)

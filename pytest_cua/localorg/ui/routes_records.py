@@ -357,7 +357,9 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
             return forbidden(ctx)
         values["name"] = (form.get("name") or "").strip()
         values["api"] = (form.get("api") or "").strip() or api_name(values["name"])
-        values["visibility"] = form.get("visibility") if form.get("visibility") in ("Private", "Public") else "Private"
+        values["visibility"] = form.get("visibility") if form.get("visibility") in ("Private", "Public", "Shared") \
+            else "Private"
+        values["share"] = form.getlist("share")
         values["scope"] = "Mine" if form.get("scope") == "Mine" else "Everything"
         filters = []
         for i in range(FILTER_ROWS):
@@ -373,6 +375,9 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
                     errors.add(f"Filter {i + 1}: unknown operator.", f"filter{i + 1}_operator")
                     continue
                 filters.append({"field": f.name, "operator": row["operator"], "value": row["value"]})
+        shared = share_targets(ctx, values.get("share") or []) if values["visibility"] == "Shared" else {}
+        if values["visibility"] == "Shared" and not shared:
+            errors.add("Choose the groups or roles to share the list view with.", "share", "Share With")
         if not values["name"]:
             errors.add("Complete this field.", "name")
         if values["api"] and not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", values["api"]):
@@ -389,7 +394,9 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
                 ctx.org.create("ListView", {"Name": values["name"], "DeveloperName": values["api"],
                                             "SobjectType": obj.name, "FilterScope": values["scope"],
                                             "Columns": json.dumps(columns), "Filters": json.dumps(filters),
-                                            "Visibility": values["visibility"]}, user_id=ctx.user_id)
+                                            "Visibility": values["visibility"],
+                                            "SharedWith": json.dumps(shared) if shared else None},
+                               user_id=ctx.user_id)
             except OrgError as err:
                 field_map = {"Name": "name", "DeveloperName": "api"}
                 errors.add(err.message, next((field_map[f] for f in err.fields if f in field_map), None))
@@ -398,7 +405,28 @@ def new_list_view(ctx: RequestContext, obj_name: str) -> Response:
                                 f'List view "{values["name"]}" was created.')
     return render(ctx, "listview_new.html", status=400 if errors else 200, title=f"New List View: {plural(obj)}",
                   obj=obj, plural_label=plural(obj), fields=fields, operators=listing.OPERATORS, values=values,
-                  errors=errors, rows=FILTER_ROWS)
+                  errors=errors, rows=FILTER_ROWS, share_options=share_options(ctx), chosen=set(values.get("share") or []))
+
+
+def share_options(ctx: RequestContext) -> list[dict[str, Any]]:
+    """What a list view can be shared with: public groups and roles, by name (value ``group:X`` / ``role:X``,
+    their developer names)."""
+    out = [{"value": f"group:{g['DeveloperName']}", "label": g.get("Name") or g["DeveloperName"], "kind": "Public Groups"}
+           for g in ctx.org.records("Group") if g.get("Type") == "Regular" and g.get("DeveloperName")]
+    out += [{"value": f"role:{r['DeveloperName']}", "label": r.get("Name") or r["DeveloperName"], "kind": "Roles"}
+            for r in ctx.org.records("UserRole") if r.get("DeveloperName")]
+    return sorted(out, key=lambda o: (o["kind"], str(o["label"]).lower()))
+
+
+def share_targets(ctx: RequestContext, chosen: list[str]) -> dict[str, list[str]]:
+    """The ListView.SharedWith of the chosen options (unknown ones are dropped)."""
+    known = {o["value"] for o in share_options(ctx)}
+    out: dict[str, list[str]] = {}
+    for value in chosen:
+        if value in known:
+            kind, _, name = value.partition(":")
+            out.setdefault(kind, []).append(name)
+    return out
 
 
 def register(app: OrgApp) -> None:

@@ -15,11 +15,13 @@ chart's scope takes them back too).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
+from . import shared as s
 from .shared import ScubaTemplate, checked_rows
 from .common import soql_str
 
@@ -70,6 +72,24 @@ class CreateChartForListView(ScubaTemplate):
             "MasterLabel": label, "DeveloperName": developer, "SobjectType": truth["object_name"],
             "ChartType": truth["chart_type"], "AggregateType": truth["aggregate_type"],
             "AggregateField": truth["aggregate_field"], "GroupingField": truth["grouping_field"]})
+
+
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The object's list in the list view > Charts > New Chart: name, chart type, aggregate type and field,
+        grouping field, Save."""
+        truth = task.ground_truth
+        obj = str(truth["object_name"])
+        view = checked_rows(env.org, "SELECT DeveloperName FROM ListView WHERE Name = "  # type: ignore[attr-defined]
+                                     f"{soql_str(str(truth['list_name']))} ORDER BY CreatedDate, Id")
+        path = f"/lightning/o/{obj}/list" + (f"?view={view[0]['DeveloperName']}" if view else "")
+        return [s.goto(env, path), s.click_button("Charts"), s.click_button("New Chart"),
+                Fill("label=Chart Name", str(truth["chart_name"])),
+                SelectOption("label=Chart Type", str(truth["chart_type"])),
+                SelectOption("label=Aggregate Type", str(truth["aggregate_type"])),
+                SelectOption("label=Aggregate Field", str(truth["aggregate_field"]).split(".", 1)[-1]),
+                SelectOption("label=Grouping Field", str(truth["grouping_field"]).split(".", 1)[-1]),
+                s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateChartForListView()]

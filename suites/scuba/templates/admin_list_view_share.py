@@ -10,8 +10,9 @@ metadata: it exists (0.3); its columns are exactly the two fields (0.3); the gro
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua.actions import Action, Check, Done, Fill, Uncheck
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -79,6 +80,25 @@ class CreateListViewShare(s.ScubaTemplate):
         md.upsert(sf, "ListView", f"{truth['object_name']}.{developer}", {
             "columns": [truth["field1"], truth["field2"]], "filterScope": "Everything", "label": label,
             "sharedTo": shared})
+
+
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """The object's list > New List View: the name, "Share list view with groups of users" and each group or
+        role by name, Save; then Select Fields to Display: exactly the two fields."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        obj = str(truth["object_name"])
+        steps: list[Action] = [s.goto(env, f"/lightning/o/{obj}/list"), s.click_button("New List View"),
+                               Fill("label=List Name", str(truth["list_view_name"])),
+                               Check("label=Share list view with groups of users")]
+        for name in _users(truth):
+            found = first(sf, f"SELECT Name FROM Group WHERE Type = 'Regular' AND DeveloperName = {soql_str(name)}") \
+                or first(sf, f"SELECT Name FROM UserRole WHERE DeveloperName = {soql_str(name)}")
+            steps.append(Check(f"label={found['Name'] if found else name}"))
+        steps += [s.click_button("Save"), s.click_button("Select Fields to Display"), Check("label=Select All"),
+                  Uncheck("label=Select All")]
+        steps += [Check(f"label={s.column_field(env, obj, str(truth[k]))[1]}") for k in ("field1", "field2")]
+        return [*steps, s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateListViewShare()]

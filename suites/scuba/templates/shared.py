@@ -544,3 +544,21 @@ def page_link(sobject: str, name: str) -> Action:
     from pytest_cua.localorg.ui.web import NAV_OBJECTS
 
     return Click(f"{link(name)} >> nth=1") if sobject in NAV_OBJECTS else Click(link(name))
+
+
+def column_field(env: Any, sobject: str, column: str) -> tuple[str, str]:
+    """(API name, label) of the field a Metadata API list-view column names (``ACCOUNT.NAME`` on Opportunity is
+    its AccountId, labelled "Account"), read with the embedded org's column rules over the object's describe."""
+    from types import SimpleNamespace
+
+    from pytest_cua.localorg.metadata.columns import field_name
+
+    described = describe(env, sobject) or {}
+    fields = {f["name"]: SimpleNamespace(name=f["name"], type=f.get("type"), label=f.get("label"))
+              for f in described.get("fields", [])}
+    by_lower = {k.lower(): v for k, v in fields.items()}
+    shim = SimpleNamespace(name=sobject, fields=fields, field=lambda n: by_lower.get(str(n).lower()))
+    api = field_name(shim, column)  # type: ignore[arg-type]
+    if api is None:
+        raise LookupError(f"{sobject} has no field behind the list view column {column!r}")
+    return api, str(fields[api].label)
