@@ -436,7 +436,7 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
     from pytest_cua.localorg.ui import (routes_groups, routes_object_settings, routes_objects, routes_perms,
-                                        routes_security, routes_tabs)
+                                        routes_processes, routes_security, routes_tabs)
 
     add = app.add_route
     add("/lightning/setup/SetupOneHome/home", setup_home, ["GET"], auth="ui", endpoint="ui.setup")
@@ -463,3 +463,4 @@ def register(app: OrgApp) -> None:
     routes_tabs.register(app)
     routes_security.register(app)
     routes_object_settings.register(app)
+    routes_processes.register(app)

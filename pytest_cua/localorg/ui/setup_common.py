@@ -16,7 +16,8 @@ from pytest_cua.localorg.ui.web import redirect, render
 SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
              ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
              ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
-             ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies")]
+             ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
+             ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:

@@ -107,6 +107,17 @@ class CreateMatchingRule(s.ScubaTemplate):
                                   "matchingMethod": truth["match_method"]},
             "ruleStatus": "Inactive"})
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Matching Rules > New Rule: the object (Next), the rule name, one criterion (field and
+        matching method; Match Blank Fields left unchecked), Save."""
+        truth = task.ground_truth
+        obj = str(truth["object_name"])
+        label = str((s.describe(env, obj) or {}).get("label") or obj)
+        return [*s.setup_link(env, "Matching Rules"), s.click_button("New Rule"), SelectOption("label=Object", label),
+                s.click_button("Next"), Fill("label=Rule Name", str(truth["rule_name"])),
+                SelectOption("label=Field 1", str(truth["field_name"])),
+                SelectOption("label=Matching Method 1", str(truth["match_method"])), s.click_button("Save"), Done()]
+
 
 class UpdatePasswordPolicies(s.ScubaTemplate):
     """The org's password policies: each key of the ground truth set to its value."""

@@ -16,8 +16,10 @@ a CSV export, so a number in the ground truth matches the item's value written a
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from urllib.parse import unquote
 
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -61,6 +63,20 @@ class CreateSalesProcess(s.ScubaTemplate):
         stages = _stages(truth)
         md.upsert(env.org, "BusinessProcess", f"Opportunity.{truth['sales_process_name']}", {  # type: ignore[attr-defined]
             "isActive": True, "values": [{"fullName": s, "default": i == 0} for i, s in enumerate(stages)]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Sales Processes > New: the name, Save; then every stage that is not listed removed from
+        "Selected Values", Save."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        wanted = {unquote(x) for x in _stages(truth)}  # the ground truth names them as their fullNames
+        described = {f["name"]: f for f in sf.restful("sobjects/Opportunity/describe")["fields"]}
+        stages = [v["value"] for v in described["StageName"].get("picklistValues", [])]
+        steps: list[Action] = [*s.setup_link(env, "Sales Processes"), s.click_button("New"),
+                               Fill("label=Sales Process Name", str(truth["sales_process_name"])), s.click_button("Save")]
+        for stage in stages:
+            if stage not in wanted:
+                steps += [SelectOption("label=Selected Values", stage), s.click_button("Remove")]
+        return [*steps, s.click_button("Save"), Done()]
 
 
 def _filters(truth: Mapping[str, Any]) -> list[tuple[str, str, Any]]:

@@ -1,0 +1,50 @@
+"""Setup > Sales Processes (the stages chosen in a dual listbox) and Setup > Matching Rules in real Chromium,
+read back over readMetadata."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from pytest_cua.localorg.store import Org
+from tests.localorg_ui.test_ui_object_manager import read
+
+
+def test_sales_process_keeps_the_chosen_stages(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/OpportunityProcess/home")
+    page.get_by_role("button", name="New").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Sales Process Name")
+    page.get_by_label("Sales Process Name").fill("B2C")
+    page.get_by_role("button", name="Save", exact=True).click()
+    for stage in ("Prospecting", "Qualification", "Value Proposition"):
+        page.get_by_label("Selected Values").select_option(stage)
+        page.get_by_role("button", name="Remove", exact=True).click()
+    page.get_by_label("Available Values").select_option("Qualification")
+    page.get_by_role("button", name="Add", exact=True).click()  # back again
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text('Sales process "B2C" was saved.')
+    body = read(sf, "BusinessProcess", "Opportunity.B2C")
+    assert body is not None
+    names = [v.findtext("fullName") for v in body.iter("values")]
+    assert "Prospecting" not in names and "Value Proposition" not in names and "Qualification" in names
+    assert "Proposal%2FPrice Quote" in names  # fullNames are encoded as Salesforce writes them
+
+
+def test_matching_rule_with_one_criterion(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/MatchingRules/home")
+    page.get_by_role("button", name="New Rule").click()
+    page.get_by_label("Object").select_option(label="Lead")
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Rule Name").fill("Lead Phone Match")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("criterion")
+    page.get_by_label("Field 1", exact=True).select_option(label="Phone")
+    page.get_by_label("Matching Method 1").select_option(label="Fuzzy: Phone")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("row", name="Lead Phone Match Lead Inactive")).to_be_visible()
+    rule = read(sf, "MatchingRule", "Lead.Lead_Phone_Match")
+    assert rule is not None and rule.findtext("label") == "Lead Phone Match"
+    assert [(i.findtext("blankValueBehavior"), i.findtext("matchingMethod"), i.findtext("fieldName"))
+            for i in rule.iter("matchingRuleItems")] == [("NullNotAllowed", "Phone", "Phone")]
