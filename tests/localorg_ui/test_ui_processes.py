@@ -48,3 +48,31 @@ def test_matching_rule_with_one_criterion(page: Any, base: str, sf: Any, org: Or
     assert rule is not None and rule.findtext("label") == "Lead Phone Match"
     assert [(i.findtext("blankValueBehavior"), i.findtext("matchingMethod"), i.findtext("fieldName"))
             for i in rule.iter("matchingRuleItems")] == [("NullNotAllowed", "Phone", "Phone")]
+
+
+def test_new_lightning_app_with_items_and_profiles(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/NavigationMenus/home")
+    page.get_by_role("button", name="New Lightning App").click()
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("App Name")
+    page.get_by_label("App Name").fill("Energy Consultations")
+    for _ in range(3):
+        page.get_by_role("button", name="Next").click()
+    page.get_by_label("Available Items").select_option(label="Tasks")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.get_by_label("Available Items").select_option(label="Contacts")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Back").click()  # the chosen items come back
+    expect(page.get_by_label("Selected Items").locator("option")).to_have_text(["Tasks", "Contacts"])
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("Available Profiles").select_option(label="Solution Manager")
+    page.get_by_role("button", name="Add", exact=True).click()
+    assert read(sf, "CustomApplication", "Energy_Consultations") is None  # nothing before Save & Finish
+    page.get_by_role("button", name="Save & Finish").click()
+    expect(page.get_by_role("status")).to_contain_text('App "Energy Consultations" was saved.')
+    app = read(sf, "CustomApplication", "Energy_Consultations")
+    assert app is not None and [t.text for t in app.iter("tabs")] == ["standard-Task", "standard-Contact"]
+    visible = [v.findtext("application") for v in (read(sf, "Profile", "SolutionManager") or app).iter(
+        "applicationVisibilities") if v.findtext("visible") == "true"]
+    assert "Energy_Consultations" in visible

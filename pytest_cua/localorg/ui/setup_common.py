@@ -17,7 +17,8 @@ SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"),
              ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
              ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
              ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
-             ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules")]
+             ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules"),
+             ("App Manager", "NavigationMenus")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
-from pytest_cua.actions import Action, Check, Done, SelectOption, Uncheck
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption, Uncheck
 
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
@@ -89,6 +89,27 @@ class CreateApp(s.ScubaTemplate):
             path, text = md.profile_file(name, visible)
             files[path] = text
         md.deploy(sf, files, {"CustomApplication": [full], "Profile": profiles})
+
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > App Manager > New Lightning App: the name, Next through the options, each object as a navigation
+        item, each profile, Save & Finish."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        from pytest_cua.localorg.ui.routes_apps import _PAGES
+
+        steps: list[Action] = [*s.setup_link(env, "App Manager"), s.click_button("New Lightning App"),
+                               Fill("label=App Name", str(truth["app_name"])), s.click_button("Next"),
+                               s.click_button("Next"), s.click_button("Next")]
+        for obj in _split(truth.get("comma_separated_objects_list")):
+            described = s.describe(env, obj)
+            label = _PAGES.get(f"standard-{obj}") or str((described or {}).get("labelPlural") or obj)
+            steps += [SelectOption("label=Available Items", label), s.click_button("Add")]
+        steps.append(s.click_button("Next"))
+        labels = s.profile_labels(sf)
+        for profile in _split(truth.get("comma_separated_user_profiles")):
+            steps += [SelectOption("label=Available Profiles", labels.get(md.profile_key(profile), profile)),
+                      s.click_button("Add")]
+        return [*steps, s.click_button("Save & Finish"), Done()]
 
 
 class CreateCustomTab(s.ScubaTemplate):
