@@ -438,7 +438,8 @@ def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[s
         full = f"{first_name} User"
         if full.lower() in names:
             continue
-        username = f"{alias}.{first_name.lower()}@org-defaults.pytest-cua.test"
+        # "security_user@...": service_002_004 assigns to the user whose username starts with security_user
+        username = f"{first_name.lower()}_user@org-defaults.pytest-cua.test"
         load_records(org, "User", [{"FirstName": first_name, "LastName": "User", "Alias": alias, "Email": username,
                                     "Username": username, "ProfileId": "Standard User", "IsActive": True}],
                      source="Developer Edition org defaults")

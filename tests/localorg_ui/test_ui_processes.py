@@ -76,3 +76,35 @@ def test_new_lightning_app_with_items_and_profiles(page: Any, base: str, sf: Any
     visible = [v.findtext("application") for v in (read(sf, "Profile", "SolutionManager") or app).iter(
         "applicationVisibilities") if v.findtext("visible") == "true"]
     assert "Energy_Consultations" in visible
+
+
+def test_case_assignment_rule_entry(page: Any, base: str, sf: Any, org: Org) -> None:
+    queue = org.create("Group", {"Name": "Billing Desk", "DeveloperName": "Billing_Desk", "Type": "Queue"})
+    page.goto(f"{base}/lightning/setup/CaseRules/home")
+    page.get_by_role("button", name="New").click()
+    page.get_by_label("Rule Name").fill("Billing Cases")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("region", name="Rule Entries").get_by_role("button", name="New").click()
+    page.get_by_label("Field 1", exact=True).select_option(label="Case: Description")
+    page.get_by_label("Operator 1").select_option(label="contains")
+    page.get_by_label("Value 1").fill("billing")
+    page.get_by_label("Field 2", exact=True).select_option(label="Case: Case Number")
+    page.get_by_label("Operator 2").select_option(label="starts with")
+    page.get_by_label("Value 2").fill("5")
+    page.get_by_label("Filter Logic").fill("1 OR 3")
+    page.get_by_label("Assign To").select_option(label="Queue: Billing Desk")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("filter logic")
+    expect(page.get_by_label("Value 2")).to_have_value("5")
+    page.get_by_label("Filter Logic").fill("1 OR 2")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text("The rule entry was saved.")
+    rules = read(sf, "AssignmentRules", "Case")
+    assert rules is not None
+    [rule] = [r for r in rules.iter("assignmentRule") if r.findtext("fullName") == "Billing Cases"]
+    entry = rule.find("ruleEntry")
+    assert entry is not None and (entry.findtext("assignedTo"), entry.findtext("assignedToType"),
+                                  entry.findtext("booleanFilter")) == ("Billing_Desk", "Queue", "1 OR 2")
+    assert [(c.findtext("field"), c.findtext("operation"), c.findtext("value")) for c in entry.iter("criteriaItems")] \
+        == [("Case.Description", "contains", "billing"), ("Case.CaseNumber", "startsWith", "5")]
+    assert org.get("Group", queue) is not None

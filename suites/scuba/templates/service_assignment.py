@@ -11,8 +11,9 @@ entry's criteria (0.5 split equally); the entry's filter logic without its numbe
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -82,6 +83,27 @@ class CreateCaseAssignmentRule(s.ScubaTemplate):
         entry["criteriaItems"] = [{"field": f, "operation": o, "value": v} for f, o, v in conditions]
         md.upsert(env.org, "AssignmentRule", f"Case.{truth['rule_name']}",  # type: ignore[attr-defined]
                   {"active": False, "ruleEntry": entry})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Case Assignment Rules > New (the name), Save; the rule's New entry: each condition, the filter
+        logic when the conditions are joined by OR or AND, the assignee, Save."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        conditions = _conditions(truth)
+        steps: list[Action] = [*s.setup_link(env, "Case Assignment Rules"), s.click_button("New"),
+                               Fill("label=Rule Name", str(truth["rule_name"])), s.click_button("Save"),
+                               s.click_button("New")]
+        for i, (field, op, value) in enumerate(conditions, 1):
+            steps += [SelectOption(f"label=Field {i}", str(field)), SelectOption(f"label=Operator {i}", str(op)),
+                      Fill(f"label=Value {i}", str(value))]
+        operator = str(truth.get("logic_operator") or "")
+        if operator and len(conditions) > 1:
+            steps.append(Fill("label=Filter Logic", f" {operator} ".join(str(i) for i in range(1, len(conditions) + 1))))
+        kind, who = str(truth["assignee_type"]), str(truth["assignee"])
+        if kind == "User":
+            user = next((r for r in s.rows(sf, "SELECT Username FROM User WHERE IsActive = true")
+                         if str(r["Username"]).startswith(who)), None)
+            who = str(user["Username"]) if user else who
+        return [*steps, SelectOption("label=Assign To", f"{kind}:{who}"), s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateCaseAssignmentRule()]
