@@ -108,3 +108,30 @@ def test_case_assignment_rule_entry(page: Any, base: str, sf: Any, org: Org) -> 
     assert [(c.findtext("field"), c.findtext("operation"), c.findtext("value")) for c in entry.iter("criteriaItems")] \
         == [("Case.Description", "contains", "billing"), ("Case.CaseNumber", "startsWith", "5")]
     assert org.get("Group", queue) is not None
+
+
+def test_entitlement_process_with_a_milestone(page: Any, base: str, sf: Any, org: Org) -> None:
+    if "MilestoneType" in org.schema and not org.find("MilestoneType", Name="First Response"):
+        org.create("MilestoneType", {"Name": "First Response"})
+    page.goto(f"{base}/lightning/setup/EntitlementProcess/home")
+    page.get_by_role("button", name="New Entitlement Process").click()
+    page.get_by_label("Entitlement Process Name").fill("Priority Customer Support")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="New Milestone").click()
+    page.get_by_label("Milestone Name").select_option(label="First Response")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("minutes")
+    page.get_by_label("Time Trigger (Minutes)").fill("30")
+    page.get_by_label("Criteria Field 1").select_option(label="Case: Priority")
+    page.get_by_label("Criteria Value 1").fill("High")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Milestones")).to_contain_text("First Response")
+    body = read(sf, "EntitlementProcess", "priority customer support")
+    assert body is not None and body.findtext("SObjectType") == "Case"
+    assert body.findtext("entryStartDateField") == "Case.CreatedDate"
+    exit_item = body.find("exitCriteriaFilterItems")
+    assert exit_item is not None and exit_item.findtext("field") == "Case.IsClosed"
+    [milestone] = list(body.iter("milestones"))
+    assert (milestone.findtext("milestoneName"), milestone.findtext("minutesToComplete")) == ("First Response", "30")
+    item = milestone.find("milestoneCriteriaFilterItems")
+    assert item is not None and (item.findtext("field"), item.findtext("value")) == ("Case.Priority", "High")

@@ -435,7 +435,7 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
-    from pytest_cua.localorg.ui import (routes_apps, routes_assignment, routes_groups, routes_object_settings, routes_objects, routes_perms,
+    from pytest_cua.localorg.ui import (routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms,
                                         routes_processes, routes_security, routes_tabs)
 
     add = app.add_route
@@ -466,3 +466,4 @@ def register(app: OrgApp) -> None:
     routes_processes.register(app)
     routes_apps.register(app)
     routes_assignment.register(app)
+    routes_entitlements.register(app)

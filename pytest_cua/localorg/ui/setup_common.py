@@ -18,7 +18,8 @@ SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"),
              ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
              ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
              ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules"),
-             ("App Manager", "NavigationMenus"), ("Case Assignment Rules", "CaseRules")]
+             ("App Manager", "NavigationMenus"), ("Case Assignment Rules", "CaseRules"),
+             ("Entitlement Processes", "EntitlementProcess")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:

@@ -12,8 +12,9 @@ criteria the set of its criteria items (0.4).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -118,6 +119,24 @@ class CreateEntitlementProcess(s.ScubaTemplate):
                                     businessHours="Default", entryStartDateField=f"{record_type}.CreatedDate",
                                     isVersionDefault=True, name=name, versionMaster=full)},
                   {"EntitlementProcess": [full]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Entitlement Processes > New Entitlement Process: the type and name (entered on creation, left
+        when closed: the defaults), Save; then per milestone New Milestone: the milestone, the minutes, its
+        criteria, Save."""
+        truth = task.ground_truth
+        actions: list[Action] = [*s.setup_link(env, "Entitlement Processes"), s.click_button("New Entitlement Process"),
+                               SelectOption("label=Entitlement Process Type", str(truth["record_type"])),
+                               Fill("label=Entitlement Process Name", str(truth["process_name"])),
+                               s.click_button("Save")]
+        for step, criteria in steps(truth):
+            actions += [s.click_button("New Milestone"), SelectOption("label=Milestone Name", step),
+                      Fill("label=Time Trigger (Minutes)", str(truth["milestone_time_trigger"]))]
+            for i, (field, op, value) in enumerate(criteria, 1):
+                actions += [SelectOption(f"label=Criteria Field {i}", field),
+                          SelectOption(f"label=Criteria Operator {i}", op), Fill(f"label=Criteria Value {i}", value)]
+            actions.append(s.click_button("Save"))
+        return [*actions, Done()]
 
 
 TEMPLATES = [CreateEntitlementProcess()]
