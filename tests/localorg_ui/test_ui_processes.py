@@ -135,3 +135,31 @@ def test_entitlement_process_with_a_milestone(page: Any, base: str, sf: Any, org
     assert (milestone.findtext("milestoneName"), milestone.findtext("minutesToComplete")) == ("First Response", "30")
     item = milestone.find("milestoneCriteriaFilterItems")
     assert item is not None and (item.findtext("field"), item.findtext("value")) == ("Case.Priority", "High")
+
+
+def test_territory_model_needs_territory_management_then_takes_a_rule(page: Any, base: str, sf: Any,
+                                                                       org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/Territory2Models/home")
+    expect(page.get_by_role("note")).to_contain_text("not enabled")
+    page.get_by_role("button", name="Territory Settings").click()
+    page.get_by_role("button", name="Enable Territory Management").click()
+    settings = read(sf, "Territory2Settings", "Territory2")
+    assert settings is not None and settings.findtext("enableTerritoryManagement2") == "true"
+    page.goto(f"{base}/lightning/setup/Territory2Models/home")
+    page.get_by_role("button", name="New Territory Model").click()
+    page.get_by_label("Label", exact=True).fill("by revenue")
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="New Rule").click()
+    page.get_by_label("Rule Name").fill("annual revenue")
+    page.get_by_label("Set as Active").check()
+    page.get_by_label("Field 1", exact=True).select_option(label="Account: Annual Revenue")
+    page.get_by_label("Operator 1").select_option(label="greater than")
+    page.get_by_label("Value 1").fill("10000")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Assignment Rules")).to_contain_text("Account.AnnualRevenue greater than")
+    [rule] = sf.query("SELECT Id, IsActive FROM ObjectTerritory2AssignmentRule WHERE MasterLabel = 'annual revenue'")[
+        "records"]
+    assert rule["IsActive"] is True
+    [item] = sf.query(f"SELECT Field, Operation, Value FROM ObjectTerritory2AssignmentRuleItem "
+                      f"WHERE RuleId = '{rule['Id']}'")["records"]
+    assert (item["Field"], item["Operation"], item["Value"]) == ("Account.AnnualRevenue", "greaterThan", "10000")

@@ -5,7 +5,6 @@ Saves write the ``AssignmentRule`` ``Case.<Rule Name>`` through the Metadata sto
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote, unquote
 from xml.etree import ElementTree as ET
@@ -14,17 +13,14 @@ from werkzeug.wrappers import Response
 
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.metadata import xmltree as X
+from pytest_cua.localorg.ui.criteria import OPERATORS, Rows
 from pytest_cua.localorg.ui.forms import FormErrors
 from pytest_cua.localorg.ui.routes_objects import metadata_store
 from pytest_cua.localorg.ui.setup_common import saved, setup_render
 from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page
 
 RULES = "/lightning/setup/CaseRules"
-OPERATORS = [("equals", "equals"), ("notEqual", "not equal to"), ("lessThan", "less than"),
-             ("greaterThan", "greater than"), ("lessOrEqual", "less or equal"), ("greaterOrEqual", "greater or equal"),
-             ("contains", "contains"), ("notContain", "does not contain"), ("startsWith", "starts with"),
-             ("includes", "includes"), ("excludes", "excludes")]
-ROWS = 5
+CRITERIA = Rows(5)
 _CRITERIA_OBJECTS = ("Case", "Account", "Contact")
 
 
@@ -123,24 +119,13 @@ def entry_new(ctx: RequestContext, name: str) -> Response:
     errors = FormErrors()
     vals: dict[str, Any] = {"order": form.get("order") or str(len(entries) + 1), "logic": (form.get("logic") or "").strip(),
                             "assignee": form.get("assignee") or ""}
-    rows = [{"field": form.get(f"field{i}") or "", "op": form.get(f"op{i}") or "equals",
-             "value": form.get(f"value{i}") or ""} for i in range(1, ROWS + 1)]
+    rows = CRITERIA.read(form)
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
-        used = [r for r in rows if r["field"]]
         if not vals["order"].isdigit() or int(vals["order"]) < 1:
             errors.add("Enter a whole number from 1.", "order", "Sort Order")
-        if not used:
-            errors.add("Enter at least one criterion.", "field1", "Field 1")
-        if any(r["field"] not in dict(fields) or r["op"] not in dict(OPERATORS) for r in used):
-            errors.add("Choose each criterion's field and operator from the lists.", "field1", "Field 1")
-        if vals["logic"]:
-            numbers = [int(n) for n in re.findall(r"\d+", vals["logic"])]
-            rest = re.sub(r"\d+|\bAND\b|\bOR\b|\bNOT\b|[()\s]", "", vals["logic"], flags=re.IGNORECASE)
-            if rest or any(n < 1 or n > len(used) for n in numbers):
-                errors.add(f"The filter logic names criteria that are not there ({len(used)} entered).", "logic",
-                           "Filter Logic")
+        used = CRITERIA.check(errors, rows, fields, vals["logic"])
         if vals["assignee"] not in dict(assignees):
             errors.add("Choose whom to assign to.", "assignee", "Assign To")
         if not errors:
@@ -159,11 +144,7 @@ def entry_new(ctx: RequestContext, name: str) -> Response:
                 return done
     inputs: list[dict[str, Any]] = [{"kind": "text", "name": "order", "label": "Sort Order", "value": vals["order"],
                                      "required": True}]
-    for i, r in enumerate(rows, 1):
-        inputs += [{"kind": "select", "name": f"field{i}", "label": f"Field {i}", "value": r["field"],
-                    "options": [("", "--None--"), *fields]},
-                   {"kind": "select", "name": f"op{i}", "label": f"Operator {i}", "value": r["op"], "options": OPERATORS},
-                   {"kind": "text", "name": f"value{i}", "label": f"Value {i}", "value": r["value"]}]
+    inputs += CRITERIA.inputs(rows, fields)
     inputs += [{"kind": "text", "name": "logic", "label": "Filter Logic", "value": vals["logic"],
                 "help": "For example 1 OR 2; blank: every criterion must hold."},
                {"kind": "select", "name": "assignee", "label": "Assign To", "value": vals["assignee"], "required": True,

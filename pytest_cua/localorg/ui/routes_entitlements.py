@@ -14,14 +14,14 @@ from werkzeug.wrappers import Response
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.metadata import xmltree as X
 from pytest_cua.localorg.ui.forms import FormErrors
-from pytest_cua.localorg.ui.routes_assignment import OPERATORS
+from pytest_cua.localorg.ui.criteria import Rows
 from pytest_cua.localorg.ui.routes_objects import metadata_store
 from pytest_cua.localorg.ui.setup_common import saved, setup_render
 from pytest_cua.localorg.ui.web import csrf_ok, forbidden, not_found_page
 
 PROCESSES = "/lightning/setup/EntitlementProcess"
 TYPES = [("Case", "Case"), ("WorkOrder", "Work Order"), ("Incident", "Incident")]
-CRITERIA = 3
+CRITERIA = Rows(3, ("cfield", "cop", "cvalue"), ("Criteria Field", "Criteria Operator", "Criteria Value"))
 
 
 def _process(ctx: RequestContext, full: str) -> ET.Element | None:
@@ -135,8 +135,7 @@ def milestone_new(ctx: RequestContext, full: str) -> Response:
     current = X.children(body, "milestones")
     vals: dict[str, Any] = {"milestone": form.get("milestone") or "", "order": form.get("order") or str(len(current) + 1),
                             "minutes": (form.get("minutes") or "").strip()}
-    rows = [{"field": form.get(f"cfield{i}") or "", "op": form.get(f"cop{i}") or "equals",
-             "value": form.get(f"cvalue{i}") or ""} for i in range(1, CRITERIA + 1)]
+    rows = CRITERIA.read(form)
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
@@ -146,9 +145,7 @@ def milestone_new(ctx: RequestContext, full: str) -> Response:
             errors.add("Enter a whole number from 1.", "order", "Order")
         if not vals["minutes"].isdigit() or int(vals["minutes"]) < 1:
             errors.add("Enter the minutes to complete the milestone.", "minutes", "Time Trigger (Minutes)")
-        used = [r for r in rows if r["field"]]
-        if any(r["field"] not in dict(fields) or r["op"] not in dict(OPERATORS) for r in used):
-            errors.add("Choose each criterion's field and operator from the lists.", "cfield1", "Criteria Field 1")
+        used = CRITERIA.check(errors, rows, fields, required=False)
         if not errors:
             milestone = X.element("milestones", [
                 *(X.element("milestoneCriteriaFilterItems", [X.leaf("field", r["field"]), X.leaf("operation", r["op"]),
@@ -168,12 +165,7 @@ def milestone_new(ctx: RequestContext, full: str) -> Response:
         {"kind": "text", "name": "order", "label": "Order", "value": vals["order"], "required": True},
         {"kind": "text", "name": "minutes", "label": "Time Trigger (Minutes)", "value": vals["minutes"],
          "required": True}]
-    for i, r in enumerate(rows, 1):
-        inputs += [{"kind": "select", "name": f"cfield{i}", "label": f"Criteria Field {i}", "value": r["field"],
-                    "options": [("", "--None--"), *fields]},
-                   {"kind": "select", "name": f"cop{i}", "label": f"Criteria Operator {i}", "value": r["op"],
-                    "options": OPERATORS},
-                   {"kind": "text", "name": f"cvalue{i}", "label": f"Criteria Value {i}", "value": r["value"]}]
+    inputs += CRITERIA.inputs(rows, fields)
     return setup_render(ctx, "setup/wizard.html", status=400 if errors else 200, title="New Milestone",
                         heading=f"{X.text_of(body, 'name')}: New Milestone", kicker="Entitlement Process",
                         errors=errors, action=f"{PROCESSES}/{quote(full)}/milestones/new",

@@ -436,7 +436,7 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
     from pytest_cua.localorg.ui import (routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms,
-                                        routes_processes, routes_security, routes_tabs)
+                                        routes_processes, routes_security, routes_tabs, routes_territory)
 
     add = app.add_route
     add("/lightning/setup/SetupOneHome/home", setup_home, ["GET"], auth="ui", endpoint="ui.setup")
@@ -467,3 +467,4 @@ def register(app: OrgApp) -> None:
     routes_apps.register(app)
     routes_assignment.register(app)
     routes_entitlements.register(app)
+    routes_territory.register(app)

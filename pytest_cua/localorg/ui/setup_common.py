@@ -19,7 +19,8 @@ SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"),
              ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
              ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules"),
              ("App Manager", "NavigationMenus"), ("Case Assignment Rules", "CaseRules"),
-             ("Entitlement Processes", "EntitlementProcess")]
+             ("Entitlement Processes", "EntitlementProcess"), ("Territory Settings", "Territory2Settings"),
+             ("Territory Models", "Territory2Models")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:

@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import unquote
 
-from pytest_cua.actions import Action, Done, Fill, SelectOption
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -152,6 +152,23 @@ class CreateTerritoryModel(s.ScubaTemplate):
         for order, (fld, op, value) in enumerate(_filters(truth), start=1):
             sf.ObjectTerritory2AssignmentRuleItem.create({"RuleId": rid, "Field": fld, "Operation": op,
                                                           "Value": str(value), "SortOrder": order})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Setup > Territory Settings > Enable Territory Management (when off); Territory Models > New Territory
+        Model (the label), Save; New Rule: the name, Set as Active, each criterion, Save."""
+        sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
+        settings = md.read_one(sf, "Territory2Settings", "Territory2")
+        actions: list[Action] = []
+        if md.text(settings, "enableTerritoryManagement2") != "true":
+            actions += [*s.setup_link(env, "Territory Settings"), s.click_button("Enable Territory Management")]
+        actions += [*s.setup_link(env, "Territory Models"), s.click_button("New Territory Model"),
+                    Fill("label=Label", str(truth["territory_model_name"])), s.click_button("Save"),
+                    s.click_button("New Rule"), Fill("label=Rule Name", str(truth["rule_name"])),
+                    Check("label=Set as Active")]
+        for i, (fld, op, value) in enumerate(_filters(truth), 1):
+            actions += [SelectOption(f"label=Field {i}", fld), SelectOption(f"label=Operator {i}", op),
+                        Fill(f"label=Value {i}", str(value))]
+        return [*actions, s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateSalesProcess(), CreateTerritoryModel()]
