@@ -163,3 +163,35 @@ def test_territory_model_needs_territory_management_then_takes_a_rule(page: Any,
     [item] = sf.query(f"SELECT Field, Operation, Value FROM ObjectTerritory2AssignmentRuleItem "
                       f"WHERE RuleId = '{rule['Id']}'")["records"]
     assert (item["Field"], item["Operation"], item["Value"]) == ("Account.AnnualRevenue", "greaterThan", "10000")
+
+
+def test_approval_process_jump_start_and_final_actions(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ApprovalProcesses/home")
+    page.get_by_label("Manage Approval Processes For").select_option(label="Opportunity")
+    page.get_by_role("button", name="Go").click()
+    page.get_by_role("button", name="Create New Approval Process").click()
+    page.get_by_role("menuitem", name="Use Jump Start Wizard").click()
+    page.get_by_label("Process Name").fill("Approve Opportunity Amount")
+    page.get_by_label("Field 1", exact=True).select_option(label="Opportunity: Amount")
+    page.get_by_label("Operator 1").select_option(label="greater than")
+    page.get_by_label("Value 1").fill("200")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Approve Opportunity Amount")).to_be_visible()
+    page.get_by_role("button", name="Add New Final Approval Action").click()
+    page.get_by_label("Name", exact=True).fill("mark won")
+    page.get_by_label("Field to Update").select_option(label="Description")
+    page.get_by_label("Use a formula to set the new value").check()
+    page.get_by_label("Formula", exact=True).fill('Description + " approved"')
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Final Approval Actions")).to_contain_text("mark_won")
+    process = read(sf, "ApprovalProcess", "Opportunity.Approve_Opportunity_Amount")
+    assert process is not None
+    item = process.find("entryCriteria/criteriaItems")
+    assert item is not None and (item.findtext("field"), item.findtext("operation"), item.findtext("value")) == \
+        ("Opportunity.Amount", "greaterThan", "200")
+    action = process.find("finalApprovalActions/action")
+    assert action is not None and (action.findtext("name"), action.findtext("type")) == ("mark_won", "FieldUpdate")
+    workflow = read(sf, "Workflow", "Opportunity")
+    update = next(u for u in (workflow if workflow is not None else []).iter("fieldUpdates")
+                  if u.findtext("fullName") == "mark_won")
+    assert (update.findtext("field"), update.findtext("formula")) == ("Description", 'Description + " approved"')

@@ -435,7 +435,7 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
-    from pytest_cua.localorg.ui import (routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms,
+    from pytest_cua.localorg.ui import (routes_approvals, routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms,
                                         routes_processes, routes_security, routes_tabs, routes_territory)
 
     add = app.add_route
@@ -468,3 +468,4 @@ def register(app: OrgApp) -> None:
     routes_assignment.register(app)
     routes_entitlements.register(app)
     routes_territory.register(app)
+    routes_approvals.register(app)

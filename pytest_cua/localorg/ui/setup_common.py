@@ -20,7 +20,7 @@ SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"),
              ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules"),
              ("App Manager", "NavigationMenus"), ("Case Assignment Rules", "CaseRules"),
              ("Entitlement Processes", "EntitlementProcess"), ("Territory Settings", "Territory2Settings"),
-             ("Territory Models", "Territory2Models")]
+             ("Territory Models", "Territory2Models"), ("Approval Processes", "ApprovalProcesses")]
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:

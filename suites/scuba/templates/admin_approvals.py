@@ -16,9 +16,10 @@ for the actions, every ``Workflow``), as SCUBA's retrieval workflow does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
+from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -107,6 +108,25 @@ class ApprovalProcessJumpStart(s.ScubaTemplate):
                        _process_file(label, obj, f"<entryCriteria>{items}</entryCriteria>")},
                   {"ApprovalProcess": [full]})
 
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Approval Processes for the object > Create New Approval Process > Use Jump Start Wizard: the name, each
+        entry criterion, Save."""
+        truth = task.ground_truth
+        steps = [*_open_processes(env, str(truth["object_name"])), s.click_button("Create New Approval Process"),
+                 Click('role=menuitem[name="Use Jump Start Wizard"]'),
+                 Fill("label=Process Name", str(truth["approval_process_name"]))]
+        for i, (field, op, value) in enumerate(criteria(truth), 1):
+            steps += [SelectOption(f"label=Field {i}", field), SelectOption(f"label=Operator {i}", op),
+                      Fill(f"label=Value {i}", value)]
+        return [*steps, s.click_button("Save"), Done()]
+
+
+def _open_processes(env: Any, obj: str) -> list[Action]:
+    """Setup > Approval Processes, managed for the object."""
+    label = str((s.describe(env, obj) or {}).get("label") or obj)
+    return [*s.setup_link(env, "Approval Processes"), SelectOption("label=Manage Approval Processes For", label),
+            s.click_button("Go")]
+
 
 def _actions(process: ET.Element | None, tag: str) -> list[ET.Element]:
     return [a for group in md.items(process, tag) for a in md.items(group, "action")]
@@ -184,6 +204,26 @@ class ConfigureApprovalProcessActions(s.ScubaTemplate):
         md.deploy(sf, {f"approvalProcesses/{full}.approvalProcess": text,
                        f"workflows/{obj}.workflow": md.component("Workflow", *updates)},
                   {"ApprovalProcess": [full], "Workflow": [obj]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Approval Processes for the object > the process > Add New Final Approval Action (a field update: the
+        name, the field, the value or formula), then the same for the final rejection action."""
+        truth = task.ground_truth
+        obj, _, label = str(truth["approval_process_name"]).partition(".")
+        steps = [*_open_processes(env, obj), s.click_link(label)]
+        for button, name_key, value_key in (("Add New Final Approval Action", "final_approval_action_name",
+                                             "approved_value"),
+                                            ("Add New Final Rejection Action", "final_rejection_action_name",
+                                             "rejected_value")):
+            value = str(truth[value_key])
+            steps += [s.click_button(button), Fill("label=Name", str(truth[name_key])),
+                      SelectOption("label=Field to Update", str(truth["approval_status_field"]))]
+            if '"' in value:  # a formula, as the oracle writes it
+                steps += [Check("label=Use a formula to set the new value"), Fill("label=Formula", value)]
+            else:
+                steps.append(Fill("label=Value", value))
+            steps.append(s.click_button("Save"))
+        return [*steps, Done()]
 
 
 TEMPLATES = [ApprovalProcessJumpStart(), ConfigureApprovalProcessActions()]
