@@ -50,6 +50,8 @@ def pages(ids: dict[str, str]) -> list[tuple[str, str]]:
            ("field", f"{om}/MyBike__c/FieldsAndRelationships/Brand__c/view"),
            ("field-edit", f"{om}/MyBike__c/FieldsAndRelationships/Brand__c/edit"),
            ("new-field-wizard", f"{om}/MyBike__c/FieldsAndRelationships/new"),
+           ("lightning-record-pages", f"{om}/Account/LightningPages/view"),
+           ("lightning-app-builder", f"{om}/Account/LightningPages/new"),
            ("picklist-field", f"{om}/Case/FieldsAndRelationships/Priority/view"),
            ("picklist-values-new", f"{om}/Case/FieldsAndRelationships/Priority/values/new"),
            ("picklist-reorder", f"{om}/Case/FieldsAndRelationships/Priority/values/reorder"),

@@ -305,3 +305,30 @@ def test_global_value_set_sorted(page: Any, base: str, sf: Any, org: Org) -> Non
     body = read(sf, "GlobalValueSet", "Ingredients")
     assert body is not None and body.findtext("sorted") == "true"
     assert [v.findtext("fullName") for v in body.iter("customValue")] == ["butter", "milk", "sugar"]
+
+
+def test_dynamic_forms_field_visibility_on_a_record_page(page: Any, base: str, sf: Any, org: Org) -> None:
+    page.goto(f"{base}/lightning/setup/ObjectManager/Account/Details/view")
+    page.get_by_role("link", name="Lightning Record Pages").click()
+    page.get_by_role("button", name="New").click()
+    page.get_by_role("button", name="Save", exact=True).click()
+    summary = page.get_by_role("region", name="Review the errors on this page.")
+    expect(summary).to_contain_text("Label")
+    expect(summary).to_contain_text("at least one field")
+    page.get_by_label("Label", exact=True).fill("Account Record Page")
+    page.get_by_label("Add Field").select_option(label="Annual Revenue")
+    page.get_by_role("button", name="Add", exact=True).click()
+    page.get_by_label("Filter Field 1").select_option(label="Rating")
+    page.get_by_label("Filter Operator 1").select_option(label="Equal")
+    page.get_by_label("Filter Value 1").fill("Hot")
+    page.get_by_role("button", name="Add Filter to Annual Revenue").click()
+    expect(page.get_by_role("group", name="Annual Revenue")).to_contain_text("{!Record.Rating} Equal Hot")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Lightning Record Pages")).to_contain_text("Account_Record_Page")
+    body = read(sf, "FlexiPage", "Account_Record_Page")
+    assert body is not None and body.findtext("sobjectType") == "Account"
+    instance = next(body.iter("fieldInstance"))
+    criteria = instance.find("visibilityRule/criteria")
+    assert instance.findtext("fieldItem") == "Record.AnnualRevenue" and criteria is not None
+    assert (criteria.findtext("leftValue"), criteria.findtext("operator"), criteria.findtext("rightValue")) == \
+        ("{!Record.Rating}", "EQUAL", "Hot")

@@ -64,7 +64,8 @@ def object_page(ctx: RequestContext, obj: ObjectSchema, **values: Any) -> Respon
     values.setdefault("actions", [])
     values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
                        {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
-                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"}]
+                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"},
+                       {"label": "Lightning Record Pages", "url": f"{base}/LightningPages/view"}]
     values.setdefault("heading", obj.label)
     values.setdefault("kicker", "Object Manager")
     return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
@@ -217,7 +218,7 @@ def with_leaves(body: ET.Element, values: dict[str, str], drop_children: bool = 
 
 def register(app: OrgApp) -> None:
     """Add the Object Manager routes (the fields' ones too)."""
-    from pytest_cua.localorg.ui import routes_fields, routes_picklists
+    from pytest_cua.localorg.ui import routes_fields, routes_flexipages, routes_picklists
 
     add = app.add_route
     add(f"{OM}/home", object_manager, ["GET"], auth="ui", endpoint="ui.objects")
@@ -228,3 +229,4 @@ def register(app: OrgApp) -> None:
     add(f"{om}/edit", object_edit, ["GET", "POST"], auth="ui", endpoint="ui.object_edit")
     routes_fields.register(app)
     routes_picklists.register(app)
+    routes_flexipages.register(app)

@@ -11,9 +11,10 @@ page, a rule on the field, its left value, its operator, its right value.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 from xml.etree import ElementTree as ET
 
+from pytest_cua.actions import Action, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -97,6 +98,23 @@ class CreateDynamicForms(s.ScubaTemplate):
         page = md.component("FlexiPage", *regions, template, masterLabel=f"{obj} Record Page", sobjectType=obj,
                             type="RecordPage")
         md.deploy(sf, {f"flexipages/{full}.flexipage": page}, {"FlexiPage": [full]})
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        """Object Manager > the object > Lightning Record Pages > New: the label, the field added to the Fields,
+        its visibility filter (field, operator, value), Save."""
+        truth = task.ground_truth
+        obj = str(truth["object_name"])
+        described = s.describe(env, obj) or {}
+        label = str(described.get("label") or obj)
+        field = str(truth["field_name"])
+        field_label = next((f["label"] for f in described.get("fields", []) if f"Record.{f['name']}" == field), field)
+        left = str(truth["field_2"]).removeprefix("{!").removesuffix("}")
+        return [*s.open_object(env, label), s.click_link("Lightning Record Pages"), s.click_button("New"),
+                Fill("label=Label", f"{label} Record Page"), SelectOption("label=Add Field", field),
+                s.click_button("Add"), SelectOption("label=Filter Field 1", left),
+                SelectOption("label=Filter Operator 1", str(truth["operator"])),
+                Fill("label=Filter Value 1", str(truth["value"])), s.click_button(f"Add Filter to {field_label}"),
+                s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateDynamicForms()]
