@@ -262,13 +262,20 @@ def _cross_filters(raw: Any) -> list[dict[str, Any]]:
     return out
 
 
+def filter_logic_numbers(text: str) -> list[int] | None:
+    """The filter numbers a filter logic (``(1 OR 2) AND NOT 3``) names, or None when it holds anything but
+    numbers, AND, OR, NOT, parentheses and spaces."""
+    if re.sub(r"\d+|\bAND\b|\bOR\b|\bNOT\b|[()\s]", "", text, flags=re.IGNORECASE):
+        return None
+    return [int(n) for n in re.findall(r"\d+", text)]
+
+
 def _boolean_filter(value: Any, count: int) -> str | None:
     text = _text(value, "reportBooleanFilter")
     if text is None:
         return None
-    numbers = [int(n) for n in re.findall(r"\d+", text)]
-    leftover = re.sub(r"\d+|\bAND\b|\bOR\b|\bNOT\b|[()\s]", "", text, flags=re.IGNORECASE)
-    if leftover or not numbers or any(n < 1 or n > count for n in numbers):
+    numbers = filter_logic_numbers(text)
+    if not numbers or any(n < 1 or n > count for n in numbers):
         raise _bad(f"The filter logic {text!r} is not valid for {count} filters (reportBooleanFilter)",
                    "reportBooleanFilter")
     return text

@@ -4,18 +4,12 @@ an optional filter logic (``1 OR 2``) that may name only the rows filled in."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from pytest_cua.localorg.analytics import filter_logic_numbers
 from pytest_cua.localorg.ui.forms import FormErrors
-
-#: operator (metadata value) -> label
-OPERATORS = [("equals", "equals"), ("notEqual", "not equal to"), ("lessThan", "less than"),
-             ("greaterThan", "greater than"), ("lessOrEqual", "less or equal"), ("greaterOrEqual", "greater or equal"),
-             ("contains", "contains"), ("notContain", "does not contain"), ("startsWith", "starts with"),
-             ("includes", "includes"), ("excludes", "excludes")]
-
+from pytest_cua.localorg.ui.listing import OPERATORS  # the operators of list-view filters, the same set
 
 @dataclass(frozen=True)
 class Rows:
@@ -41,8 +35,8 @@ class Rows:
         if any(r["field"] not in known or r["op"] not in dict(OPERATORS) for r in used):
             errors.add("Choose each criterion's field and operator from the lists.", *first)
         if logic:
-            rest = re.sub(r"\d+|\bAND\b|\bOR\b|\bNOT\b|[()\s]", "", logic, flags=re.IGNORECASE)
-            if rest or any(not 1 <= int(n) <= len(used) for n in re.findall(r"\d+", logic)):
+            numbers = filter_logic_numbers(logic)
+            if numbers is None or any(not 1 <= n <= len(used) for n in numbers):
                 errors.add(f"The filter logic names criteria that are not there ({len(used)} entered).", "logic",
                            "Filter Logic")
         return used
