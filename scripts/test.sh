@@ -12,7 +12,7 @@ if [ "$rc" -ne 0 ]; then
   echo "test.sh: static checks failed (exit $rc)"
   exit "$rc"
 fi
-python3 -m pytest tests -n 2 -p no:cacheprovider "$@"
+python3 -m pytest tests -n 2 -p no:cacheprovider --durations=25 "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "test.sh: pytest collected no tests (exit 5)"

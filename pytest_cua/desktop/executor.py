@@ -212,14 +212,23 @@ def do_move(a: dict) -> None:
     gui().moveTo(x, y)
 
 
+DRAG_STEPS = 8  # pointer motion events between press and release
+DRAG_HOLD_S = 0.1  # pause after the press and before the release
+
+
 def do_drag(a: dict) -> None:
     sx, sy = _point(a, "source")  # type: ignore[misc]
     dx, dy = _point(a, "destination")  # type: ignore[misc]
     g = gui()
     g.moveTo(sx, sy)
     g.mouseDown(button="left")
-    g.moveTo((sx + dx) // 2, (sy + dy) // 2, duration=0.1)
-    g.moveTo(dx, dy, duration=0.1)
+    # held a moment at each point: programs start a drag only after motion past a threshold with the button
+    # down, and read the drop where the pointer rests when the button comes up
+    time.sleep(DRAG_HOLD_S)
+    for step in range(1, DRAG_STEPS + 1):
+        g.moveTo(sx + (dx - sx) * step // DRAG_STEPS, sy + (dy - sy) * step // DRAG_STEPS)
+        time.sleep(DRAG_HOLD_S / DRAG_STEPS)
+    time.sleep(DRAG_HOLD_S)
     g.mouseUp(button="left")
 
 

@@ -63,8 +63,11 @@ def test_move_without_clicking(probe: Any) -> None:
 
 def test_drag_presses_at_source_and_releases_at_destination(probe: Any) -> None:
     act(probe, type="drag", source={"x": 100, "y": 100}, destination={"x": 500, "y": 200})
-    wait_for(lambda: _at(events(probe, "release"), 500, 200), what="a release at (500, 200)")
+    wait_for(lambda: _at(events(probe, "release"), 500, 200), timeout=20.0,
+             what=lambda: f"a release at (500, 200); the probe saw {_summary(events(probe))}")
     assert _at(events(probe, "press"), 100, 100)
+    held = [e for e in events(probe, "motion") if e["state"] & 0x100]  # Button1Mask: moved with the button down
+    assert len(held) >= 2, f"no motion with the button held between press and release: {held}"
 
 
 def test_scroll_down_sends_wheel_events(probe: Any) -> None:
