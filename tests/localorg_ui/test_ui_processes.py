@@ -195,3 +195,22 @@ def test_approval_process_jump_start_and_final_actions(page: Any, base: str, sf:
     update = next(u for u in (workflow if workflow is not None else []).iter("fieldUpdates")
                   if u.findtext("fullName") == "mark_won")
     assert (update.findtext("field"), update.findtext("formula")) == ("Description", 'Description + " approved"')
+
+
+def test_jump_start_names_a_lookup_criterion_without_its_id(page: Any, base: str, sf: Any, org: Org) -> None:
+    """Case: Business Hours (the lookup BusinessHoursId) is written as ``Case.BusinessHours``, as Salesforce writes
+    a standard lookup in criteria items; its value is the related record's name."""
+    page.goto(f"{base}/lightning/setup/ApprovalProcesses/jumpstart?object=Case")
+    page.get_by_label("Process Name").fill("Approve Working Case")
+    page.get_by_label("Field 1", exact=True).select_option(label="Case: Business Hours")
+    page.get_by_label("Operator 1").select_option(label="starts with")
+    page.get_by_label("Value 1").fill("Default")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Approve Working Case")).to_be_visible()
+    process = read(sf, "ApprovalProcess", "Case.Approve_Working_Case")
+    assert process is not None
+    item = process.find("entryCriteria/criteriaItems")
+    assert item is not None and (item.findtext("field"), item.findtext("operation"), item.findtext("value")) == \
+        ("Case.BusinessHours", "startsWith", "Default")
+    assert [r["Name"] for r in sf.query("SELECT Name FROM BusinessHours WHERE IsDefault = true")["records"]] == \
+        ["Default"]

@@ -51,10 +51,17 @@ def processes_home(ctx: RequestContext) -> Response:
 
 
 def _fields(ctx: RequestContext, obj_name: str) -> list[tuple[str, str]]:
+    """The entry criteria's fields: ``Object.Field`` by label; a standard lookup is named without its ``Id``
+    (``Case.BusinessHours``), as Salesforce writes it in an approval process's criteria items."""
     obj = ctx.org.schema.get(obj_name)
-    return [(f"{obj.name}.{f.name}", f"{obj.label}: {f.label}") for f in sorted(obj.fields.values(),
-                                                                                 key=lambda f: f.label.lower())
-            if f.type != "json"] if obj is not None else []
+    if obj is None:
+        return []
+
+    def criteria_name(f: Any) -> str:
+        standard_lookup = f.type == "reference" and f.name.endswith("Id") and not f.name.endswith("__c")
+        return f.name[:-2] if standard_lookup else f.name
+    return [(f"{obj.name}.{criteria_name(f)}", f"{obj.label}: {f.label}")
+            for f in sorted(obj.fields.values(), key=lambda f: f.label.lower()) if f.type != "json"]
 
 
 def jump_start(ctx: RequestContext) -> Response:
