@@ -5,6 +5,7 @@ targets by what a person sees instead::
 
     role=button[name="Save"]          an element of that role whose accessible name is "Save"
     role=link[name="Acme"] >> nth=1   the second such element (0-based)
+    role=link[name="Acme"] >> nth=-1  the last such element (the page's own, after the navigation's)
     label=Account Name                 any element whose accessible name is "Account Name" (form fields)
     text=Accounts                      same as label=, for links, tabs and buttons
     role=textbox[name*="Search"]       name contains "Search"
@@ -24,7 +25,7 @@ from pytest_cua.observations import Element
 _LOCATOR = re.compile(
     r"""^(?:role=(?P<role>[a-z]+)(?:\[name(?P<op>\*?=)(?P<q>["'])(?P<rname>.*?)(?P=q)\])?
          |(?:label|text)=(?P<name>.+?))
-        (?:\s*>>\s*nth=(?P<nth>\d+))?$""",
+        (?:\s*>>\s*nth=(?P<nth>-?\d+))?$""",
     re.VERBOSE,
 )
 
@@ -73,7 +74,7 @@ def resolve_locator(text: str, elements: Mapping[str, Element]) -> str:
             if not matched:
                 matched = [e for e in candidates if _norm(e.name).lower() == want.lower()]
         candidates = matched
-    if len(candidates) <= loc.nth:
+    if len(candidates) <= loc.nth or len(candidates) < -loc.nth:
         near = sorted({f"{e.role} {e.name!r}" for e in elements.values()
                        if loc.name and loc.name.lower()[:4] in e.name.lower()})[:8]
         hint = f"; similar: {', '.join(near)}" if near else ""

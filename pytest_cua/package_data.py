@@ -20,9 +20,12 @@ CHECKOUT_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 @functools.cache
 def fixtures_root() -> Path:
-    """The data folder: the package ``pytest_cua._fixtures`` (a wheel, an editable install), else the checkout's
-    ``fixtures/`` beside the package (a checkout on ``sys.path`` that was never installed, or an editable
-    install made before pyproject mapped the package)."""
+    """The data folder: the checkout's ``fixtures/`` when the package is imported from a checkout (so code and
+    data come from one tree, even when another checkout holds the editable install), else the package
+    ``pytest_cua._fixtures`` (a wheel), else ``fixtures/`` beside the package (an editable install made before
+    pyproject mapped the package)."""
+    if CHECKOUT_FIXTURES.is_dir() and (CHECKOUT_FIXTURES.parent / "pyproject.toml").is_file():
+        return CHECKOUT_FIXTURES
     try:
         root = importlib.resources.files(FIXTURES_PACKAGE)
     except ModuleNotFoundError:
