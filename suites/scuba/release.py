@@ -405,6 +405,64 @@ ORG_DEFAULT_ROLES: tuple[tuple[str, str | None], ...] = (
 ORG_DEFAULT_USERS: tuple[tuple[str, str], ...] = (("Integration", "intgr"), ("Security", "secur"))
 
 
+#: The object settings SCUBA's admin questions (qa_admin_039) read in its org, set so that each question's ground
+#: truth holds: holder kind, API name, label, component permission sets (a group), {object: permissions}. R, C,
+#: E, D: Read, Create, Edit, Delete. Holders the org lacks are made; an object a holder already has settings for
+#: is left as it is.
+ORG_DEFAULT_ACCESS: tuple[tuple[str, str, str, tuple[str, ...], dict[str, str]], ...] = (
+    ("PermissionSet", "Account_Access", "Account Access", (), {"Account": "RCE"}),
+    ("PermissionSet", "Agentforce_Service_Agent_Secure_Base", "Agentforce Service Agent Secure Base", (),
+     {"Case": "R"}),
+    ("PermissionSet", "C360_High_Scale_Flow_Integration_User", "C360 High Scale Flow Integration User", (),
+     {"Case": "RCE"}),
+    ("PermissionSet", "Cases_Admin", "Cases Admin", (), {"Case": "RCED"}),
+    ("PermissionSet", "ConnectivityServiceCASCPermSet", "ConnectivityServiceCASCPermSet", (), {"Case": "RE"}),
+    ("PermissionSet", "Buyer", "Buyer", (), {"Account": "R", "Order": "RCED"}),
+    ("PermissionSet", "Product_Admin_Access", "Product Admin Access", (), {"Account": "RCED", "Product2": "RCED"}),
+    ("PermissionSet", "Trainee_Account_Read", "Trainee Account Read", (), {"Account": "R"}),
+    ("PermissionSetGroup", "Product_Admin", "Product Admin", ("Product_Admin_Access",), {}),
+    ("PermissionSetGroup", "Commerce_Shopper", "Commerce Shopper", ("Buyer",), {}),
+    ("PermissionSetGroup", "Trainee_Analyst", "Trainee Analyst", ("Trainee_Account_Read",), {}),
+    ("Profile", "Custom: Sales Profile", "Custom: Sales Profile", (), {"Opportunity": "RCED"}),
+    ("Profile", "Gold Partner User", "Gold Partner User", (), {"Opportunity": "RCE"}),
+    ("Profile", "Analytics Cloud Integration User", "Analytics Cloud Integration User", (), {"Opportunity": "R"}),
+)
+KIND_WORDS = {"PermissionSet": "permission set", "PermissionSetGroup": "permission set group", "Profile": "profile"}
+_ACCESS_LETTERS = {"R": "allowRead", "C": "allowCreate", "E": "allowEdit", "D": "allowDelete"}
+
+
+def install_object_settings(org: "Org") -> list[str]:
+    """The holders and object settings of ``ORG_DEFAULT_ACCESS`` that ``org`` lacks, written through its Metadata
+    store; returns what was installed (``permission set Account Access``, ``Opportunity of Gold Partner User``)."""
+    from pytest_cua.localorg.metadata import MetadataStore
+    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.localorg.metadata.components import profile_full_name
+
+    store = MetadataStore(org)
+    added: list[str] = []
+    for kind, name, label, sets, access in ORG_DEFAULT_ACCESS:
+        full = profile_full_name(name) if kind == "Profile" else name
+        body = store.read(kind, full)
+        if body is None and kind == "Profile":
+            raise ValueError(f"ORG_DEFAULT_ACCESS names the profile {name!r}, which the org lacks")
+        new = body is None
+        if body is None:
+            body = X.element(kind, [X.leaf("label", label), *(X.leaf("permissionSets", p) for p in sets)])
+            added.append(f"{KIND_WORDS[kind]} {label}")
+        have = {X.text_of(e, "object") for e in X.children(body, "objectPermissions")}
+        wanted = {obj: perms for obj, perms in access.items() if obj not in have}
+        if not wanted and not new:
+            continue
+        entries = [X.element("objectPermissions", [
+            *(X.leaf(flag, letter in perms) for letter, flag in sorted(_ACCESS_LETTERS.items(), key=lambda i: i[1])),
+            X.leaf("modifyAllRecords", False), X.leaf("object", obj), X.leaf("viewAllFields", False),
+            X.leaf("viewAllRecords", False)]) for obj, perms in sorted(wanted.items())]
+        out = X.element(kind, [*(c for c in body if kind != "Profile" or c.tag == "objectPermissions"), *entries])
+        store.write(kind, full, X.sorted_children(out))
+        added += [f"{obj} of {label}" for obj in sorted(wanted)]
+    return added
+
+
 def role_developer_name(name: str) -> str:
     """The DeveloperName Salesforce gives a sample role: its letters and digits run together
     (``Customer Support, North America`` -> ``CustomerSupportNorthAmerica``, ``SVP, Customer Service & Support``
@@ -444,6 +502,10 @@ def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[s
                                     "Username": username, "ProfileId": "Standard User", "IsActive": True}],
                      source="Developer Edition org defaults")
         added.append(f"user {full}")
+    settings = install_object_settings(org)
+    if report is not None and settings:
+        report.notes.append(f"object settings SCUBA's admin questions read: {len(settings)} ({', '.join(settings[:3])}, "
+                            "...)")
     if report is not None and added:
         report.installed["UserRole"] = report.installed.get("UserRole", 0) + sum(a.startswith("role ") for a in added)
         report.installed["User"] = report.installed.get("User", 0) + sum(a.startswith("user ") for a in added)

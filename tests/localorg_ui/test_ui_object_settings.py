@@ -70,3 +70,56 @@ def test_muting_permission_set_in_a_group(page: Any, base: str, sf: Any, org: Or
     page.goto(f"{base}/lightning/setup/PermSetGroups/{gid}/view")
     page.get_by_role("button", name="Muting Permission Set in Group").click()  # now opens the one there is
     expect(page.get_by_role("heading", name="Field Team Muted")).to_be_visible()
+
+
+def test_profile_object_settings_edit_and_take_away(page: Any, base: str, sf: Any, org: Org) -> None:
+    """Setup > Profiles > a profile > Object Settings > an object: Edit saves the profile's objectPermissions, and
+    an access taken away is saved as taken away (a profile deploy keeps what it does not name)."""
+    page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("searchbox", name="Quick Find").first.fill("Profiles")
+    page.get_by_role("navigation", name="Setup").get_by_role("link", name="Profiles", exact=True).click()
+    page.get_by_role("link", name="Gold Partner User", exact=True).click()
+    page.get_by_role("button", name="Object Settings").click()
+    page.get_by_role("link", name="Opportunities", exact=True).last.click()
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_label("Edit", exact=True).check()  # needs Read: added on save
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("region", name="Details")).to_contain_text("Enabled")
+    assert flags(object_entry(read(sf, "Profile", "Gold Partner User"), "Opportunity")) == {"allowRead", "allowEdit"}
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_label("Edit", exact=True).uncheck()
+    page.get_by_role("button", name="Save", exact=True).click()
+    assert flags(object_entry(read(sf, "Profile", "Gold Partner User"), "Opportunity")) == {"allowRead"}
+
+
+def test_permission_set_group_object_settings_combine_its_sets_less_the_muted(page: Any, base: str, sf: Any,
+                                                                              org: Org) -> None:
+    """A group's Object Settings are read-only: its permission sets' permissions combined, less what its muting
+    permission set mutes."""
+    from pytest_cua.localorg.metadata import MetadataStore
+    from pytest_cua.localorg.metadata import xmltree as X
+
+    def perms(obj: str, **on: bool) -> ET.Element:
+        return X.element("objectPermissions", [*(X.leaf(k, on.get(k, False)) for k in (
+            "allowCreate", "allowDelete", "allowEdit", "allowRead", "modifyAllRecords")), X.leaf("object", obj),
+            X.leaf("viewAllFields", False), X.leaf("viewAllRecords", False)])
+    store = MetadataStore(org)
+    store.write("PermissionSet", "Reader", X.element("PermissionSet", [X.leaf("label", "Reader"),
+                                                                        perms("Account", allowRead=True)]))
+    store.write("PermissionSet", "Remover", X.element("PermissionSet", [
+        X.leaf("label", "Remover"), perms("Account", allowRead=True, allowEdit=True, allowDelete=True)]))
+    store.write("MutingPermissionSet", "No_Delete", X.element("MutingPermissionSet", [
+        X.leaf("label", "No Delete"), perms("Account", allowDelete=True)]))
+    store.write("PermissionSetGroup", "Account_Team", X.element("PermissionSetGroup", [
+        X.leaf("label", "Account Team"), X.leaf("mutingPermissionSets", "No_Delete"),
+        X.leaf("permissionSets", "Reader"), X.leaf("permissionSets", "Remover")]))
+    gid = org.find("PermissionSetGroup", DeveloperName="Account_Team")[0]["Id"]
+    page.goto(f"{base}/lightning/setup/PermSetGroups/{gid}/view")
+    page.get_by_role("button", name="Object Settings").click()
+    expect(page.get_by_role("row", name="Accounts")).to_contain_text("Read, Edit")
+    expect(page.get_by_role("row", name="Accounts")).not_to_contain_text("Delete")
+    page.get_by_role("link", name="Accounts", exact=True).last.click()
+    details = page.get_by_role("region", name="Details")
+    expect(details).to_contain_text("Enabled")
+    assert page.get_by_role("button", name="Edit").count() == 0  # read-only, as in Salesforce
+    assert page.request.get(f"{base}/lightning/setup/PermSetGroups/{gid}/objects/Account/edit").status == 404

@@ -23,6 +23,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.metadata import MetadataStore
 from pytest_cua.localorg.metadata import xmltree as X
+from pytest_cua.localorg.metadata.components import profile_full_name
 from pytest_cua.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.localorg.ui.forms import FormErrors
 from pytest_cua.localorg.ui.routes_objects import metadata_store
@@ -39,11 +40,16 @@ _NEEDS = {"allowCreate": {"allowRead"}, "allowEdit": {"allowRead"}, "allowDelete
           "modifyAllRecords": {"allowRead", "allowEdit", "allowDelete", "viewAllRecords"}}
 
 
+#: the holder's kind as its pages name it
+KIND_LABELS = {"PermissionSet": "Permission Set", "MutingPermissionSet": "Muting Permission Set",
+               "PermissionSetGroup": "Permission Set Group", "Profile": "Profile"}
+
+
 @dataclass(frozen=True)
 class Holder:
-    """A permission set or a muting permission set whose object settings a page shows."""
+    """A permission set, a muting permission set or a profile whose object settings a page shows."""
 
-    type: str          # PermissionSet | MutingPermissionSet
+    type: str          # PermissionSet | MutingPermissionSet | Profile
     full_name: str
     label: str
     base: str          # the holder's page, without /view
@@ -52,9 +58,57 @@ class Holder:
     def muting(self) -> bool:
         return self.type == "MutingPermissionSet"
 
+    @property
+    def readonly(self) -> bool:
+        """Whether the settings are shown only (a group's are its permission sets' combined)."""
+        return False
+
+    @property
+    def complete(self) -> bool:
+        """Whether a save lists every object and field setting, also those with no access (a profile: a deploy
+        of a profile changes only what it names, so an access taken away must be named)."""
+        return self.type == "Profile"
+
     def body(self, store: MetadataStore) -> ET.Element:
         found = store.read(self.type, self.full_name)
         return found if found is not None else X.element(self.type, [X.leaf("label", self.label)])
+
+
+@dataclass(frozen=True)
+class GroupHolder(Holder):
+    """A permission set group: its object settings are those of its permission sets combined, less what its
+    muting permission set mutes (read-only, as in Salesforce)."""
+
+    sets: tuple[str, ...] = ()
+    muted_by: str | None = None
+
+    @property
+    def readonly(self) -> bool:
+        return True
+
+    def body(self, store: MetadataStore) -> ET.Element:
+        objects: dict[str, set[str]] = {}
+        fields: dict[str, set[str]] = {}
+        for name in self.sets:
+            part = store.read("PermissionSet", name)
+            for entry in X.children(part, "objectPermissions") if part is not None else []:
+                objects.setdefault(str(X.text_of(entry, "object")), set()).update(_on(entry))
+            for entry in X.children(part, "fieldPermissions") if part is not None else []:
+                fields.setdefault(str(X.text_of(entry, "field")), set()).update(
+                    k for k in ("readable", "editable") if X.flag(entry, k))
+        muting = store.read("MutingPermissionSet", self.muted_by) if self.muted_by else None
+        for entry in X.children(muting, "objectPermissions") if muting is not None else []:
+            objects[str(X.text_of(entry, "object"))] = objects.get(str(X.text_of(entry, "object")), set()) - _on(entry)
+        for entry in X.children(muting, "fieldPermissions") if muting is not None else []:
+            muted = {k for k in ("readable", "editable") if X.flag(entry, k)}
+            fields[str(X.text_of(entry, "field"))] = fields.get(str(X.text_of(entry, "field")), set()) - muted
+        return X.element("PermissionSetGroup", [
+            X.leaf("label", self.label),
+            *(X.element("objectPermissions", [*(X.leaf(k, k in on) for k in sorted(OBJECT_PERMISSIONS)),
+                                               X.leaf("object", obj)]) for obj, on in sorted(objects.items()) if on),
+            *(X.element("fieldPermissions", [X.leaf("editable", "editable" in on), X.leaf("field", field),
+                                              X.leaf("readable", "readable" in on)])
+              for field, on in sorted(fields.items()) if on)])
 
 
 def closure(chosen: set[str], muting: bool) -> set[str]:
@@ -86,6 +140,28 @@ def _perm_set(ctx: RequestContext, rid: str) -> Holder | None:
         return None
     return Holder("PermissionSet", str(rec["Name"]), str(rec.get("Label") or rec["Name"]),
                   f"/lightning/setup/PermSets/{rec['Id']}")
+
+
+def _group_holder(ctx: RequestContext, rid: str) -> Holder | None:
+    group = ctx.org.get("PermissionSetGroup", rid)
+    if group is None:
+        return None
+    sets = tuple(sorted(str((ctx.org.get("PermissionSet", c.get("PermissionSetId") or "") or {}).get("Name") or "")
+                        for c in ctx.org.find("PermissionSetGroupComponent", PermissionSetGroupId=group["Id"])))
+    body = metadata_store(ctx).read("PermissionSetGroup", str(group.get("DeveloperName")))
+    muted = [m.text for m in X.children(body, "mutingPermissionSets")] if body is not None else []
+    return GroupHolder("PermissionSetGroup", str(group.get("DeveloperName")),
+                       str(group.get("MasterLabel") or group.get("DeveloperName")),
+                       f"/lightning/setup/PermSetGroups/{group['Id']}", sets=tuple(s for s in sets if s),
+                       muted_by=muted[0] if muted and muted[0] else None)
+
+
+def _profile(ctx: RequestContext, rid: str) -> Holder | None:
+    rec = ctx.org.get("Profile", rid)
+    if rec is None:
+        return None
+    return Holder("Profile", profile_full_name(str(rec["Name"])), str(rec["Name"]),
+                  f"/lightning/setup/EnhancedProfiles/{rec['Id']}")
 
 
 def _muting_set(ctx: RequestContext, name: str) -> Holder | None:
@@ -122,7 +198,7 @@ def objects_list(ctx: RequestContext, holder: Holder | None) -> Response:
                                                  if k in _on(_entry(body, o.name))) or "No Access"]}
             for o in _objects(ctx)]
     return setup_render(ctx, "setup/detail.html", title=f"Object Settings | {holder.label}", heading="Object Settings",
-                        kicker=("Muting Permission Set " if holder.muting else "Permission Set ") + holder.label,
+                        kicker=f"{KIND_LABELS[holder.type]} {holder.label}",
                         actions=[{"label": holder.label, "url": f"{holder.base}/view"}], details=[],
                         sections=[{"title": "Objects", "rows": rows,
                                    "columns": ["Object Name", "Muted Permissions" if holder.muting
@@ -143,7 +219,8 @@ def object_view(ctx: RequestContext, holder: Holder | None, obj_name: str) -> Re
             for f in permissionable_fields(obj)]
     return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | {holder.label}", heading=obj.label_plural,
                         kicker=f"{holder.label} > Object Settings",
-                        actions=[{"label": "Edit", "url": f"{holder.base}/objects/{obj.name}/edit"},
+                        actions=[*([] if holder.readonly else
+                                   [{"label": "Edit", "url": f"{holder.base}/objects/{obj.name}/edit"}]),
                                  {"label": "Object Settings", "url": f"{holder.base}/objects"}],
                         details=[(label, word[0] if k in on else word[1]) for k, label in OBJECT_PERMISSIONS.items()],
                         sections=[{"title": "Field Permissions", "columns": ["Field Name", "Read Access", "Edit Access"],
@@ -154,8 +231,8 @@ def object_edit(ctx: RequestContext, holder: Holder | None, obj_name: str) -> Re
     """Edit one object's settings: the object permission checkboxes and the field permission table (header
     checkboxes "Read Access" and "Edit Access" set a column); Save."""
     obj = ctx.org.schema.get(obj_name)
-    if holder is None or obj is None:
-        return not_found_page(ctx, "The permission set or the object does not exist.")
+    if holder is None or obj is None or holder.readonly:
+        return not_found_page(ctx, "The permission set or the object does not exist, or its settings are read-only.")
     store = metadata_store(ctx)
     body = holder.body(store)
     fields = permissionable_fields(obj)
@@ -177,13 +254,13 @@ def object_edit(ctx: RequestContext, holder: Holder | None, obj_name: str) -> Re
         else:
             read |= edit
         entries = []
-        if on:
+        if on or holder.complete:
             entries.append(X.element("objectPermissions", [*(X.leaf(k, k in on) for k in sorted(OBJECT_PERMISSIONS)),
                                                            X.leaf("object", obj.name)]))
         entries += [X.element("fieldPermissions", [X.leaf("editable", f.name in edit),
                                                    X.leaf("field", f"{obj.name}.{f.name}"),
                                                    X.leaf("readable", f.name in read)])
-                    for f in fields if f.name in read | edit]
+                    for f in fields if f.name in read | edit or holder.complete]
         out = ET.Element(body.tag)
         out.extend(c for c in body if not (c.tag == "objectPermissions" and X.text_of(c, "object") == obj.name
                                            or c.tag == "fieldPermissions"
@@ -304,3 +381,14 @@ def register(app: OrgApp) -> None:
     add(f"{mu}/objects/<obj>/edit", lambda ctx, name, obj: object_edit(ctx, _muting_set(ctx, name), obj), both,
         auth="ui", endpoint="ui.muting_object_edit")
     add("/lightning/setup/PermSetGroups/<rid>/muting", group_muting, both, auth="ui", endpoint="ui.group_muting")
+    psg, pr = "/lightning/setup/PermSetGroups/<rid>", "/lightning/setup/EnhancedProfiles/<rid>"
+    add(f"{psg}/objects", lambda ctx, rid: objects_list(ctx, _group_holder(ctx, rid)), ["GET"], auth="ui",
+        endpoint="ui.psg_objects")
+    add(f"{psg}/objects/<obj>", lambda ctx, rid, obj: object_view(ctx, _group_holder(ctx, rid), obj), ["GET"],
+        auth="ui", endpoint="ui.psg_object")
+    add(f"{pr}/objects", lambda ctx, rid: objects_list(ctx, _profile(ctx, rid)), ["GET"], auth="ui",
+        endpoint="ui.profile_objects")
+    add(f"{pr}/objects/<obj>", lambda ctx, rid, obj: object_view(ctx, _profile(ctx, rid), obj), ["GET"], auth="ui",
+        endpoint="ui.profile_object")
+    add(f"{pr}/objects/<obj>/edit", lambda ctx, rid, obj: object_edit(ctx, _profile(ctx, rid), obj), both,
+        auth="ui", endpoint="ui.profile_object_edit")

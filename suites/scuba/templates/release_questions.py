@@ -10,9 +10,10 @@ records a person reads to answer:
 - ``qa_service_001``: the knowledge article whose text answers the question, found by its title in the
   Knowledge list.
 
-``qa_admin_039`` has no demonstration: its questions are about permission sets, profiles and permission set
-groups (``Buyer``, ``Cases Admin``, ``Product Admin`` ...) and their object settings, which the release's seed
-does not carry, so the embedded org cannot show what the answers rest on.
+- ``qa_admin_039``: the object settings of the permission sets, permission set groups and profiles the question
+  names, for the objects it names (Setup > Permission Sets, Permission Set Groups or Profiles > the holder >
+  Object Settings > the object). The release's seed does not carry these holders' settings; with
+  ``--scuba-root`` the org gets them (``suites.scuba.release.ORG_DEFAULT_ACCESS``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Answer, Fill
+from pytest_cua.actions import Action, Answer, Click, Fill
 
 from . import shared as s
 from .common import goto, soql_str
@@ -97,5 +98,46 @@ class KnowledgeAnswerQuestion(QuestionTemplate):
         return [*_search_and_open(env, "Knowledge__kav", str(best["Title"])), Answer(answer)]
 
 
-TEMPLATES = [LeadCallQuestion("qa_sales_001"), OpportunityStageQuestion("qa_sales_002"),
+#: setup page of the holders, the object that lists them, its name field and the field the question may use
+_HOLDERS = (("Permission Sets", "PermissionSet", "Label", "Name",
+             "SELECT Label, Name FROM PermissionSet WHERE IsOwnedByProfile = false"),
+            ("Permission Set Groups", "PermissionSetGroup", "MasterLabel", "DeveloperName",
+             "SELECT MasterLabel, DeveloperName FROM PermissionSetGroup"),
+            ("Profiles", "Profile", "Name", "Name", "SELECT Name FROM Profile"))
+#: objects whose names a question uses for the holders themselves, not for the settings it asks about
+_NOT_SETTINGS = {"Profile", "PermissionSet", "PermissionSetGroup", "User", "Group"}
+
+
+def _named(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole (not inside a longer word or name)."""
+    return re.search(rf"(?<![\w:]){re.escape(name)}(?![\w])", text) is not None
+
+
+class ObjectSettingsQuestion(QuestionTemplate):
+    """What a permission set, group or profile may do with an object, read from its Object Settings."""
+
+    def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
+        sf = env.org  # type: ignore[attr-defined]
+        text = task.instruction
+        objects = []
+        for o in sf.describe().get("sobjects", []):
+            if o["name"] not in _NOT_SETTINGS and o.get("createable") and _named(text, str(o["label"])):
+                objects.append(str(o.get("labelPlural") or o["label"]))
+        steps: list[Action] = []
+        for page, _sobject, label_field, api_field, soql in _HOLDERS:
+            for row in s.rows(sf, soql):
+                label, api = str(row.get(label_field) or ""), str(row.get(api_field) or "")
+                if not label or not (_named(text, label) or _named(text, api)):
+                    continue
+                steps += [*s.setup_link(env, page), s.click_link(label), s.click_button("Object Settings")]
+                for i, plural in enumerate(objects):
+                    if i:
+                        steps.append(s.click_button("Object Settings"))
+                    steps.append(Click(f"{s.link(plural)} >> nth=-1"))  # the settings' link, not the navigation's
+        if not steps or not objects:
+            raise LookupError(f"{task.id}: the question names no holder of object settings or no object of the org")
+        return [*steps, Answer(str(task.ground_truth.get("answer", "")))]
+
+
+TEMPLATES = [ObjectSettingsQuestion("qa_admin_039"), LeadCallQuestion("qa_sales_001"), OpportunityStageQuestion("qa_sales_002"),
              TranscriptQuestion("qa_sales_003"), KnowledgeAnswerQuestion("qa_service_001")]
