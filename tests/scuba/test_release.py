@@ -204,6 +204,31 @@ def test_developer_edition_defaults_are_added_once() -> None:
     assert release.install_org_defaults(org) == []
 
 
+def test_the_object_settings_of_scubas_admin_questions_are_added_once() -> None:
+    """What qa_admin_039's ground truths rest on: the permission set "Account Access" may not delete accounts,
+    the group "Product Admin" may (through its permission set), the profile "Analytics Cloud Integration User"
+    only reads opportunities; a second install adds nothing, and settings the org already has stay."""
+    from pytest_cua.localorg.metadata import MetadataStore
+
+    org = seeded_org()
+    added = release.install_object_settings(org)
+    assert "permission set Account Access" in added and "permission set group Product Admin" in added
+    assert "Opportunity of Analytics Cloud Integration User" in added
+    store = MetadataStore(org)
+
+    def allowed(kind: str, name: str, obj: str) -> set[str]:
+        body = store.read(kind, name)
+        entry = next(p for p in (body.iter("objectPermissions") if body is not None else [])
+                     if p.findtext("object") == obj)
+        return {c.tag for c in entry if c.text == "true"}
+    assert allowed("PermissionSet", "Account_Access", "Account") == {"allowRead", "allowCreate", "allowEdit"}
+    assert "allowDelete" in allowed("PermissionSet", "Product_Admin_Access", "Account")
+    assert [p.text for p in store.read("PermissionSetGroup", "Product_Admin").iter("permissionSets")] == \
+        ["Product_Admin_Access"]
+    assert allowed("Profile", "Analytics Cloud Integration User", "Opportunity") == {"allowRead"}
+    assert release.install_object_settings(org) == []
+
+
 def test_the_sample_release_seed_installs() -> None:
     """SCUBA's own prerequisites (when this machine has the reference copy) install without an error."""
     sample = Path("/work/shared/scuba/prerequisites")
