@@ -21,7 +21,8 @@ from pytest_cua import records
 from pytest_cua.agents.base import Agent, AgentContext
 from pytest_cua.agents.builtin import demonstration_from_task
 from pytest_cua.collection import FailingCollector
-from pytest_cua.envs.base import EnvContext, Environment, ProvisioningError, Snapshot, env_settings, roll_back
+from pytest_cua.envs.base import EnvContext, Environment, EnvironmentError_, ProvisioningError, Snapshot, env_settings, \
+    roll_back
 from pytest_cua.envs.registry import provider_for
 from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
 from pytest_cua.observations import DEFAULT_KINDS
@@ -276,6 +277,12 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     _cua_state.environment = {**lease.env.describe(), "rollback_scope": list(scope) if scope else None}
     try:
         lease.env.begin_task(cua_task)
+        if template is not None and template.has("arrange"):
+            try:
+                template.arrange(cua_task, lease.env)
+            except Exception as exc:  # the task's starting state could not be made: not the agent's doing
+                raise EnvironmentError_(f"template {template.name!r} could not arrange task {cua_task.id!r}: "
+                                        f"{type(exc).__name__}: {exc}") from exc
         yield lease.env
     finally:
         try:

@@ -54,6 +54,11 @@ class Template:
     def demonstrate(self, task: Task, env: "Environment") -> Sequence["Action"]:
         raise NotImplementedError(f"template {self.name!r} has no demonstration")
 
+    def arrange(self, task: Task, env: "Environment") -> None:
+        """What the task takes for granted that the environment's snapshot lacks, made after the snapshot and
+        before the agent starts; rolled back (and checked) with the task's own changes. A failure here is an
+        environment error of the task."""
+
     def has(self, method: str) -> bool:
         return getattr(type(self), method) is not getattr(Template, method)
 

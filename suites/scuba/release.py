@@ -408,7 +408,8 @@ ORG_DEFAULT_USERS: tuple[tuple[str, str], ...] = (("Integration", "intgr"), ("Se
 #: The object settings SCUBA's admin questions (qa_admin_039) read in its org, set so that each question's ground
 #: truth holds: holder kind, API name, label, component permission sets (a group), {object: permissions}. R, C,
 #: E, D: Read, Create, Edit, Delete. Holders the org lacks are made; an object a holder already has settings for
-#: is left as it is.
+#: is left as it is. They are arranged for those tasks only (``ObjectSettingsQuestion.arrange``), never in the
+#: org's snapshot: other tasks of the release create "Account Access" (admin_019) and "Product Admin" (admin_020).
 ORG_DEFAULT_ACCESS: tuple[tuple[str, str, str, tuple[str, ...], dict[str, str]], ...] = (
     ("PermissionSet", "Account_Access", "Account Access", (), {"Account": "RCE"}),
     ("PermissionSet", "Agentforce_Service_Agent_Secure_Base", "Agentforce Service Agent Secure Base", (),
@@ -502,10 +503,6 @@ def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[s
                                     "Username": username, "ProfileId": "Standard User", "IsActive": True}],
                      source="Developer Edition org defaults")
         added.append(f"user {full}")
-    settings = install_object_settings(org)
-    if report is not None and settings:
-        report.notes.append(f"object settings SCUBA's admin questions read: {len(settings)} ({', '.join(settings[:3])}, "
-                            "...)")
     if report is not None and added:
         report.installed["UserRole"] = report.installed.get("UserRole", 0) + sum(a.startswith("role ") for a in added)
         report.installed["User"] = report.installed.get("User", 0) + sum(a.startswith("user ") for a in added)

@@ -87,7 +87,20 @@ class BadWeights(Template):
         with milestone("only half", 0.5):
             pass
 
-CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), CrashOutside(), BadWeights())})
+class Arranged(SetKeys):
+    """Its tasks start from a key the snapshot lacks (``arrange``); the evaluation needs it."""
+    name = "arranged"
+    def arrange(self, task, env):
+        if task.ground_truth.get("arrange_fails"):
+            raise LookupError("no such fixture record")
+        env.data["given"] = "yes"
+    def evaluate(self, ctx):
+        with milestone("arranged before the agent", 0.5):
+            assert ctx.env.data.get("given") == "yes", "the arranged key is missing"
+        with milestone("no leftover of an earlier task", 0.5):
+            assert "left_by_earlier" not in ctx.env.data
+
+CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), CrashOutside(), BadWeights(), Arranged())})
 
 def test_task(cua_result):
     cua_result.check()

@@ -134,6 +134,21 @@ def test_environment_crash_and_provisioning_failure(pytester, kv_suite, monkeypa
     assert rec["error_kind"] == "provisioning" and "no capacity for master" in rec["error"]
 
 
+def test_arranged_state_is_there_for_the_task_and_rolled_back_after_it(pytester, kv_suite):
+    """A template's ``arrange`` runs after the snapshot and before the agent; what it made goes with the task's
+    rollback (no residue, the next task does not see it); an arrange that fails is an environment error."""
+    kv_suite("t.json", [{"id": "a1", "instruction": "x", "template": "arranged", "ground_truth": {"keys": {}}},
+                        {"id": "a2", "instruction": "x", "template": "set_keys", "ground_truth": {"keys": {"given": None}}},
+                        {"id": "a3", "instruction": "x", "template": "arranged",
+                         "ground_truth": {"keys": {}, "arrange_fails": True}}])
+    result = pytester.runpytest("--agent", "oracle", "-p", "no:randomly")
+    result.assert_outcomes(passed=2, errors=1)
+    recs = records_by_id(pytester)
+    assert recs["a1"]["outcome"] == "passed" and recs["a2"]["outcome"] == "passed"  # a2: 'given' is gone again
+    assert recs["a3"]["error_kind"] == "environment"
+    assert "template 'arranged' could not arrange task 'a3': LookupError: no such fixture record" in recs["a3"]["error"]
+
+
 def test_failed_action_is_reported_in_the_next_observation(pytester, kv_suite, with_agents):
     kv_suite("t.json", [task("k1")])
     pytester.runpytest("--agent", "clumsy").assert_outcomes(passed=1)

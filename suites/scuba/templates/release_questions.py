@@ -12,8 +12,8 @@ records a person reads to answer:
 
 - ``qa_admin_039``: the object settings of the permission sets, permission set groups and profiles the question
   names, for the objects it names (Setup > Permission Sets, Permission Set Groups or Profiles > the holder >
-  Object Settings > the object). The release's seed does not carry these holders' settings; with
-  ``--scuba-root`` the org gets them (``suites.scuba.release.ORG_DEFAULT_ACCESS``).
+  Object Settings > the object). The release's seed does not carry these holders' settings: each task arranges
+  them (``suites.scuba.release.ORG_DEFAULT_ACCESS``) and they are rolled back with it.
 """
 
 from __future__ import annotations
@@ -115,6 +115,17 @@ def _named(text: str, name: str) -> bool:
 
 class ObjectSettingsQuestion(QuestionTemplate):
     """What a permission set, group or profile may do with an object, read from its Object Settings."""
+
+    objects = ("PermissionSet", "PermissionSetGroup", "PermissionSetGroupComponent", "Profile")
+
+    def arrange(self, task: "Task", env: "Environment") -> None:
+        """The holders and settings the questions rest on (``release.ORG_DEFAULT_ACCESS``), in an org this process
+        serves; they go with the task's rollback. An org reached over its APIs is taken to hold its own."""
+        from ..release import install_object_settings
+
+        org = getattr(env, "store", None)
+        if org is not None:
+            install_object_settings(org)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf = env.org  # type: ignore[attr-defined]
