@@ -43,7 +43,7 @@ def test_parse_form_reports_every_bad_field_at_once(store: Org) -> None:
                                                      "ParentId": "No Such Parent"}), errors)
     assert data["AnnualRevenue"] == 1000.5
     assert set(errors.fields) == {"NumberOfEmployees", "Industry", "ParentId"}
-    assert any(m.startswith("Parent: No matches") for m in errors.page)
+    assert any(m.startswith("Parent Account: No matches") for m in errors.page)
 
 
 def test_lookups_by_name_id_and_ambiguity(store: Org) -> None:

@@ -64,7 +64,7 @@ def test_posts_without_the_csrf_token_are_refused(page: Any, base: str, org: Org
 def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
     page.goto(f"{base}/lightning/o/Account/list")
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Name", exact=True).fill("Quillfeather Labs")
+    page.get_by_label("Account Name", exact=True).fill("Quillfeather Labs")
     page.get_by_label("Industry").select_option(label="Biotechnology")
     page.get_by_label("Phone", exact=True).fill("555-0100")
     page.get_by_label("Annual Revenue").fill("$1,250,000")
@@ -76,7 +76,7 @@ def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
         ("Quillfeather Labs", "Biotechnology", "555-0100", 1250000.0)
 
     page.get_by_role("region", name="Contacts").get_by_role("button", name="New Contact").click()
-    expect(page.get_by_label("Account", exact=True)).to_have_value("Quillfeather Labs")
+    expect(page.get_by_label("Account Name", exact=True)).to_have_value("Quillfeather Labs")
     page.get_by_label("Salutation").select_option(label="Dr.")
     page.get_by_label("First Name").fill("Ilse")
     page.get_by_label("Last Name").fill("Marrow")
@@ -133,12 +133,12 @@ def test_required_field_and_validation_errors_write_nothing(page: Any, base: str
                                   "ErrorMessage": "Annual revenue cannot be negative."})
     accounts = org.counts()["Account"]
     page.goto(f"{base}/lightning/o/Account/new")
-    page.get_by_label("Name", exact=True).fill("Minus Corp")
+    page.get_by_label("Account Name", exact=True).fill("Minus Corp")
     page.get_by_label("Annual Revenue").fill("-5")
-    page.get_by_label("Parent").fill("No Such Account Anywhere")
+    page.get_by_label("Parent Account").fill("No Such Account Anywhere")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#err-ParentId")).to_contain_text("No matches found")
-    page.get_by_label("Parent").fill("")
+    page.get_by_label("Parent Account").fill("")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#err-AnnualRevenue")).to_have_text("Annual revenue cannot be negative.")
     expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("cannot be negative")

@@ -39,16 +39,20 @@ def convert(ctx: RequestContext, rid: str) -> Response:
         return redirect(f"/lightning/r/Lead/{lead['Id']}/converted")
     statuses = converted_statuses(ctx)
     company = str(lead.get("Company") or lead.get("Name") or "")
-    values: dict[str, Any] = {"account_mode": "new", "account_name": company, "contact_mode": "new",
+    values: dict[str, Any] = {"account_mode": "new", "account_name": company, "account_search": "",
+                              "account_match": "", "contact_mode": "new",
                               "contact_name": "", "opportunity_name": f"{company}-", "no_opportunity": False,
                               "status": statuses[0] if statuses else ""}
     errors = FormErrors()
+    matches = account_matches(ctx, company)
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
         form = ctx.request.form
         values.update(account_mode="existing" if form.get("account_mode") == "existing" else "new",
                       account_name=(form.get("account_name") or "").strip(),
+                      account_search=(form.get("account_search") or "").strip(),
+                      account_match=form.get("account_match") or "",
                       contact_mode="existing" if form.get("contact_mode") == "existing" else "new",
                       contact_name=(form.get("contact_name") or "").strip(),
                       opportunity_name=(form.get("opportunity_name") or "").strip(),
@@ -56,11 +60,18 @@ def convert(ctx: RequestContext, rid: str) -> Response:
                       status=form.get("status") or "")
         account_id = contact_id = None
         if values["account_mode"] == "existing":
-            if not values["account_name"]:
-                errors.add("Choose an existing account or create a new one.", "account_name", "Account Name")
-            else:
+            # Account Search, else the chosen Account Match, else (as before) a name typed in Account Name
+            match = next((a for a in matches if a["Id"] == values["account_match"]), None)
+            if values["account_search"]:
+                account_id = _lookup(ctx, "Contact", "AccountId", values["account_search"], errors,
+                                     "account_search", "Account Search")
+            elif match is not None:
+                account_id = match["Id"]
+            elif values["account_name"]:
                 account_id = _lookup(ctx, "Contact", "AccountId", values["account_name"], errors, "account_name",
                                      "Account Name")
+            else:
+                errors.add("Choose an existing account or create a new one.", "account_search", "Account Search")
         elif not values["account_name"]:
             errors.add("Complete this field.", "account_name", "Account Name")
         if values["contact_mode"] == "existing":
@@ -89,7 +100,17 @@ def convert(ctx: RequestContext, rid: str) -> Response:
             else:
                 return redirect(f"/lightning/r/Lead/{lead['Id']}/converted", "Your lead has been converted.")
     return render(ctx, "convert.html", status=400 if errors else 200, title=f"Convert Lead {lead.get('Name')}",
-                  lead=lead, values=values, errors=errors, statuses=statuses)
+                  lead=lead, values=values, errors=errors, statuses=statuses, matches=matches)
+
+
+def account_matches(ctx: RequestContext, company: str) -> list[dict[str, Any]]:
+    """Accounts whose name contains the lead's company (or the other way round): the dialog's "Account Matches"."""
+    low = company.strip().lower()
+    if not low:
+        return []
+    hits = [a for a in ctx.org.records("Account")
+            if a.get("Name") and (low in str(a["Name"]).lower() or str(a["Name"]).lower() in low)]
+    return sorted(hits, key=lambda a: str(a["Name"]).lower())[:10]
 
 
 def converted(ctx: RequestContext, rid: str) -> Response:

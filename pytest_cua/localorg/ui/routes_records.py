@@ -12,9 +12,10 @@ from werkzeug.wrappers import Response
 from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
 from pytest_cua.localorg.schema import FieldSchema, ObjectSchema
-from pytest_cua.localorg.ui import listing
+from pytest_cua.localorg.ui import listing, routes_record_actions
 from pytest_cua.localorg.ui.forms import (FormErrors, apply_store_error, display_fields, display_value, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
+from pytest_cua.localorg.ui.routes_record_actions import opportunity_stages
 from pytest_cua.localorg.ui.setup_common import api_name
 from pytest_cua.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, plural, redirect, render,
                                         url)
@@ -181,6 +182,7 @@ def save_form(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | N
         try:
             if creating:
                 rid = ctx.org.create(obj.name, data, user_id=ctx.user_id)
+                _link_related_issue(ctx, obj, rid)
             else:
                 rid = record["Id"]  # type: ignore[index]
                 ctx.org.update(obj.name, rid, data, user_id=ctx.user_id)
@@ -267,7 +269,17 @@ def delete_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
 
 # ---------------------------------------------------------------------------------------------------- record page
 
-def _related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str) -> list[dict[str, Any]]:
+# Related-list actions besides "New <Child>" (Salesforce's "Add Products", "Add Leads", ...).
+RELATED_ACTIONS = {
+    ("Pricebook2", "PricebookEntry"): [("Add Products", "/lightning/r/Pricebook2/{rid}/addproducts")],
+    ("Quote", "QuoteLineItem"): [("Add Products", "/lightning/r/Quote/{rid}/addproducts")],
+    ("Campaign", "CampaignMember"): [("Add Leads", "/lightning/r/Campaign/{rid}/addmembers?type=Lead"),
+                                     ("Add Contacts", "/lightning/r/Campaign/{rid}/addmembers?type=Contact")],
+}
+
+
+def related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str, limit: int | None = 50) -> list[dict[str, Any]]:
+    """The related lists of a record page (``limit`` rows each, None = all), with their "View All" link."""
     counts: dict[str, int] = {}
     for rel in obj.child_relationships:
         counts[rel.child_object] = counts.get(rel.child_object, 0) + 1
@@ -286,14 +298,50 @@ def _related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str) -> list[dic
             new_label = f"{new_label} ({child.fields[rel.field].label})"
         columns = listing.columns_of(child, listing.name_field_first(child, listing.default_columns(child)))
         columns = [c for c in columns if c.name != rel.field] or columns
-        rows = [r for r in ctx.org.records(child.name) if r.get(rel.field) == rid][:50]
-        out.append({"label": label, "new_label": new_label, "object": child.name,
+        every = [r for r in ctx.org.records(child.name) if r.get(rel.field) == rid]
+        rows = every if limit is None else every[:limit]
+        actions = [{"label": a_label, "url": a_url.format(rid=rid)}
+                   for a_label, a_url in RELATED_ACTIONS.get((obj.name, child.name), [])]
+        out.append({"label": label, "new_label": new_label, "object": child.name, "rel": rel.name,
+                    "total": len(every), "actions": actions,
+                    "view_all_url": f"/lightning/r/{obj.name}/{rid}/related/{rel.name}/view",
                     "new_url": url(f"/lightning/o/{child.name}/new",
                                    {rel.field: rid, "retURL": f"/lightning/r/{obj.name}/{rid}/view"}),
                     "columns": columns,
                     "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]})
+    if obj.name == "Incident" and "ChangeRequestRelatedIssue" in ctx.org.schema:
+        out.append(_change_requests(ctx, rid, limit))
     activities = {"Task": 1, "Event": 2}
     return sorted(out, key=lambda rl: (activities.get(rl["object"], 0), rl["label"].lower()))
+
+
+def _change_requests(ctx: RequestContext, rid: str, limit: int | None) -> dict[str, Any]:
+    """An incident's "Change Requests" (through ChangeRequestRelatedIssue): "Add New Change Request" opens a new
+    change request that is linked to the incident on save; "Add Existing Change Request" links one."""
+    child = ctx.org.object("ChangeRequest")
+    linked = [j["ChangeRequestId"] for j in ctx.org.records("ChangeRequestRelatedIssue")
+              if j.get("RelatedIssueId") == rid and j.get("ChangeRequestId")]
+    every = [r for r in (ctx.org.get("ChangeRequest", i) for i in linked) if r is not None]
+    rows = every if limit is None else every[:limit]
+    columns = listing.columns_of(child, listing.name_field_first(child, listing.default_columns(child)))
+    back = f"/lightning/r/Incident/{rid}/view"
+    return {"label": "Change Requests", "new_label": "Add New Change Request", "object": "ChangeRequest",
+            "rel": "ChangeRequests", "total": len(every),
+            "new_url": url("/lightning/o/ChangeRequest/new", {"RelatedIssueId": rid, "retURL": back}),
+            "actions": [{"label": "Add Existing Change Request",
+                         "url": url("/lightning/o/ChangeRequestRelatedIssue/new",
+                                    {"RelatedIssueId": rid, "retURL": back})}],
+            "view_all_url": f"/lightning/r/Incident/{rid}/related/ChangeRequests/view", "columns": columns,
+            "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]}
+
+
+def _link_related_issue(ctx: RequestContext, obj: ObjectSchema, rid: str) -> None:
+    """A change request created from an incident's "Add New Change Request" is linked to the incident."""
+    issue = ctx.request.args.get("RelatedIssueId") or ""
+    found = ctx.org.find_record(issue) if obj.name == "ChangeRequest" and issue else None
+    if found is not None and found[0] in ("Incident", "Case"):
+        ctx.org.create("ChangeRequestRelatedIssue", {"ChangeRequestId": rid, "RelatedIssueId": found[1]["Id"]},
+                       user_id=ctx.user_id)
 
 
 def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
@@ -315,6 +363,9 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
         details.append({"label": DETAIL_LABELS.get(f.name, f.label),
                         "text": display_value(ctx.org, f, value), "link": link})
     extra: list[dict[str, str]] = []
+    if obj.name == "Account":
+        extra.append({"label": "View Account Hierarchy", "url": f"/lightning/r/Account/{record['Id']}/hierarchy"})
+    stages = opportunity_stages(ctx) if obj.name == "Opportunity" else []
     post_actions: list[dict[str, str]] = []
     if obj.name == "User":
         from pytest_cua.localorg.ui.routes_setup import user_actions, user_login
@@ -325,7 +376,8 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
             details.insert(0, {"label": "Frozen", "text": "Yes" if login.get("IsFrozen") else "No", "link": None})
     return render(ctx, "record.html", title=record_name(ctx.org, obj.name, record), obj=obj, rid=record["Id"],
                   record=record, name=record_name(ctx.org, obj.name, record), details=details,
-                  related=_related_lists(ctx, obj, record["Id"]), extra_actions=extra, post_actions=post_actions)
+                  related=related_lists(ctx, obj, record["Id"]), extra_actions=extra, post_actions=post_actions,
+                  stages=stages)
 
 
 def view_by_id(ctx: RequestContext, rid: str) -> Response:
@@ -430,7 +482,8 @@ def share_targets(ctx: RequestContext, chosen: list[str]) -> dict[str, list[str]
 
 
 def register(app: OrgApp) -> None:
-    """Add the record routes."""
+    """Add the record routes (and the record page actions of :mod:`routes_record_actions`)."""
+    routes_record_actions.register(app)
     app.add_route("/", home, ["GET"], auth="ui", endpoint="ui.root")
     app.add_route("/lightning/page/home", home, ["GET"], auth="ui", endpoint="ui.home")
     app.add_route("/lightning/search", global_search, ["GET"], auth="ui", endpoint="ui.search")

@@ -8,14 +8,12 @@ listed ones.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
-from urllib.parse import quote
-
-from pytest_cua.actions import Action, Click, Done
+from pytest_cua.actions import Action, Check, Done
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
 from . import shared as s
-from .common import field, goto, soql_str
+from .common import field, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -80,12 +78,10 @@ class CreateCampaign(s.ScubaTemplate):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         t = task.ground_truth
         steps: list[Action] = list(s.new_from_list(env, "Campaign", self._values(t)))
-        for n, lead in enumerate(s.names(t["leads"])):
-            if n:  # "Save" opened the new member: back to the campaign, found by its name
-                steps += [goto(env, f"/lightning/o/Campaign/list?q={quote(str(t['campaign_name']))}"),
-                          Click(s.link(str(t["campaign_name"])))]
-            steps += s.new_related(env, "CampaignMember", {"LeadId": lead})
-        return [*steps, Done()]
+        # the campaign's Campaign Members: Add Leads > select the leads > Next > Submit
+        steps.append(s.click_button("Add Leads"))
+        steps += [Check(f"label={lead}") for lead in s.names(t["leads"])]
+        return [*steps, s.click_button("Next"), s.click_button("Submit"), Done()]
 
 
 TEMPLATES = [CreateCampaign()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Done
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -74,9 +74,11 @@ class CreatePriceBooks(s.ScubaTemplate):
         t = task.ground_truth
         steps: list[Action] = []
         for n in (1, 2):
+            # the new price book's Related tab > Add Products > the product > Next > List Price > Save
             steps += [*s.new_from_list(env, "Pricebook2", {"Name": t[f"price_book_name{n}"], "IsActive": True}),
-                      *s.new_related(env, "PricebookEntry", {"Product2Id": t["product_name"],
-                                                            "UnitPrice": t[f"unit_price{n}"], "IsActive": True})]
+                      s.click_link("Related"), s.click_button("Add Products"),
+                      Check(f'label={t["product_name"]}'), s.click_button("Next"),
+                      Fill("label=List Price", s._ui_text(t[f"unit_price{n}"])), *s.save()]
         return [*steps, Done()]
 
 
@@ -141,12 +143,14 @@ class CreateQuote(s.ScubaTemplate):
         t = task.ground_truth
         sf = env.org  # type: ignore[attr-defined]
         opp_id = s.require_id(sf, "Opportunity", t["opportunity_name"])
-        list_price = s.standard_price(sf, t["product_name"])
-        line = {"Product2Id": t["product_name"], "Quantity": t["quantity"], "UnitPrice": list_price,
-                "Discount": t["discount_percentage"]}
+        book = first(sf, f"SELECT Name FROM Pricebook2 WHERE Id = {soql_str(standard_book_id(sf))}")
+        # the new quote's Add Products: its price book first, then the product, Next, quantity and discount
         return [*s.open_record(env, "Opportunity", opp_id),
                 *s.new_related(env, "Quote", {"Name": t["quote_name"], "ExpirationDate": self._expires(t)}),
-                *s.new_related(env, "QuoteLineItem", line), Done()]
+                s.click_button("Add Products"), SelectOption("label=Price Book", str((book or {}).get("Name"))),
+                *s.save(), Check(f'label={t["product_name"]}'), s.click_button("Next"),
+                Fill("label=Quantity", s._ui_text(t["quantity"])),
+                Fill("label=Discount", s._ui_text(t["discount_percentage"])), *s.save(), Done()]
 
 
 class CreateContractAndOrder(s.ScubaTemplate):

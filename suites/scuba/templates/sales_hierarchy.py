@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from urllib.parse import quote
 
 from pytest_cua.actions import Action, Done
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
 from . import shared as s
+from .common import goto
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -93,6 +95,9 @@ class CreateAccountHierarchy(s.ScubaTemplate):
             steps += s.new_from_list(env, "Account", {"Name": parent})
             for sub in subs:
                 steps += s.new_from_list(env, "Account", {"Name": sub, "ParentId": parent})
+        for parent in hierarchies(task.ground_truth):  # verify: the parent's page > View Account Hierarchy
+            steps += [goto(env, f"/lightning/o/Account/list?q={quote(parent)}"), s.click_link(parent),
+                      s.click_button("View Account Hierarchy")]
         steps.append(Done())
         return steps
 

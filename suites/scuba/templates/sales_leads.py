@@ -115,7 +115,7 @@ class ConvertLead(s.ScubaTemplate):
         steps: list[Action] = [*s.open_record(env, "Lead", lead_id), Click(s.button("Convert"))]
         existing = self._existing_account(sf, t)
         if existing:
-            steps += [Click('role=radio[name="Choose Existing Account"]'), Fill("label=Account Name", existing)]
+            steps += [Click('role=radio[name="Choose Existing Account"]'), Fill("label=Account Search", existing)]
         steps += [Fill("label=Opportunity Name", str(t["opportunity_name"])),
                   SelectOption("label=Converted Status", "Closed - Converted"),
                   Click(s.button("Convert")), Done()]

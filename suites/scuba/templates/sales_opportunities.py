@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Done
+from pytest_cua.actions import Action, Check, Done
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -95,8 +95,8 @@ class UpdateOpportunityStageAndActivity(s.ScubaTemplate):
         return [*s.open_record(env, "Opportunity", opp_id),
                 *s.new_related(env, kind, values),
                 *s.open_record(env, "Opportunity", opp_id),
-                s.click_button("Edit"), *s.fill_form(env, "Opportunity", {"StageName": t["stage_name"]}),
-                *s.save(), Done()]
+                # the path: choose the stage, then Mark as Current Stage
+                Check(f'role=radio[name="{t["stage_name"]}"]'), s.click_button("Mark as Current Stage"), Done()]
 
 
 TEMPLATES = [UpdateOpportunityStageAndActivity()]

@@ -67,8 +67,8 @@ class CreateEntitlement(s.ScubaTemplate):
         truth = task.ground_truth
         start, end = _dates(truth)
         return [goto(env, "/lightning/o/Entitlement/list"), s.click_button("New"),
-                Fill("label=Name", str(truth["entitlement_name"])),
-                Fill("label=Account", str(truth["account_name"])),
+                Fill("label=Entitlement Name", str(truth["entitlement_name"])),
+                Fill("label=Account Name", str(truth["account_name"])),
                 SelectOption("label=Type", str(truth["support_type"])),
                 Fill("label=Start Date", start), Fill("label=End Date", end),
                 s.click_button("Save"), Done()]

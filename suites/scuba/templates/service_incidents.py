@@ -134,19 +134,19 @@ class LinkChangeRequest(s.ScubaTemplate):
         truth = task.ground_truth
         inc_subject = str(truth["incident_subject"])
         # an incident status the org lacks is added first (Setup), as a person who may change setup does
+        open_incident = [goto(env, "/lightning/o/Incident/list"),
+                         Fill('role=searchbox[name="Search this list..."]', inc_subject), s.click_button("Search"),
+                         s.click_link(inc_subject)]
+        # the incident's Related tab > Change Requests > Add New Change Request (linked to the incident on save)
         steps: list[Action] = [*s.picklist_value_steps(env, "Incident", "Status", str(truth["incident_new_status"])),
-                               goto(env, "/lightning/o/ChangeRequest/list"), s.click_button("New"),
+                               *open_incident, s.click_link("Related"), s.click_button("Add New Change Request"),
                                Fill("label=Subject", str(truth["change_request_subject"]))]
         if truth.get("change_request_description"):
             steps.append(Fill("label=Description", str(truth["change_request_description"])))
         steps += [SelectOption("label=Priority", str(truth["change_request_priority"])),
                   SelectOption("label=Impact", str(truth["change_request_impact"])),
                   SelectOption("label=Risk Level", str(truth["change_request_risk_level"])), s.click_button("Save"),
-                  s.click_button("New Change Request Related Issue"), Fill("label=Related Issue", inc_subject),
-                  s.click_button("Save"),
-                  goto(env, "/lightning/o/Incident/list"),
-                  Fill('role=searchbox[name="Search this list..."]', inc_subject), s.click_button("Search"),
-                  s.click_link(inc_subject), s.click_button("Edit"),
+                  *open_incident, s.click_button("Edit"),
                   SelectOption("label=Status", str(truth["incident_new_status"])), s.click_button("Save"), Done()]
         return steps
 
