@@ -25,7 +25,7 @@ def test_list_view_shared_with_a_role_showing_two_fields(page: Any, base: str, s
     page.get_by_role("button", name="Select Fields to Display").click()
     page.get_by_label("Select All").check()
     page.get_by_label("Select All").uncheck()
-    page.get_by_label("Account", exact=True).check()
+    page.get_by_label("Account Name", exact=True).check()
     page.get_by_label("Amount", exact=True).check()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("status").first).to_contain_text("were saved")
@@ -40,7 +40,8 @@ def test_list_view_shared_with_a_role_showing_two_fields(page: Any, base: str, s
 def test_list_view_chart_offered_on_the_object_s_views(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/o/Account/list")
     page.get_by_role("button", name="Charts").click()
-    page.get_by_role("button", name="New Chart").click()
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_role("menuitem", name="New Chart").click()
     page.get_by_label("Chart Name").fill("Revenue by industry")
     page.get_by_label("Aggregate Type").select_option(label="Sum")
     page.get_by_label("Aggregate Field").select_option(label="Industry")

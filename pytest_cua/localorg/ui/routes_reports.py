@@ -8,6 +8,11 @@ and shows it again with the change, and nothing is saved before "Save". Save goe
 Matrix with row and column groups), and what the Analytics API would refuse (a filter logic naming a filter that
 is not there, a chart without a grouping, ...) is shown on the page with everything kept.
 
+Salesforce's builder controls: "Show Me" (the scope), "Relative Date" (a date filter's relative value, ``LAST
+WEEK``), "Add Filter Logic" (shows the logic box), "Group Date By" of a date grouping, the chart properties "Show
+Values" and "Show Legend", "Refresh" (the builder again, everything kept) and "Save & Run" (saves and opens the
+report's page, as "Save" does: the org does not run reports).
+
 Cross filter criteria name the related object's field by its API name (a textbox): the related objects of a
 report type are Salesforce's (``CROSS_OBJECTS``) and most of them are not objects of the embedded org's schema.
 """
@@ -43,6 +48,18 @@ CROSS_OBJECTS: dict[str, list[tuple[str, str]]] = {
 #: summary prefix -> the builder's label
 SUMMARIES = [("s", "Sum"), ("a", "Average"), ("mx", "Max"), ("m", "Min"), ("med", "Median"), ("u", "Unique")]
 _SUMMABLE = ("currency", "double", "int", "percent", "boolean")
+#: "Group Date By" of a date grouping: (dateGranularity, Salesforce's label)
+DATE_GROUPS = [("Day", "Day"), ("Week", "Calendar Week"), ("Month", "Calendar Month"), ("Quarter", "Calendar Quarter"),
+               ("Year", "Calendar Year"), ("MonthInYear", "Calendar Month in Year"),
+               ("DayInMonth", "Calendar Day in Month"), ("FiscalPeriod", "Fiscal Period"), ("FiscalWeek", "Fiscal Week"),
+               ("FiscalQuarter", "Fiscal Quarter"), ("FiscalYear", "Fiscal Year")]
+_DATES = ("date", "datetime")
+#: "Relative Date" of a date filter: the value a report filter holds (Salesforce's relative date literals)
+RELATIVE_DATES = ["TODAY", "YESTERDAY", "TOMORROW", "LAST WEEK", "THIS WEEK", "NEXT WEEK", "LAST MONTH", "THIS MONTH",
+                  "NEXT MONTH", "LAST 90 DAYS", "NEXT 90 DAYS", "LAST QUARTER", "THIS QUARTER", "NEXT QUARTER",
+                  "LAST YEAR", "THIS YEAR", "NEXT YEAR"]
+#: "Show Me": the report's scope
+SCOPES = [("organization", "All {}"), ("user", "My {}"), ("team", "My Team's {}")]
 CHARTS = ["Vertical Bar", "Horizontal Bar", "Stacked Vertical Bar", "Stacked Horizontal Bar", "Line", "Donut", "Pie",
           "Funnel", "Scatter"]
 
@@ -80,7 +97,19 @@ def _state(form: Any) -> dict[str, Any]:
     for key in ("down", "across", "columns", "summaries", "filters", "cross"):
         if not isinstance(state.get(key), list):
             state[key] = []
+    for key in ("down_dates", "across_dates"):
+        if not isinstance(state.get(key), dict):
+            state[key] = {}
     return state
+
+
+def _date_groups(form: Any, rt: analytics.ReportType, state: dict[str, Any]) -> None:
+    """Read "Group Date By" of each date grouping shown (a select per date grouping, kept at every post)."""
+    for key in ("down", "across"):
+        for i, g in enumerate(state[key]):
+            chosen = form.get(f"{key}_date_{i}")
+            if chosen in dict(DATE_GROUPS) and (rt.column(g) or ("", ""))[1] in _DATES:
+                state[f"{key}_dates"][g] = chosen
 
 
 def report_builder(ctx: RequestContext) -> Response:
@@ -92,13 +121,22 @@ def report_builder(ctx: RequestContext) -> Response:
     if ctx.request.method == "POST" and not csrf_ok(ctx):
         return forbidden(ctx)
     state: dict[str, Any] = _state(form) if ctx.request.method == "POST" else {
-        "down": [], "across": [], "summaries": [], "filters": [], "cross": [],
-        "columns": list(rt.columns)[:4]}
+        "down": [], "across": [], "summaries": [], "filters": [], "cross": [], "down_dates": {},
+        "across_dates": {}, "columns": list(rt.columns)[:4]}
     errors = FormErrors()
-    vals = {k: (form.get(k) or "").strip() for k in ("name", "logic", "chart_type", "chart_title", "description")}
+    vals = {k: (form.get(k) or "").strip() for k in ("name", "logic", "chart_type", "chart_title", "description",
+                                                     "scope")}
+    if vals["scope"] not in dict(SCOPES):
+        vals["scope"] = "organization"
+    # chart properties: the checkboxes are posted checked only; a GET (a new builder) shows the legend
+    vals["show_values"] = "on" if form.get("show_values") else ""
+    vals["show_legend"] = "on" if form.get("show_legend") or ctx.request.method != "POST" else ""
     action = form.get("do") or ""
     columns = rt.columns
+    # the filter logic box shows once "Add Filter Logic" is pressed (or while it holds a logic)
+    vals["logic_shown"] = "on" if vals["logic"] or form.get("logic_shown") else ""
     if ctx.request.method == "POST":
+        _date_groups(form, rt, state)
         kind, _, arg = action.partition(":")
         pick = lambda key: form.get(key) or ""  # noqa: E731 - a form value
         if kind in ("add_down", "add_across", "add_column"):
@@ -116,12 +154,23 @@ def report_builder(ctx: RequestContext) -> Response:
                 state["summaries"].append(f"{how}!{field}")
         elif kind == "add_filter":
             field, op, value = pick("filter_field"), pick("filter_operator"), form.get("filter_value") or ""
+            relative = pick("filter_relative")
             if field not in columns:
                 errors.add("Choose the field to filter.", "filter_field", "Filter Field")
             elif op not in analytics.OPERATORS:
                 errors.add("Choose an operator.", "filter_operator", "Operator")
+            elif relative and relative not in RELATIVE_DATES:
+                errors.add("Choose a relative date from the list.", "filter_relative", "Relative Date")
+            elif relative and columns[field][1] not in _DATES:
+                errors.add("A relative date filters a date field only.", "filter_relative", "Relative Date")
+            elif relative and value.strip():
+                errors.add("Enter a value or choose a relative date, not both.", "filter_value", "Filter Value")
             else:
-                state["filters"].append([field, op, value])
+                state["filters"].append([field, op, relative or value])
+        elif kind == "add_logic":
+            vals["logic_shown"] = "on"
+        elif kind == "remove_logic":
+            vals["logic"], vals["logic_shown"] = "", ""
         elif kind == "add_cross":
             entity = pick("cross_object")
             if entity not in dict(CROSS_OBJECTS.get(rt.type, [])):
@@ -138,8 +187,10 @@ def report_builder(ctx: RequestContext) -> Response:
         elif kind.startswith("remove_") and arg.isdigit():
             key = kind[len("remove_"):]
             if key in state and int(arg) < len(state[key]):
-                state[key].pop(int(arg))
-        elif kind == "save":
+                gone = state[key].pop(int(arg))
+                if key in ("down", "across") and gone not in state[key]:
+                    state[f"{key}_dates"].pop(gone, None)
+        elif kind in ("save", "save_run"):
             saved = _save(ctx, rt, state, vals, errors)
             if saved is not None:
                 return saved
@@ -151,7 +202,9 @@ def _metadata(rt: analytics.ReportType, state: dict[str, Any], vals: dict[str, s
     md: dict[str, Any] = {
         "name": vals["name"], "reportFormat": fmt, "reportType": {"type": rt.type},
         "detailColumns": state["columns"], "aggregates": [*state["summaries"], "RowCount"],
-        "groupingsDown": [{"name": g} for g in state["down"]], "groupingsAcross": [{"name": g} for g in state["across"]],
+        "groupingsDown": [{"name": g, "dateGranularity": state["down_dates"].get(g) or "None"} for g in state["down"]],
+        "groupingsAcross": [{"name": g, "dateGranularity": state["across_dates"].get(g) or "None"}
+                            for g in state["across"]], "scope": vals["scope"],
         "reportFilters": [{"column": c, "operator": o, "value": v} for c, o, v in state["filters"]],
         "reportBooleanFilter": vals["logic"] or None, "description": vals["description"] or None,
         "crossFilters": [{"relatedEntity": x["entity"], "includesObject": x["with"],
@@ -159,7 +212,8 @@ def _metadata(rt: analytics.ReportType, state: dict[str, Any], vals: dict[str, s
                          for x in state["cross"]]}
     if vals["chart_type"]:
         md["chart"] = {"chartType": vals["chart_type"], "title": vals["chart_title"] or None,
-                       "groupings": state["down"][:1], "summaries": ["RowCount"], "hasLegend": True}
+                       "groupings": state["down"][:1], "summaries": ["RowCount"],
+                       "hasLegend": bool(vals["show_legend"]), "showChartValues": bool(vals["show_values"])}
     return md
 
 
@@ -181,6 +235,13 @@ def _save(ctx: RequestContext, rt: analytics.ReportType, state: dict[str, Any], 
     return redirect(f"/lightning/o/Report/{rid}/view", f'Report "{vals["name"]}" was saved.')
 
 
+def _date_group(rt: analytics.ReportType, state: dict[str, Any], key: str, column: str) -> str | None:
+    """The "Group Date By" of a date grouping (Day until another is chosen), None for other groupings."""
+    if (rt.column(column) or ("", ""))[1] not in _DATES:
+        return None
+    return str(state[f"{key}_dates"].get(column) or "Day")
+
+
 def _label(rt: analytics.ReportType, column: str) -> str:
     found = rt.column(column)
     return found[0] if found else column
@@ -194,8 +255,11 @@ def _render(ctx: RequestContext, rt: analytics.ReportType, state: dict[str, Any]
                   rt=rt, state=json.dumps(state), errors=errors, vals=vals,
                   columns=[(name, label) for name, (label, _) in columns],
                   summable=[(name, label) for name, (label, kind) in columns if kind in _SUMMABLE],
-                  down=[(i, _label(rt, g)) for i, g in enumerate(state["down"])],
-                  across=[(i, _label(rt, g)) for i, g in enumerate(state["across"])],
+                  down=[(i, _label(rt, g), _date_group(rt, state, "down", g)) for i, g in enumerate(state["down"])],
+                  across=[(i, _label(rt, g), _date_group(rt, state, "across", g))
+                          for i, g in enumerate(state["across"])],
+                  date_groups=DATE_GROUPS, relative_dates=[(d, d.title()) for d in RELATIVE_DATES],
+                  scopes=[(value, text.format(rt.label)) for value, text in SCOPES],
                   detail=[(i, _label(rt, c)) for i, c in enumerate(state["columns"])],
                   summaries=[(i, f"{summary_label.get(s.split('!')[0], s)} of {_label(rt, s.split('!', 1)[1])}")
                              for i, s in enumerate(state["summaries"])],

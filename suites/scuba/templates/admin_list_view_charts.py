@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence
 
-from pytest_cua.actions import Action, Done, Fill, SelectOption
+from pytest_cua.actions import Action, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -76,14 +76,15 @@ class CreateChartForListView(ScubaTemplate):
 
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The object's list in the list view > Charts > New Chart: name, chart type, aggregate type and field,
+        """The object's list in the list view > Charts > Settings (the gear, menu "Chart Settings") > New Chart: name, chart type, aggregate type and field,
         grouping field, Save."""
         truth = task.ground_truth
         obj = str(truth["object_name"])
         view = checked_rows(env.org, "SELECT DeveloperName FROM ListView WHERE Name = "  # type: ignore[attr-defined]
                                      f"{soql_str(str(truth['list_name']))} ORDER BY CreatedDate, Id")
         path = f"/lightning/o/{obj}/list" + (f"?view={view[0]['DeveloperName']}" if view else "")
-        return [s.goto(env, path), s.click_button("Charts"), s.click_button("New Chart"),
+        return [s.goto(env, path), s.click_button("Charts"), s.click_button("Settings"),
+                Click('role=menuitem[name="New Chart"]'),
                 Fill("label=Chart Name", str(truth["chart_name"])),
                 SelectOption("label=Chart Type", str(truth["chart_type"])),
                 SelectOption("label=Aggregate Type", str(truth["aggregate_type"])),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, Check, Done, Fill, Uncheck
+from pytest_cua.actions import Action, Check, Click, Done, Fill, Uncheck
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -84,18 +84,20 @@ class CreateListViewShare(s.ScubaTemplate):
 
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The object's list > New List View: the name, "Share list view with groups of users" and each group or
-        role by name, Save; then Select Fields to Display: exactly the two fields."""
+        """The object's list > List View Controls > New: the name, "Share list view with groups of users" and each
+        group or role by name, Save; then List View Controls > Select Fields to Display: exactly the two fields."""
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         obj = str(truth["object_name"])
-        steps: list[Action] = [s.goto(env, f"/lightning/o/{obj}/list"), s.click_button("New List View"),
+        steps: list[Action] = [s.goto(env, f"/lightning/o/{obj}/list"), s.click_button("List View Controls"),
+                               Click('role=menuitem[name="New"]'),
                                Fill("label=List Name", str(truth["list_view_name"])),
                                Check("label=Share list view with groups of users")]
         for name in _users(truth):
             found = first(sf, f"SELECT Name FROM Group WHERE Type = 'Regular' AND DeveloperName = {soql_str(name)}") \
                 or first(sf, f"SELECT Name FROM UserRole WHERE DeveloperName = {soql_str(name)}")
             steps.append(Check(f"label={found['Name'] if found else name}"))
-        steps += [s.click_button("Save"), s.click_button("Select Fields to Display"), Check("label=Select All"),
+        steps += [s.click_button("Save"), s.click_button("List View Controls"),
+                  Click('role=menuitem[name="Select Fields to Display"]'), Check("label=Select All"),
                   Uncheck("label=Select All")]
         steps += [Check(f"label={s.column_field(env, obj, str(truth[k]))[1]}") for k in ("field1", "field2")]
         return [*steps, s.click_button("Save"), Done()]

@@ -152,10 +152,11 @@ class CreateListView(s.ScubaTemplate):
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         obj = s.object_api_name(sf, str(truth["object_name"])) or str(truth["object_name"])
         name = str(truth["list_name"])
-        steps: list[Action] = [goto(env, f"/lightning/o/{obj}/list"), s.click_button("New List View"),
-                               Fill("label=List Name", name)]
+        steps: list[Action] = [goto(env, f"/lightning/o/{obj}/list"), s.click_button("List View Controls"),
+                               Click('role=menuitem[name="New"]'), Fill("label=List Name", name)]
         for n in (1, 2):
             op = operation(truth[f"operator{n}"])
+            steps += [s.click_button("Add Filter")] if n > 1 else []
             steps += [SelectOption(f"label=Filter {n} Field", field_label(sf, obj, truth[f"key{n}"])),
                       SelectOption(f"label=Filter {n} Operator", OPERATOR_LABELS.get(op, op)),
                       Fill(f"label=Filter {n} Value", filter_value(truth[f"value{n}"]))]

@@ -123,8 +123,32 @@ def _filter_steps(f: Sequence[Any]) -> list[Action]:
             Fill("label=Filter Value", str(f[2])), s.click_button("Add Filter")]
 
 
-def _save_steps(truth: Mapping[str, Any]) -> list[Action]:
-    return [Fill("label=Report Name", truth_text(truth, "report_name")), Click('role=button[name="Save"]'), Done()]
+def _save_steps(truth: Mapping[str, Any], button: str = "Save") -> list[Action]:
+    """The report's name, then "Save" or "Save & Run" (both save; the report's page opens)."""
+    return [Fill("label=Report Name", truth_text(truth, "report_name")), Click(f'role=button[name="{button}"]'), Done()]
+
+
+def _relative_date(truth: Mapping[str, Any], f: Sequence[Any]) -> str | None:
+    """The builder's "Relative Date" option of a filter on a date field whose value is a relative date literal
+    (``LAST WEEK`` -> "Last Week"), else None."""
+    from pytest_cua.localorg import analytics
+    from pytest_cua.localorg.ui.routes_reports import RELATIVE_DATES
+
+    rt = analytics.report_type(truth_text(truth, "object_name"))
+    column = rt.column(str(f[0])) if rt else None
+    if column and column[1] in ("date", "datetime") and str(f[2]).upper() in RELATIVE_DATES:
+        return str(f[2]).title()
+    return None
+
+
+def _cross_label(truth: Mapping[str, Any]) -> str:
+    """How the builder names the cross filter's related object ("Activities" of Activity, ...)."""
+    from pytest_cua.localorg import analytics
+    from pytest_cua.localorg.ui.routes_reports import CROSS_OBJECTS
+
+    rt = analytics.report_type(truth_text(truth, "object_name"))
+    entity = truth_text(truth, "cross_object_name")
+    return dict(CROSS_OBJECTS.get(rt.type if rt else "", [])).get(entity, entity)
 
 
 class _ReportTemplate(s.ScubaTemplate):
@@ -202,7 +226,7 @@ class CreateReport(_ReportTemplate):
             steps += [SelectOption("label=Add column", _column(env, truth, field)), s.click_button("Add Column")]
         for f in truth_filters(truth):
             steps += _filter_steps(f)
-        return [*steps, *_save_steps(truth)]
+        return [*steps, s.click_button("Refresh"), *_save_steps(truth)]
 
 
 class CreateReportWithCrossFilter(_ReportTemplate):
@@ -240,15 +264,17 @@ class CreateReportWithCrossFilter(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: a cross filter "with" the related object, each criterion, the name, Save."""
+        """The builder: a cross filter "with" the related object, each criterion ("Add Activities Filter"), the
+        name, Save & Run."""
         truth = task.ground_truth
+        add = f"Add {_cross_label(truth)} Filter"
         steps = [*_builder_steps(env, truth), SelectOption("label=Cross Filter", "with"),
                  SelectOption("label=Related Object", truth_text(truth, "cross_object_name")),
                  s.click_button("Add Cross Filter")]
         for f in truth_filters(truth):
             steps += [Fill("label=Criterion Field", str(f[0])), SelectOption("label=Criterion Operator", str(f[1])),
-                      Fill("label=Criterion Value", str(f[2])), s.click_button("Add Criterion")]
-        return [*steps, *_save_steps(truth)]
+                      Fill("label=Criterion Value", str(f[2])), s.click_button(add)]
+        return [*steps, *_save_steps(truth, "Save & Run")]
 
 
 class CreateReportChainFilters(_ReportTemplate):
@@ -284,12 +310,17 @@ class CreateReportChainFilters(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: the four filters in order, the filter logic, the name, Save."""
+        """The builder: the four filters in order (a relative date value as "Relative Date"), "Add Filter Logic"
+        and the logic, the name, Save & Run."""
         truth = task.ground_truth
         steps = _builder_steps(env, truth)
         for f in self.filters(truth):
-            steps += _filter_steps(f)
-        return [*steps, Fill("label=Filter Logic", CHAIN_LOGIC), *_save_steps(truth)]
+            relative = _relative_date(truth, f)
+            steps += _filter_steps(f) if relative is None else [
+                SelectOption("label=Filter Field", str(f[0])), SelectOption("label=Operator", str(f[1])),
+                SelectOption("label=Relative Date", relative), s.click_button("Add Filter")]
+        return [*steps, s.click_button("Add Filter Logic"), Fill("label=Filter Logic", CHAIN_LOGIC),
+                *_save_steps(truth, "Save & Run")]
 
 
 class CreateSummaryReportWithChart(_ReportTemplate):
@@ -323,11 +354,14 @@ class CreateSummaryReportWithChart(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: the row grouping, the chart's type and title, the name, Save."""
+        """The builder: the row grouping, Show Me all records, the chart's properties (type, title, Show Values),
+        the name, Save & Run."""
         truth = task.ground_truth
         return [*_builder_steps(env, truth), SelectOption("label=Add group", truth_text(truth, "grouping_field")),
-                s.click_button("Add Row Group"), SelectOption("label=Chart Type", truth_text(truth, "chart_type")),
-                Fill("label=Chart Title", truth_text(truth, "chart_title")), *_save_steps(truth)]
+                s.click_button("Add Row Group"), SelectOption("label=Show Me", f"All {truth_text(truth, 'object_name')}"),
+                SelectOption("label=Chart Type", truth_text(truth, "chart_type")),
+                Fill("label=Chart Title", truth_text(truth, "chart_title")), Check("label=Show Values"),
+                *_save_steps(truth, "Save & Run")]
 
 
 class CreateMatrixReport(_ReportTemplate):
@@ -365,14 +399,22 @@ class CreateMatrixReport(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: the row and the column grouping, the summary (``s!AMOUNT``: Sum of Amount), the name."""
+        """The builder: the row and the column grouping (a date grouping by calendar month when it is a month
+        column, "Group Date By"), the summary (``s!AMOUNT``: Sum of Amount), the name, Save & Run."""
+        from pytest_cua.localorg import analytics
+
         truth = task.ground_truth
         kind, _, field = truth_text(truth, "field_name").partition("!")
-        return [*_builder_steps(env, truth), SelectOption("label=Add group", truth_text(truth, "row_group_field")),
-                s.click_button("Add Row Group"),
+        row = truth_text(truth, "row_group_field")
+        rt = analytics.report_type(truth_text(truth, "object_name"))
+        column = rt.column(row) if rt else None
+        by_month = [SelectOption("label=Group Date By", "Calendar Month")] \
+            if column and column[1] in ("date", "datetime") and column[0].endswith("Month") else []
+        return [*_builder_steps(env, truth), SelectOption("label=Add group", row),
+                s.click_button("Add Row Group"), *by_month,
                 SelectOption("label=Add column group", truth_text(truth, "column_group_field")),
                 s.click_button("Add Column Group"), SelectOption("label=Summarize", field),
-                SelectOption("label=Summary", kind), s.click_button("Add Summary"), *_save_steps(truth)]
+                SelectOption("label=Summary", kind), s.click_button("Add Summary"), *_save_steps(truth, "Save & Run")]
 
 
 TEMPLATES = [CreateReport(), CreateReportWithCrossFilter(), CreateReportChainFilters(), CreateSummaryReportWithChart(),
