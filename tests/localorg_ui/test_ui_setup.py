@@ -17,14 +17,17 @@ def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: An
     page.get_by_label("Queue Name").fill("Escalations_Desk")
     page.get_by_label("Queue Email").fill("escalations@harborlight.test")
     page.get_by_label("Send Email to Members").check()
-    page.get_by_role("checkbox", name="Case", exact=True).check()
-    page.get_by_role("checkbox", name="Lead", exact=True).check()
+    page.get_by_label("Available Objects").select_option(label=["Case", "Lead"])
+    page.get_by_role("group", name="Supported Objects").get_by_role("button", name="Add").click()
+    members = page.get_by_role("group", name="Queue Members")
     user = org.find("User", IsActive=True)[1]
-    page.get_by_role("region", name="Users").get_by_role("checkbox", name=user["Name"]).check()
     role = org.records("UserRole")[0]
-    page.get_by_role("region", name="Roles").get_by_role("checkbox", name=role["Name"]).check()
     group = org.find("Group", Type="Regular")[0]
-    page.get_by_role("region", name="Public Groups").get_by_role("checkbox", name=group["Name"]).check()
+    for kind, option in (("Users", f"User: {user['Name']}"), ("Roles", f"Role: {role['Name']}"),
+                         ("Public Groups", f"Group: {group['Name']}")):
+        members.get_by_role("combobox", name="Search").select_option(label=kind)
+        members.get_by_label("Available Members").select_option(label=option)
+        members.get_by_role("button", name="Add").click()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Escalations Desk", level=1)).to_be_visible()
 
@@ -41,8 +44,11 @@ def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: An
     assert members == {user["Id"], role_group, group["Id"]}
 
     page.get_by_role("button", name="Edit", exact=True).click()
-    page.get_by_role("checkbox", name="Lead", exact=True).uncheck()
-    page.get_by_role("region", name="Users").get_by_role("checkbox", name=user["Name"]).uncheck()
+    page.get_by_label("Selected Objects").select_option(label="Lead")
+    page.get_by_role("group", name="Supported Objects").get_by_role("button", name="Remove").click()
+    members = page.get_by_role("group", name="Queue Members")
+    members.get_by_label("Selected Members").select_option(label=f"User: {user['Name']}")
+    members.get_by_role("button", name="Remove").click()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("region", name="Supported Objects")).not_to_contain_text("Lead")
     assert {r["SobjectType"] for r in org.find("QueueSobject", QueueId=queue["Id"])} == {"Case"}

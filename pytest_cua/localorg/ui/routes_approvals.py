@@ -151,8 +151,10 @@ def process_view(ctx: RequestContext, full: str) -> Response:
             rows.append({"url": None, "cells": [X.text_of(a, "name"), X.text_of(a, "type"),
                                                 X.text_of(update, "field") if update is not None else "", value]})
         sections.append({"title": title, "rows": rows, "columns": ["Name", "Type", "Field", "New Value"],
-                         "actions": [{"label": f"Add New {title[:-1]}",
-                                      "url": url(f"{PROCESSES}/{quote(full)}/actions/new", {"kind": kind})}]})
+                         # Salesforce's "Add New" menu: the action kinds (our org models field updates)
+                         "actions": [{"label": f"Add New {title[:-1]}", "menu": [
+                             {"label": "Field Update",
+                              "url": url(f"{PROCESSES}/{quote(full)}/actions/new", {"kind": kind})}]}]})
     return setup_render(ctx, "setup/detail.html", title=f"{X.text_of(body, 'label')} | Approval Processes",
                         heading=X.text_of(body, "label") or full, kicker="Approval Process",
                         actions=[{"label": "Approval Processes", "url": url(f"{PROCESSES}/home", {"object": obj})}],

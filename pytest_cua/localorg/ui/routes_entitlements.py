@@ -53,17 +53,24 @@ def process_new(ctx: RequestContext) -> Response:
     vals["type"] = vals["type"] or "Case"
     vals["starts"] = form.get("starts") or "CreatedDate"
     vals["exits"] = form.get("exits") or "closed"
+    # Salesforce's two steps: the type of records ("Next"), then the process's name and timing ("Save")
+    go = form.get("go") or ""
+    step = 1
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
+        step = 1 if go == "previous" else 2
         if vals["type"] not in dict(types):
+            step = 1
             errors.add("Choose the type of records the process applies to.", "type", "Entitlement Process Type")
-        if not vals["name"]:
+        elif go in ("next", "previous"):
+            pass
+        elif not vals["name"]:
             errors.add("Complete this field.", "name", "Entitlement Process Name")
         elif _process(ctx, vals["name"].lower()) is not None:
             errors.add(f"An entitlement process named {vals['name']} already exists.", "name",
                        "Entitlement Process Name")
-        if not errors:
+        if not errors and go not in ("next", "previous"):
             rt, full = vals["type"], vals["name"].lower()
             body = [X.leaf("SObjectType", rt), X.leaf("active", True), X.leaf("businessHours", "Default"),
                     *([X.leaf("description", vals["description"])] if vals["description"] else []),
@@ -78,8 +85,16 @@ def process_new(ctx: RequestContext) -> Response:
             if done is not None:
                 return done
     label = dict(types).get(vals["type"], "Record")
-    inputs = [{"kind": "select", "name": "type", "label": "Entitlement Process Type", "value": vals["type"],
-               "options": types},
+    title = "New Entitlement Process"
+    if step == 1:
+        return setup_render(ctx, "setup/wizard.html", status=400 if errors else 200, title=title, heading=title,
+                            kicker="Entitlement Processes", errors=errors, action=f"{PROCESSES}/new",
+                            cancel=f"{PROCESSES}/home", step="Step 1 of 2", step_title="Entitlement Process Type",
+                            carried=[(k, vals[k]) for k in ("name", "description", "starts", "exits")],
+                            inputs=[{"kind": "select", "name": "type", "label": "Entitlement Process Type",
+                                     "value": vals["type"], "options": types}],
+                            buttons=[{"label": "Next", "name": "go", "value": "next", "brand": True}])
+    inputs = [{"kind": "static", "name": "type_shown", "label": "Entitlement Process Type", "value": label},
               {"kind": "text", "name": "name", "label": "Entitlement Process Name", "value": vals["name"],
                "required": True},
               {"kind": "textarea", "name": "description", "label": "Description", "value": vals["description"]},
@@ -90,7 +105,9 @@ def process_new(ctx: RequestContext) -> Response:
     return setup_render(ctx, "setup/wizard.html", status=400 if errors else 200, title="New Entitlement Process",
                         heading="New Entitlement Process", kicker="Entitlement Processes", errors=errors,
                         action=f"{PROCESSES}/new", cancel=f"{PROCESSES}/home", inputs=inputs,
-                        buttons=[{"label": "Save", "brand": True}])
+                        step="Step 2 of 2", step_title="Entitlement Process Details", carried=[("type", vals["type"])],
+                        buttons=[{"label": "Save", "brand": True}, {"label": "Previous", "name": "go",
+                                                                     "value": "previous"}])
 
 
 def process_view(ctx: RequestContext, full: str) -> Response:

@@ -39,6 +39,15 @@ FORMULA_OPERATORS = [("+", "+ Add"), ("-", "- Subtract"), ("*", "* Multiply"), (
                      ("=", "= Equal"), ("<>", "<> Not Equal"), ("<", "< Less Than"), (">", "> Greater Than"),
                      ("&&", "&& And"), ("||", "|| Or"), ("&", "& Concatenate"), ("(", "( Open Parenthesis"),
                      (")", ") Close Parenthesis")]
+# Salesforce's formula functions as the Functions list inserts them (name, then its arguments to replace)
+FORMULA_FUNCTIONS = [(text, text.split("(", 1)[0]) for text in (
+    "ABS(number)", "ADDMONTHS(date, num)", "AND(logical1, logical2, ...)", "BLANKVALUE(expression, substitute_expression)",
+    "CASE(expression, value1, result1, value2, result2, ..., else_result)", "CONTAINS(text, compare_text)",
+    "DATE(year, month, day)", "DATEVALUE(expression)", "DAY(date)", "FIND(search_text, text)",
+    "IF(logical_test, value_if_true, value_if_false)", "ISBLANK(expression)", "ISPICKVAL(picklist_field, text_literal)",
+    "LEFT(text, num_chars)", "LEN(text)", "LOWER(text)", "MONTH(date)", "NOT(logical)", "NOW()",
+    "OR(logical1, logical2, ...)", "REGEX(text, regex_text)", "RIGHT(text, num_chars)", "ROUND(number, num_digits)",
+    "TEXT(value)", "TODAY()", "TRIM(text)", "UPPER(text)", "VALUE(text)", "YEAR(date)")]
 _FORMULA_WORDS = {"TRUE", "FALSE", "NULL", "AND", "OR", "NOT"}
 
 
@@ -147,7 +156,9 @@ def field_edit(ctx: RequestContext, obj_name: str, field_name: str) -> Response:
                         buttons=[{"label": "Save", "brand": True}])
 
 
-def _formula_input(ctx: RequestContext, obj: ObjectSchema, value: str) -> dict[str, Any]:
+def formula_helpers(ctx: RequestContext, obj: ObjectSchema) -> list[dict[str, Any]]:
+    """The formula editor's helper selects: "Insert Field" (fields and ``Relationship.Field`` of lookups),
+    "Insert Operator" and "Functions" (each inserts its text at the cursor of the formula)."""
     fields = [(f.name, f"{f.label} ({f.name})") for f in sorted(obj.fields.values(), key=lambda f: f.label.lower())]
     for f in obj.fields.values():
         target = ctx.org.schema.get(f.reference_to[0]) if f.type == "reference" and f.reference_to else None
@@ -155,9 +166,14 @@ def _formula_input(ctx: RequestContext, obj: ObjectSchema, value: str) -> dict[s
             rel = f.relationship_name
             fields += [(f"{rel}.{g.name}", f"{f.label} > {g.label}") for g in
                        sorted(target.fields.values(), key=lambda g: g.label.lower())]
+    return [{"label": "Insert Field", "options": fields},
+            {"label": "Insert Operator", "options": FORMULA_OPERATORS},
+            {"label": "Functions", "options": FORMULA_FUNCTIONS}]
+
+
+def _formula_input(ctx: RequestContext, obj: ObjectSchema, value: str) -> dict[str, Any]:
     return {"kind": "textarea", "name": "formula", "label": "Formula", "value": value, "rows": 6, "required": True,
-            "insert": [{"label": "Insert Field", "options": fields},
-                       {"label": "Insert Operator", "options": FORMULA_OPERATORS}],
+            "insert": formula_helpers(ctx, obj),
             "help": "Build the formula from fields, operators and functions, for example CloseDate - TODAY()."}
 
 

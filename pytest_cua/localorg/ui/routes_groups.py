@@ -189,15 +189,25 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
     if gtype == "Queue":
         inputs += [{"kind": "email", "name": "email", "label": "Queue Email", "value": vals["email"]},
                    {"kind": "checkbox", "name": "send", "label": "Send Email to Members", "value": vals["send"]}]
-        groups.append({"title": "Supported Objects", "name": "objects", "region": False,
-                       "options": [{"value": n, "label": lbl, "checked": n in vals["objects"]}
-                                   for n, lbl in queue_objects(ctx)]})
+        # Salesforce's dueling lists: "Available Objects" -> Add -> "Selected Objects"
+        objects = queue_objects(ctx)
+        inputs.append({"kind": "dual", "name": "objects", "label": "Supported Objects",
+                       "available_label": "Available Objects", "selected_label": "Selected Objects",
+                       "available": [(n, lbl) for n, lbl in objects if n not in vals["objects"]],
+                       "selected": [(n, lbl) for n, lbl in objects if n in vals["objects"]]})
     else:
         inputs.append({"kind": "checkbox", "name": "bosses", "label": "Grant Access Using Hierarchies",
                        "value": vals["bosses"]})
-    for title, opts in options.items():
-        groups.append({"title": title, "name": "members", "region": True,
-                       "options": [{"value": i, "label": n, "checked": i in vals["members"]} for i, n in opts]})
+    # the members: "Search" (Users, Roles, Public Groups) filters "Available Members"; Add -> "Selected Members";
+    # each member is shown as Salesforce names it ("User: Foo Bar", "Role: CEO", "Group: Support Team")
+    prefix = {"Users": "User", "Roles": "Role", "Public Groups": "Group"}
+    everyone = [(i, f"{prefix[title]}: {n}", title) for title, opts in options.items() for i, n in opts]
+    inputs.append({"kind": "dual", "name": "members", "label": "Queue Members" if gtype == "Queue" else "Members",
+                   "available_label": "Available Members", "selected_label": "Selected Members",
+                   "available": [(i, n) for i, n, _ in everyone if i not in vals["members"]],
+                   "selected": [(i, n) for i, n, _ in everyone if i in vals["members"]],
+                   "kinds": {i: k for i, _, k in everyone},
+                   "filter": {"label": "Search", "options": [(k, k) for k in options]}})
     heading = f"Edit {label} {g.get('Name')}" if group else f"New {label}"
     base = f"/lightning/setup/{page}"
     return setup_render(ctx, "setup/form.html", status=400 if errors else 200, title=heading, heading=heading,

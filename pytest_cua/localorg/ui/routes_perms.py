@@ -41,7 +41,9 @@ def perm_list(ctx: RequestContext, page: str) -> Response:
             for r in _items(ctx, page)]
     return setup_render(ctx, "setup/table.html", title=plural, heading=plural, rows=rows,
                         columns=[f"{label} Label" if page == "PermSets" else "Label", "API Name", "Description"],
-                        actions=[{"label": "New", "url": f"/lightning/setup/{page}/new"}])
+                        # Salesforce: "New" on Permission Sets, "New Permission Set Group" on Permission Set Groups
+                        actions=[{"label": "New" if page == "PermSets" else f"New {label}",
+                                  "url": f"/lightning/setup/{page}/new"}])
 
 
 def _assigned(ctx: RequestContext, page: str, rid: str) -> list[dict[str, Any]]:
@@ -62,10 +64,12 @@ def perm_view(ctx: RequestContext, page: str, rid: str) -> Response:
     if page == "PermSetGroups":
         details.append(("Status", item.get("Status") or ""))
         actions += [{"label": "Permission Sets in Group", "url": f"{base}/components"},
-                    {"label": "Muting Permission Set in Group", "url": f"{base}/muting"}]
+                    {"label": "Muting Permission Set in Group", "url": f"{base}/muting"},
+                    {"label": "Object Settings", "url": f"{base}/objects"}]
         comps = [ctx.org.get("PermissionSet", c.get("PermissionSetId") or "") or {}
                  for c in ctx.org.find("PermissionSetGroupComponent", PermissionSetGroupId=item["Id"])]
         sections.append({"title": "Permission Sets in Group", "columns": ["Label", "API Name"],
+                         "actions": [{"label": "Add Permission Set", "url": f"{base}/components/add"}],
                          "rows": [{"url": f"/lightning/setup/PermSets/{p['Id']}/view",
                                    "cells": [p.get("Label"), p.get("Name")]} for p in comps if p]})
     else:
@@ -198,8 +202,8 @@ def add_assignment(ctx: RequestContext, page: str, rid: str) -> Response:
         heading=f"{item.get(label_f)}: Add Assignment", errors=errors, action=f"{base}/add", cancel=base,
         submit_label="Assign", inputs=[],
         groups=[{"title": "Users", "name": "users", "region": True,
-                 "options": [{"value": u["Id"], "label": u.get("Name"), "checked": u["Id"] in chosen}
-                             for u in candidates]}])
+                 "options": [{"value": u["Id"], "label": u.get("Name"), "checked": u["Id"] in chosen,
+                              "url": f"/lightning/setup/ManageUsers/{u['Id']}/view"} for u in candidates]}])
 
 
 def components(ctx: RequestContext, page: str, rid: str) -> Response:
@@ -240,6 +244,66 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
                              for p in sets]}])
 
 
+LETTERS = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+
+
+def _initial(text: str) -> str:
+    first = (text or "")[:1].upper()
+    return first if first in LETTERS else "Other"
+
+
+def add_components(ctx: RequestContext, rid: str) -> Response:
+    """Add Permission Set: the permission sets not in the group, a checkbox each, filtered by the alphabetical
+    index (``?letter=M``: "A" ... "Z", "Other", "All"); "Add" puts the checked ones in the group and lists what was
+    added, "Done" goes back to the group."""
+    item = _item(ctx, "PermSetGroups", rid)
+    if item is None:
+        return not_found_page(ctx, "The permission set group does not exist.")
+    base = f"/lightning/setup/PermSetGroups/{item['Id']}"
+    inside = {c.get("PermissionSetId") for c in ctx.org.find("PermissionSetGroupComponent",
+                                                               PermissionSetGroupId=item["Id"])}
+    candidates = [p for p in _items(ctx, "PermSets") if p["Id"] not in inside]
+    letter = ctx.request.args.get("letter") or "All"
+    if letter != "All":
+        candidates = [p for p in candidates if _initial(str(p.get("Label") or p.get("Name") or "")) == letter]
+    errors = FormErrors()
+    if ctx.request.method == "POST":
+        if not csrf_ok(ctx):
+            return forbidden(ctx)
+        chosen = set(ctx.request.form.getlist("sets"))
+        allowed = {p["Id"] for p in _items(ctx, "PermSets") if p["Id"] not in inside}
+        if not chosen:
+            errors.add("Select at least one permission set.", "sets", "Permission Sets")
+        elif chosen - allowed:
+            errors.add("Choose permission sets that are not in the group yet.", "sets", "Permission Sets")
+        else:
+            try:
+                with ctx.org.transaction():
+                    for pid in sorted(chosen):
+                        ctx.org.create("PermissionSetGroupComponent", {"PermissionSetGroupId": item["Id"],
+                                                                       "PermissionSetId": pid}, user_id=ctx.user_id)
+            except OrgError as err:
+                errors.add(err.message)
+            else:
+                added = [ctx.org.get("PermissionSet", pid) or {} for pid in sorted(chosen)]
+                names = sorted(str(p.get("Label") or p.get("Name")) for p in added)
+                return setup_render(ctx, "setup/detail.html", title=f"Add Permission Set: {item.get('MasterLabel')}",
+                                    kicker="Permission Set Group", heading=f"{item.get('MasterLabel')}: Permission Sets Added",
+                                    notes=[f"{len(names)} permission set(s) added to the group: {', '.join(names)}."],
+                                    actions=[{"label": "Done", "url": f"{base}/view"},
+                                             {"label": "Add Permission Set", "url": f"{base}/components/add"}],
+                                    sections=[])
+    return setup_render(
+        ctx, "setup/form.html", status=400 if errors else 200, title=f"Add Permission Set: {item.get('MasterLabel')}",
+        heading=f"{item.get('MasterLabel')}: Add Permission Set", errors=errors,
+        action=f"{base}/components/add?letter={letter}", cancel=f"{base}/view", submit_label="Add",
+        index={"label": "Alphabetical index", "current": letter,
+               "links": [(x, f"{base}/components/add?letter={x}") for x in [*LETTERS, "Other", "All"]]},
+        inputs=[], groups=[{"title": "Permission Sets", "name": "sets", "region": True,
+                            "options": [{"value": p["Id"], "label": p.get("Label") or p.get("Name"), "checked": False}
+                                        for p in candidates]}])
+
+
 def register(app: OrgApp) -> None:
     """Add the permission set (group) routes."""
     for page in KINDS:
@@ -254,6 +318,8 @@ def register(app: OrgApp) -> None:
                       endpoint=f"ui.{page}.assignments")
         app.add_route(f"{base}/<rid>/assignments/add", bind(add_assignment), both, auth="ui",
                       endpoint=f"ui.{page}.assign")
+    app.add_route("/lightning/setup/PermSetGroups/<rid>/components/add", add_components, ["GET", "POST"], auth="ui",
+                  endpoint="ui.PermSetGroups.components_add")
     app.add_route("/lightning/setup/PermSetGroups/<rid>/components",
                   lambda ctx, rid: components(ctx, "PermSetGroups", rid), ["GET", "POST"], auth="ui",
                   endpoint="ui.PermSetGroups.components")

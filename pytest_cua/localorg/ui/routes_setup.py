@@ -13,7 +13,8 @@ from pytest_cua.localorg.app import OrgApp, RequestContext
 from pytest_cua.localorg.errors import OrgError
 from pytest_cua.localorg.ui.forms import FormErrors, record_name, resolve_lookup
 from pytest_cua.localorg.ui.routes_objects import object_page
-from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, formula_syntax_problem, setup_render, \
+from pytest_cua.localorg.ui.routes_fields import formula_helpers, formula_problem
+from pytest_cua.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, \
     valid_api_name
 from pytest_cua.localorg.ui.web import NAV_OBJECTS, csrf_ok, forbidden, not_found_page, redirect
 
@@ -48,7 +49,7 @@ def users(ctx: RequestContext) -> Response:
     rows = []
     for u in sorted(ctx.org.records("User"), key=lambda u: str(u.get("LastName") or "").lower()):
         login = user_login(ctx, u["Id"]) or {}
-        rows.append({"url": f"/lightning/r/User/{u['Id']}/view",
+        rows.append({"url": f"/lightning/setup/ManageUsers/{u['Id']}/view",
                      "cells": [u.get("Name") or u["Id"], u.get("Username"), u.get("Alias") or "",
                                record_name(ctx.org, "UserRole", ctx.org.get("UserRole", u.get("UserRoleId") or "")),
                                record_name(ctx.org, "Profile", ctx.org.get("Profile", u.get("ProfileId") or "")),
@@ -68,7 +69,94 @@ def _set_frozen(ctx: RequestContext, user_id: str, frozen: bool) -> Response:
         return not_found_page(ctx, "The user does not exist.")
     ctx.org.update("UserLogin", login["Id"], {"IsFrozen": frozen}, user_id=ctx.user_id)
     verb = "frozen" if frozen else "unfrozen"
-    return redirect(f"/lightning/r/User/{user['Id']}/view", f'User "{user.get("Name")}" was {verb}.')
+    back = f"/lightning/setup/ManageUsers/{user['Id']}/view"  # the setup user page posts its own address
+    where = back if ctx.request.args.get("retURL") == back else f"/lightning/r/User/{user['Id']}/view"
+    return redirect(where, f'User "{user.get("Name")}" was {verb}.')
+
+
+def user_detail(ctx: RequestContext, user_id: str) -> Response:
+    """``/lightning/setup/ManageUsers/{Id}/view``: Setup's user page: "User Detail" with "Edit" and "Freeze" /
+    "Unfreeze", and the related lists "Permission Set Assignments" and "Permission Set Group Assignments"
+    ("Edit Assignments")."""
+    user = ctx.org.get("User", user_id)
+    if user is None:
+        return not_found_page(ctx, "The user does not exist.")
+    uid = user["Id"]
+    here = f"/lightning/setup/ManageUsers/{uid}/view"
+    login = user_login(ctx, uid) or {}
+    role = ctx.org.get("UserRole", user.get("UserRoleId") or "")
+    profile = ctx.org.get("Profile", user.get("ProfileId") or "")
+    manager = ctx.org.get("User", user.get("ManagerId") or "")
+    details = [("Name", user.get("Name") or ""), ("Alias", user.get("Alias") or ""), ("Email", user.get("Email") or ""),
+               ("Username", user.get("Username") or ""), ("Role", record_name(ctx.org, "UserRole", role)),
+               ("Profile", record_name(ctx.org, "Profile", profile)),
+               ("Manager", manager.get("Name") if manager else ""),
+               ("Active", "Yes" if user.get("IsActive") else "No"), ("Frozen", "Yes" if login.get("IsFrozen") else "No")]
+    assigned = ctx.org.find("PermissionSetAssignment", AssigneeId=uid)
+    sets = [ctx.org.get("PermissionSet", a.get("PermissionSetId") or "") or {} for a in assigned
+            if a.get("PermissionSetId") and not a.get("PermissionSetGroupId")]
+    groups = [ctx.org.get("PermissionSetGroup", a.get("PermissionSetGroupId") or "") or {} for a in assigned
+              if a.get("PermissionSetGroupId")]
+    sections = [{"title": "Permission Set Assignments", "columns": ["Permission Set Label", "API Name"],
+                 "rows": [{"url": f"/lightning/setup/PermSets/{p['Id']}/view", "cells": [p.get("Label"), p.get("Name")]}
+                          for p in sets if p and not p.get("IsOwnedByProfile")]},
+                {"title": "Permission Set Group Assignments", "columns": ["Permission Set Group", "API Name"],
+                 "actions": [{"label": "Edit Assignments", "url": f"/lightning/setup/ManageUsers/{uid}/permsetgroups"}],
+                 "rows": [{"url": f"/lightning/setup/PermSetGroups/{g['Id']}/view",
+                           "cells": [g.get("MasterLabel"), g.get("DeveloperName")]} for g in groups if g]}]
+    post = [{**a, "url": f"{a['url']}?retURL={here}"} for a in user_actions(ctx, user)]
+    return setup_render(ctx, "setup/detail.html", title=f"User: {user.get('Name')}", kicker="User",
+                        heading=user.get("Name") or uid, details_title="User Detail", details=details,
+                        actions=[{"label": "Edit", "url": f"/lightning/r/User/{uid}/edit?retURL={here}"}],
+                        post_actions=post, sections=sections)
+
+
+def user_permset_groups(ctx: RequestContext, user_id: str) -> Response:
+    """Edit Assignments of a user's permission set groups: a dual listbox "Available Permission Set Groups" /
+    "Enabled Permission Set Groups" ("Add", "Remove"), then "Save" (assignments made and removed at once)."""
+    user = ctx.org.get("User", user_id)
+    if user is None:
+        return not_found_page(ctx, "The user does not exist.")
+    uid = user["Id"]
+    here = f"/lightning/setup/ManageUsers/{uid}/view"
+    groups = sorted(ctx.org.records("PermissionSetGroup"), key=lambda g: str(g.get("MasterLabel") or "").lower())
+    current: dict[str, str] = {str(a["PermissionSetGroupId"]): a["Id"]
+                               for a in ctx.org.find("PermissionSetAssignment", AssigneeId=uid)
+                               if a.get("PermissionSetGroupId")}
+    chosen = set(current)
+    errors = FormErrors()
+    if ctx.request.method == "POST":
+        if not csrf_ok(ctx):
+            return forbidden(ctx)
+        chosen = set(ctx.request.form.getlist("groups"))
+        if chosen - {g["Id"] for g in groups}:
+            errors.add("Choose permission set groups from the list.", "groups", "Enabled Permission Set Groups")
+        elif chosen != set(current) and not user.get("IsActive"):
+            errors.add("Permission set groups can be assigned to active users only.", "groups",
+                       "Enabled Permission Set Groups")
+        else:
+            try:
+                with ctx.org.transaction():
+                    for gid in sorted(chosen - set(current)):
+                        ctx.org.create("PermissionSetAssignment", {"AssigneeId": uid, "PermissionSetGroupId": gid},
+                                       user_id=ctx.user_id)
+                    for gid, aid in current.items():
+                        if gid not in chosen:
+                            ctx.org.delete("PermissionSetAssignment", aid)
+            except OrgError as err:
+                errors.add(err.message)
+            else:
+                return redirect(here, "The permission set group assignments were saved.")
+    label = {g["Id"]: g.get("MasterLabel") or g.get("DeveloperName") or g["Id"] for g in groups}
+    return setup_render(
+        ctx, "setup/form.html", status=400 if errors else 200, title=f"Permission Set Group Assignments: {user.get('Name')}",
+        heading=f"{user.get('Name')}: Permission Set Group Assignments", errors=errors,
+        action=f"/lightning/setup/ManageUsers/{uid}/permsetgroups", cancel=here,
+        inputs=[{"kind": "dual", "name": "groups", "label": "Permission Set Groups",
+                 "available_label": "Available Permission Set Groups", "selected_label": "Enabled Permission Set Groups",
+                 "available": [(g["Id"], label[g["Id"]]) for g in groups if g["Id"] not in chosen],
+                 "selected": [(g["Id"], label[g["Id"]]) for g in groups if g["Id"] in chosen]}],
+        groups=[])
 
 
 def freeze(ctx: RequestContext, user_id: str) -> Response:
@@ -170,6 +258,8 @@ def role_form(ctx: RequestContext, role_id: str | None = None) -> Response:
             except OrgError as err:
                 errors.add(err.message)
             else:
+                if role is None and ctx.request.form.get("go") == "savenew":  # Save & New: a blank new role form
+                    return redirect("/lightning/setup/Roles/new", f'Role "{vals["label"]}" was saved.')
                 return redirect(f"/lightning/setup/Roles/{rid}/view", f'Role "{vals["label"]}" was saved.')
     heading = f"Edit Role {role.get('Name')}" if role else "New Role"
     return setup_render(
@@ -183,7 +273,7 @@ def role_form(ctx: RequestContext, role_id: str | None = None) -> Response:
                  "help": "The label of the parent role; blank for a top-level role."},
                 {"kind": "text", "name": "rollup", "label": "Role Name as displayed on reports",
                  "value": vals["rollup"]}],
-        groups=[])
+        groups=[], extra_buttons=[] if role else [{"label": "Save & New", "name": "go", "value": "savenew"}])
 
 
 def _is_below(ctx: RequestContext, candidate: str, role_id: str) -> bool:
@@ -356,6 +446,7 @@ def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None
     base = f"/lightning/setup/ObjectManager/{obj.name}/ValidationRules"
     errors = FormErrors()
     r = rule or {}
+    notes: list[str] = []
     vals: dict[str, Any] = {"name": r.get("ValidationName") or "", "active": bool(r.get("Active", True)),
                             "description": r.get("Description") or "", "formula": r.get("ErrorConditionFormula")
                             or "", "message": r.get("ErrorMessage") or "", "location": r.get("ErrorDisplayField")
@@ -367,24 +458,26 @@ def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None
         vals = {"name": (form.get("name") or "").strip(), "active": form.get("active") is not None,
                 "description": (form.get("description") or "").strip(), "formula": (form.get("formula") or "").strip(),
                 "message": (form.get("message") or "").strip(), "location": form.get("location") or ""}
-        if not vals["name"]:
+        checking = form.get("go") == "check"  # Check Syntax: the formula only, nothing written, the form kept
+        if checking:
+            pass
+        elif not vals["name"]:
             errors.add("Complete this field.", "name", "Rule Name")
         elif not valid_api_name(vals["name"]):
             errors.add(API_NAME_RULE, "name", "Rule Name")
         elif any(x.get("ValidationName", "").lower() == vals["name"].lower() and x["Id"] != rule_id
                  for x in _rules_of(ctx, obj.name)):
             errors.add(f"A validation rule named {vals['name']} already exists on {obj.label}.", "name", "Rule Name")
-        if not vals["formula"]:
-            errors.add("Complete this field.", "formula", "Error Condition Formula")
-        else:
-            problem = formula_syntax_problem(vals["formula"])
-            if problem:
-                errors.add(f"Error: Syntax error. {problem}", "formula", "Error Condition Formula")
-        if not vals["message"]:
+        problem = formula_problem(obj, vals["formula"])  # empty, unbalanced, or a field the object lacks
+        if problem:
+            errors.add(problem, "formula", "Error Condition Formula")
+        elif checking:
+            notes.append("No syntax errors in merge fields or functions.")
+        if not vals["message"] and not checking:
             errors.add("Complete this field.", "message", "Error Message")
         if vals["location"] and obj.field(vals["location"]) is None:
             errors.add("Choose a field or Top of Page.", "location", "Error Location")
-        if not errors:
+        if not errors and not checking:
             data = {"ValidationName": vals["name"], "Active": vals["active"],
                     "Description": vals["description"] or None,
                     "ErrorConditionFormula": vals["formula"], "ErrorMessage": vals["message"],
@@ -412,13 +505,13 @@ def validation_rule_form(ctx: RequestContext, obj_name: str, rule_id: str | None
                 {"kind": "checkbox", "name": "active", "label": "Active", "value": vals["active"]},
                 {"kind": "textarea", "name": "description", "label": "Description", "value": vals["description"]},
                 {"kind": "textarea", "name": "formula", "label": "Error Condition Formula", "value": vals["formula"],
-                 "required": True, "rows": 5,
+                 "required": True, "rows": 5, "insert": formula_helpers(ctx, obj),
                  "help": "If this formula is true, the record is not saved and the error message is shown."},
                 {"kind": "textarea", "name": "message", "label": "Error Message", "value": vals["message"],
                  "required": True},
                 {"kind": "select", "name": "location", "label": "Error Location", "value": vals["location"],
                  "options": locations}],
-        groups=[])
+        groups=[], notes=notes, extra_buttons=[{"label": "Check Syntax", "name": "go", "value": "check"}])
 
 
 def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> Response:
@@ -435,12 +528,15 @@ def validation_rule_delete(ctx: RequestContext, obj_name: str, rule_id: str) -> 
 
 def register(app: OrgApp) -> None:
     """Add the setup routes."""
-    from pytest_cua.localorg.ui import (routes_approvals, routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms,
+    from pytest_cua.localorg.ui import (routes_approvals, routes_apps, routes_assignment, routes_entitlements, routes_groups, routes_object_settings, routes_objects, routes_perms, routes_profiles,
                                         routes_processes, routes_security, routes_tabs, routes_territory)
 
     add = app.add_route
     add("/lightning/setup/SetupOneHome/home", setup_home, ["GET"], auth="ui", endpoint="ui.setup")
     add("/lightning/setup/ManageUsers/home", users, ["GET"], auth="ui", endpoint="ui.users")
+    add("/lightning/setup/ManageUsers/<user_id>/view", user_detail, ["GET"], auth="ui", endpoint="ui.user_detail")
+    add("/lightning/setup/ManageUsers/<user_id>/permsetgroups", user_permset_groups, ["GET", "POST"], auth="ui",
+        endpoint="ui.user_permset_groups")
     add("/lightning/setup/ManageUsers/<user_id>/freeze", freeze, ["POST"], auth="ui", endpoint="ui.freeze")
     add("/lightning/setup/ManageUsers/<user_id>/unfreeze", unfreeze, ["POST"], auth="ui", endpoint="ui.unfreeze")
     add("/lightning/setup/Roles/home", roles, ["GET"], auth="ui", endpoint="ui.roles")
@@ -459,6 +555,7 @@ def register(app: OrgApp) -> None:
         endpoint="ui.rule_delete")
     routes_groups.register(app)
     routes_perms.register(app)
+    routes_profiles.register(app)
     routes_objects.register(app)
     routes_tabs.register(app)
     routes_security.register(app)

@@ -13,7 +13,7 @@ from pytest_cua.localorg.metadata.components import ComponentError
 from pytest_cua.localorg.ui.forms import FormErrors
 from pytest_cua.localorg.ui.web import redirect, render
 
-SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
+SETUP_NAV = [("Users", "ManageUsers"), ("Profiles", "EnhancedProfiles"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
              ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
              ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
              ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
@@ -23,11 +23,59 @@ SETUP_NAV = [("Users", "ManageUsers"), ("Roles", "Roles"), ("Queues", "Queues"),
              ("Territory Models", "Territory2Models"), ("Approval Processes", "ApprovalProcesses")]
 
 
+# Salesforce's grouped Setup tree: the page's section ("Administration", "Platform Tools", "Settings"), then its
+# collapsible groups, outermost first. A page missing here is listed under "Other".
+SETUP_GROUPS: dict[str, tuple[str, ...]] = {
+    **{page: ("Administration", "Users") for page in ("ManageUsers", "EnhancedProfiles", "Roles", "Queues",
+                                                        "PublicGroups", "PermSets", "PermSetGroups")},
+    "MatchingRules": ("Administration", "Data", "Duplicate Management"),
+    "NavigationMenus": ("Platform Tools", "Apps"),
+    "OpportunityProcess": ("Platform Tools", "Feature Settings", "Sales"),
+    "Territory2Settings": ("Platform Tools", "Feature Settings", "Sales", "Sales Territories"),
+    "Territory2Models": ("Platform Tools", "Feature Settings", "Sales", "Sales Territories"),
+    "CaseRules": ("Platform Tools", "Feature Settings", "Service"),
+    "EntitlementProcess": ("Platform Tools", "Feature Settings", "Service", "Entitlement Management"),
+    "Milestones": ("Platform Tools", "Feature Settings", "Service", "Entitlement Management"),
+    "ObjectManager": ("Platform Tools", "Objects and Fields"),
+    "Picklists": ("Platform Tools", "Objects and Fields"),
+    "ApprovalProcesses": ("Platform Tools", "Process Automation"),
+    "CustomTabs": ("Platform Tools", "User Interface"),
+    "SecuritySharing": ("Settings", "Security"),
+    "SecurityPolicies": ("Settings", "Security"),
+}
+SECTIONS = ("Administration", "Platform Tools", "Settings")
+# Setup items whose page is not a setup page: Milestones are the MilestoneType records (list and New).
+SETUP_EXTRA = [("Milestones", "/lightning/o/MilestoneType/list", "Milestones")]
+
+
+def setup_tree(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The setup items as Salesforce's Setup tree: sections holding nested groups (``{"label", "groups",
+    "items"}``), groups and items in alphabetical order."""
+    def node(label: str) -> dict[str, Any]:
+        return {"label": label, "groups": {}, "items": []}
+
+    roots: dict[str, dict[str, Any]] = {label: node(label) for label in SECTIONS}
+    for item in items:
+        path = SETUP_GROUPS.get(item["page"], ("Other",))
+        here = roots.setdefault(path[0], node(path[0]))
+        for label in path[1:]:
+            here = here["groups"].setdefault(label, node(label))
+        here["items"].append(item)
+
+    def ordered(n: dict[str, Any]) -> dict[str, Any]:
+        return {"label": n["label"], "items": sorted(n["items"], key=lambda i: i["label"]),
+                "groups": [ordered(g) for _, g in sorted(n["groups"].items())]}
+
+    return [ordered(r) for r in roots.values() if r["groups"] or r["items"]]
+
+
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
     """Render a setup page (the setup navigation beside the content)."""
     items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
+    items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
     current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
-    return render(ctx, template, status=status, setup_nav=items, setup_current=current, **values)
+    return render(ctx, template, status=status, setup_nav=items, setup_tree=setup_tree(items),
+                  setup_current=current, **values)
 
 
 def saved(errors: FormErrors, write: Callable[[], Any], location: str, message: str) -> Response | None:

@@ -216,7 +216,8 @@ class ConfigureApprovalProcessActions(s.ScubaTemplate):
                                             ("Add New Final Rejection Action", "final_rejection_action_name",
                                              "rejected_value")):
             value = str(truth[value_key])
-            steps += [s.click_button(button), Fill("label=Name", str(truth[name_key])),
+            steps += [s.click_button(button), Click('role=menuitem[name="Field Update"]'),
+                      Fill("label=Name", str(truth[name_key])),
                       SelectOption("label=Field to Update", str(truth["approval_status_field"]))]
             if '"' in value:  # a formula, as the oracle writes it
                 steps += [Check("label=Use a formula to set the new value"), Fill("label=Formula", value)]

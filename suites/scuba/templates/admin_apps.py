@@ -18,13 +18,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
-from pytest_cua.actions import Action, Check, Done, Fill, SelectOption, Uncheck
+from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption, Uncheck
 
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
+from .common import goto
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
@@ -166,7 +167,9 @@ class CreateCustomTab(s.ScubaTemplate):
         app_label = md.text(md.read_one(sf, "CustomApplication", app), "label") or app
         profile = s.profile_labels(sf).get(md.profile_key(str(truth["profile_name"])), str(truth["profile_name"]))
         style = str(truth["tab_style"]).split(": ", 1)[-1]
-        return [*s.setup_link(env, "Tabs"), s.click_button("New"), SelectOption("label=Object", label),
+        # Setup > Create > Custom Tab (Lightning Setup's Create menu; Setup > Tabs > New opens the same wizard)
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_button("Create"),
+                Click('role=menuitem[name="Custom Tab"]'), SelectOption("label=Object", label),
                 s.click_button("Tab Style"), s.click_button(style), s.click_button("Next"),
                 SelectOption("label=Tab Visibility for all profiles", "Default Off"),
                 SelectOption(f"label=Tab Visibility for {profile}", "Default On"), s.click_button("Next"),

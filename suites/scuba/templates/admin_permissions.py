@@ -15,6 +15,7 @@ from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
 from . import shared as s
+from .admin_permset_groups import assign_from_user
 from .common import field, first, goto, soql_str
 
 if TYPE_CHECKING:
@@ -119,7 +120,10 @@ class AssignPermissionSetGroup(s.ScubaTemplate):
         psg = first(sf, f"SELECT MasterLabel FROM PermissionSetGroup WHERE MasterLabel = {soql_str(label)} "
                         f"OR DeveloperName = {soql_str(label)}")
         shown = str(psg["MasterLabel"]) if psg else label
-        return [*_assign_steps(env, "Permission Set Groups", shown, str(truth["user_name"])), Done()]
+        # Salesforce's way: the group > Manage Assignments > Add Assignment > the user's page > Permission Set Group
+        # Assignments > Edit Assignments > Add > Save
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Permission Set Groups"),
+                s.click_link(shown), *assign_from_user(str(truth["user_name"]), shown), Done()]
 
 
 TEMPLATES = [AssignPermissionSet(), AssignPermissionSetGroup()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, Check, Done, Fill
+from pytest_cua.actions import Action, Check, Done, Fill, SelectOption, Uncheck
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -42,7 +42,14 @@ def _full_name(first_name: Any, last_name: Any) -> str:
 
 
 def _create_group(sf: Any, label: str, set_labels: Sequence[str]) -> str:
-    gid = str(sf.PermissionSetGroup.create({"MasterLabel": label, "DeveloperName": _api_name(label)})["id"])
+    existing = _group(sf, label)
+    if existing is not None:  # a seed may hold the group already: its permission sets become the named ones
+        gid = str(existing["Id"])
+        for row in checked_rows(sf, "SELECT Id FROM PermissionSetGroupComponent "
+                                    f"WHERE PermissionSetGroupId = {soql_str(gid)}"):
+            sf.PermissionSetGroupComponent.delete(row["Id"])
+    else:
+        gid = str(sf.PermissionSetGroup.create({"MasterLabel": label, "DeveloperName": _api_name(label)})["id"])
     for set_label in set_labels:
         ps = first(sf, f"SELECT Id FROM PermissionSet WHERE Label = {soql_str(set_label)}")
         assert ps is not None, f"the org has no permission set labelled {set_label!r}"
@@ -57,10 +64,38 @@ def _api_name(label: str) -> str:
     return text if text[:1].isalpha() else f"X{text}"
 
 
+def _index_letter(label: str) -> str:
+    """The alphabetical index entry of a permission set's label ("A" ... "Z", "Other")."""
+    first_char = label[:1].upper()
+    return first_char if "A" <= first_char <= "Z" else "Other"
+
+
 def _create_steps(env: Any, label: str, set_labels: Sequence[str]) -> list[Action]:
-    return [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Permission Set Groups"),
-            click_button("New"), Fill("label=Label", label), click_button("Save"),
-            click_button("Permission Sets in Group"), *[Check(f"label={x}") for x in set_labels], click_button("Save")]
+    """New group, Save, then for each permission set: Add Permission Set, its letter in the alphabetical index,
+    check it, Add, Done (back to the group)."""
+    steps = [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Permission Set Groups")]
+    if _group(env.org, label) is None:
+        steps += [click_button("New Permission Set Group"), Fill("label=Label", label), click_button("Save")]
+    else:  # a seed holds the group already: open it, take out the sets not named (Permission Sets in Group)
+        have = [str(x) for x in _component_labels(env.org, label)]
+        steps.append(click_link(label))
+        extra = [x for x in have if x not in set_labels]
+        if extra:
+            steps += [click_button("Permission Sets in Group"), *[Uncheck(f"label={x}") for x in extra],
+                      click_button("Save")]
+        set_labels = [x for x in set_labels if x not in have]
+    for x in set_labels:
+        steps += [click_button("Add Permission Set"), click_link(_index_letter(x)), Check(f"label={x}"),
+                  click_button("Add"), click_button("Done")]
+    return steps
+
+
+def assign_from_user(user: str, group: str) -> list[Action]:
+    """From the group's Manage Assignments > Add Assignment, the user's page, then its Permission Set Group
+    Assignments > Edit Assignments: the group moved from Available to Enabled (Add), Save."""
+    return [click_button("Manage Assignments"), click_button("Add Assignment"), click_link(user),
+            click_button("Edit Assignments"), SelectOption("label=Available Permission Set Groups", group),
+            click_button("Add"), click_button("Save")]
 
 
 class CreatePermsetGroupAccessSet(ScubaTemplate):
@@ -125,8 +160,8 @@ class CreatePermsetGroupAssignUser(ScubaTemplate):
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         truth = task.ground_truth
-        return [*_create_steps(env, str(truth["group_name"]), _listed(truth)), click_button("Manage Assignments"),
-                click_button("Add Assignment"), Check(f"label={truth['username']}"), click_button("Assign"), Done()]
+        return [*_create_steps(env, str(truth["group_name"]), _listed(truth)),
+                *assign_from_user(str(truth["username"]), str(truth["group_name"])), Done()]
 
 
 TEMPLATES = [CreatePermsetGroupAccessSet(), CreatePermsetGroupAssignUser()]

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, Check, Done, Fill
+from pytest_cua.actions import Action, Done, Fill
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
 from . import shared as s
+from .service_queues import add_member_steps
 from .common import field, goto, soql_str
 
 if TYPE_CHECKING:
@@ -93,15 +94,22 @@ class DefineRoleHierarchy(s.ScubaTemplate):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf = env.org  # type: ignore[attr-defined]
         steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Roles")]
-        for e in _entries(task.ground_truth):
+        entries = _entries(task.ground_truth)
+        # a "new" role the org already has (the release's seed has some) is edited to its place, not made twice
+        creates = [bool(e.get("is_new")) and not s.rows(sf, f"SELECT Id FROM UserRole WHERE Name = "
+                                                            f"{soql_str(str(e['role_name']))}") for e in entries]
+        on_new_form = False
+        for i, e in enumerate(entries):
             name, parent = str(e["role_name"]), e.get("parent_role_name")
-            # a "new" role the org already has (the release's seed has some) is edited to its place, not made twice
-            exists = bool(s.rows(sf, f"SELECT Id FROM UserRole WHERE Name = {soql_str(name)}"))
-            if e.get("is_new") and not exists:
-                steps += [s.click_button("New Role"), Fill("label=Label", name),
-                          Fill("label=Role Name", developer_name(name)),
-                          Fill("label=This role reports to", str(parent or "")), s.click_button("Save"),
-                          s.click_link("Roles")]
+            if creates[i]:
+                if not on_new_form:
+                    steps.append(s.click_button("New Role"))
+                steps += [Fill("label=Label", name), Fill("label=Role Name", developer_name(name)),
+                          Fill("label=This role reports to", str(parent or ""))]
+                # Save & New when the next role is new too (as the demonstration chains them)
+                on_new_form = i + 1 < len(entries) and creates[i + 1]
+                steps += [s.click_button("Save & New")] if on_new_form else [s.click_button("Save"),
+                                                                              s.click_link("Roles")]
             else:
                 steps += [s.click_link(name), s.click_button("Edit"), Fill("label=This role reports to", str(parent or "")),
                           s.click_button("Save"), s.click_link("Roles")]
@@ -159,8 +167,10 @@ class CreatePublicGroup(s.ScubaTemplate):
         steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Public Groups"),
                                s.click_button("New"), Fill("label=Label", name),
                                Fill("label=Group Name", developer_name(name))]
-        steps += [Check(f"label={u}") for u in s.as_list(truth.get("users"))]
-        steps += [Check(f"label={r}") for r in s.as_list(truth.get("roles"))]
+        # the members' dueling lists: "Search" Users / Roles, the member in "Available Members", Add
+        sf = env.org  # type: ignore[attr-defined]
+        steps += add_member_steps(sf, [str(u) for u in s.as_list(truth.get("users"))], ("Users",), 0)
+        steps += add_member_steps(sf, [str(r) for r in s.as_list(truth.get("roles"))], ("Roles",), 0)
         steps += [s.click_button("Save"), Done()]
         return steps
 

@@ -76,7 +76,7 @@ class CreateValidationRule(s.ScubaTemplate):
                 Fill("label=Rule Name", rule_name(str(truth["error_message"]))),
                 Fill("label=Error Condition Formula", str(truth["error_condition_formula"])),
                 Fill("label=Error Message", str(truth["error_message"])), Check("label=Active"),
-                s.click_button("Save"), Done()]
+                s.click_button("Check Syntax"), s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateValidationRule()]

@@ -127,6 +127,7 @@ class CreateEntitlementProcess(s.ScubaTemplate):
         truth = task.ground_truth
         actions: list[Action] = [*s.setup_link(env, "Entitlement Processes"), s.click_button("New Entitlement Process"),
                                SelectOption("label=Entitlement Process Type", str(truth["record_type"])),
+                               s.click_button("Next"),
                                Fill("label=Entitlement Process Name", str(truth["process_name"])),
                                s.click_button("Save")]
         for step, criteria in steps(truth):

@@ -63,9 +63,13 @@ class CreateMilestone(s.ScubaTemplate):
             sf.MilestoneType.create({"Name": name, "RecurrenceType": kind})
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        steps: list[Action] = []
-        for name, kind in pairs(task.ground_truth):
-            steps += s.new_from_list(env, "MilestoneType", {"Name": name, "RecurrenceType": kind})
+        # Setup > Entitlement Management > Milestones (the MilestoneType records), then New for each milestone
+        # ("Save & New" between them, as the demonstration does)
+        steps: list[Action] = [*s.setup_link(env, "Milestones"), s.click_button("New")]
+        milestones = pairs(task.ground_truth)
+        for i, (name, kind) in enumerate(milestones):
+            steps += [*s.fill_form(env, "MilestoneType", {"Name": name, "RecurrenceType": kind}),
+                      s.click_button("Save & New" if i < len(milestones) - 1 else "Save")]
         steps.append(Done())
         return steps
 

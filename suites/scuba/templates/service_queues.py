@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Check, Done, Fill
+from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext
 
@@ -40,6 +40,36 @@ def member_id(sf: Any, name: str) -> str:
     if gid is None:
         raise LookupError(f"no role, user or public group named {name!r} in the org")
     return gid
+
+
+def member_option(sf: Any, name: str, kinds: Sequence[str] = ("Roles", "Users", "Public Groups")) -> tuple[str, str]:
+    """(the "Search" kind, the "Available Members" option) of a member name, trying ``kinds`` in order: a role
+    ("Role: CEO"), a user ("User: Foo Bar") or a public group ("Group: Support")."""
+    for kind in kinds:
+        if kind == "Roles":
+            role = s.role_by_name(sf, name)
+            if role is not None:
+                return kind, f"Role: {role['Name']}"
+        elif kind == "Users":
+            user = s.user_by_name(sf, name, "Id, Name")
+            if user is not None:
+                return kind, f"User: {user['Name']}"
+        else:
+            group = first(sf, f"SELECT Name FROM Group WHERE Type = 'Regular' AND Name = {soql_str(name)}")
+            if group is not None:
+                return kind, f"Group: {group['Name']}"
+    raise LookupError(f"no {' or '.join(kinds)} member named {name!r} in the org")
+
+
+def add_member_steps(sf: Any, names: Sequence[str], kinds: Sequence[str], add_index: int) -> list[Action]:
+    """The members moved to "Selected Members": per member the "Search" kind, the option, then the members'
+    "Add" (the ``add_index``-th "Add" button of the page)."""
+    steps: list[Action] = []
+    for name in names:
+        kind, option = member_option(sf, name, kinds)
+        steps += [SelectOption('role=combobox[name="Search"]', kind), SelectOption("label=Available Members", option),
+                  Click(f'role=button[name="Add"] >> nth={add_index}')]
+    return steps
 
 
 class CreateQueue(s.ScubaTemplate):
@@ -103,16 +133,25 @@ class CreateQueue(s.ScubaTemplate):
         described = s.describe(env, sobject)
         label = str((described or {}).get("label") or sobject)
         steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Queues")]
-        existing = first(sf, f"SELECT Name FROM Group WHERE Type = 'Queue' AND DeveloperName = {soql_str(name)}")
+        existing = first(sf, f"SELECT Id, Name FROM Group WHERE Type = 'Queue' AND DeveloperName = {soql_str(name)}")
+        have_objects: set[str] = set()
+        have_members: set[str] = set()
         if existing is not None:  # the release's seed holds the queue already: complete it (Edit), as the oracle
             steps += [s.click_link(str(existing["Name"])), s.click_button("Edit")]
+            qid = str(existing["Id"])
+            have_objects = {str(r["SobjectType"]) for r in s.rows(sf, "SELECT SobjectType FROM QueueSobject "
+                                                                      f"WHERE QueueId = {soql_str(qid)}")}
+            have_members = {str(r["UserOrGroupId"]) for r in s.rows(sf, "SELECT UserOrGroupId FROM GroupMember "
+                                                                       f"WHERE GroupId = {soql_str(qid)}")}
         else:
             steps += [s.click_button("New"), Fill("label=Label", queue_label(name)), Fill("label=Queue Name", name)]
         if truth.get("email_address"):
             steps.append(Fill("label=Queue Email", str(truth["email_address"])))
-        steps += [Check("label=Send Email to Members"), Check(f"label={label}")]
-        for member in s.as_list(truth.get("role_members")):
-            steps.append(Check(f"label={member}"))
+        steps.append(Check("label=Send Email to Members"))
+        if sobject not in have_objects:  # Available Objects -> Add (the page's first "Add") -> Selected Objects
+            steps += [SelectOption("label=Available Objects", label), Click('role=button[name="Add"] >> nth=0')]
+        members = [m for m in s.as_list(truth.get("role_members")) if member_id(sf, str(m)) not in have_members]
+        steps += add_member_steps(sf, [str(m) for m in members], ("Roles", "Users", "Public Groups"), 1)
         steps += [s.click_button("Save"), Done()]
         return steps
 
