@@ -259,7 +259,7 @@ def parse_form(org: Org, obj: ObjectSchema, fields: list[FieldSchema], form: Mul
                 raw = raw.replace(",", "").replace("$", "").replace("%", "").strip()
             if f.type == "picklist" and f.values and raw not in f.values and raw != (current or {}).get(f.name):
                 raise OrgError("INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
-                               f"{f.label}: bad value for picklist field: {raw}", [f.name])
+                               f"{f.label}: bad value for restricted picklist field: {raw}", [f.name])
             out[f.name] = values.coerce(f, raw)
         except OrgError as err:
             errors.add(field_message(obj, err), f.name, f.label)

@@ -109,6 +109,15 @@ def _object_inputs(vals: dict[str, Any], creating: bool) -> list[dict[str, Any]]
     return inputs
 
 
+def _check_choices(vals: dict[str, Any], inputs: list[dict[str, Any]], errors: FormErrors) -> None:
+    """A select's value that is not one of its options (a tampered form) is refused the way Salesforce refuses a
+    value outside a restricted picklist."""
+    for i in inputs:
+        value = vals.get(i["name"])
+        if i["kind"] == "select" and not i.get("disabled") and value and value not in dict(i["options"]):
+            errors.add(f"{i['label']}: bad value for restricted picklist field: {value}", i["name"], i["label"])
+
+
 def object_new(ctx: RequestContext) -> Response:
     """``/lightning/setup/ObjectManager/new``: New Custom Object."""
     errors = FormErrors()
@@ -125,6 +134,7 @@ def object_new(ctx: RequestContext) -> Response:
             vals["name"] = api_name(vals["label"], 40)
         if not vals["record_name"] and vals["label"]:
             vals["record_name"] = f"{vals['label']} Name"
+        _check_choices(vals, _object_inputs(vals, creating=True), errors)
         if not vals["label"]:
             errors.add("Complete this field.", "label", "Label")
         if not vals["plural"]:
@@ -183,6 +193,7 @@ def object_edit(ctx: RequestContext, obj_name: str) -> Response:
             return forbidden(ctx)
         form = ctx.request.form
         vals.update({k: (form.get(k) or "").strip() for k in ("label", "plural", "description", "deployment")})
+        _check_choices(vals, _object_inputs(vals, creating=False), errors)
         if not vals["label"]:
             errors.add("Complete this field.", "label", "Label")
         if not vals["plural"]:

@@ -1,0 +1,372 @@
+"""Every catalogue page (``pytest_cua.localorg.ui.page_catalog``) is real for an agent, observed through the product's
+own browser environment (``BrowserEnvironment.observe`` with the axtree and set-of-marks kinds, the code agents get
+their observations from):
+
+- every visible interactive control (a[href], button, input except hidden, select, textarea, [role=button],
+  summary, tabindex >= 0) has a non-empty accessible name in Chromium's accessibility tree, is listed in the axtree
+  observation with that id and a name, and gets a mark in the set-of-marks screenshot of some scroll position;
+- at 1280x900 and at 900x700 the same controls are listed and each can be clicked by its role and name (a trial
+  click: visible, enabled, not covered by anything; nothing depends on a fixed pixel position);
+- no positive tabindex, and Tab from the page start reaches the page form's first field and its submit control
+  (on a page without a form: the first and the last control of the main content), every stop in document order;
+- Enter in a text field submits its form (a record form, a setup form, a wizard step, the report builder): the
+  server answers (the saved record or the validation error page);
+- Escape closes the App Launcher dialog and every other dialog and menu a page opens.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any, Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from pytest_cua.envs.browser import BrowserEnvironment
+from pytest_cua.envs.browser.options import BrowserOptions
+from pytest_cua.localorg.server import OrgServer
+from pytest_cua.localorg.store import Org
+from pytest_cua.localorg.ui import page_catalog
+from pytest_cua.observations import Observation
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = [(1280, 900), (900, 700)]
+PROBE = "data-a11y-probe"
+#: every page name of the catalogue (the ids only change paths, never which pages there are)
+PAGE_NAMES = [name for name, _ in page_catalog.pages({"permset": "x", "view": "x", "account": "x", "lead": "x"})]
+
+#: mark every visible interactive control (in document order) and describe it
+CONTROLS_JS = """(attr) => {
+  const SEL = 'a[href], button, input:not([type=hidden]), select, textarea, [role=button], summary, [tabindex]';
+  const NATIVE = 'a[href], button, input, select, textarea, [role=button], summary';
+  document.querySelectorAll('[' + attr + ']').forEach((el) => el.removeAttribute(attr));
+  const out = [];
+  for (const el of document.querySelectorAll(SEL)) {
+    const ti = el.getAttribute('tabindex');
+    if (!el.matches(NATIVE) && (ti === null || parseInt(ti, 10) < 0)) continue;
+    if (!el.checkVisibility({checkVisibilityCSS: true}) || el.getClientRects().length === 0) continue;
+    el.setAttribute(attr, String(out.length));
+    out.push({probe: out.length, tag: el.tagName.toLowerCase(), type: el.getAttribute('type') || '',
+              tabindex: ti, cua: el.getAttribute('data-cua-id') || '',
+              html: el.outerHTML.slice(0, 160)});
+  }
+  return out;
+}"""
+
+
+HIT_JS = """(attr) => {
+  const out = [];
+  for (const el of document.querySelectorAll('[' + attr + ']')) {
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    const r = el.getClientRects()[0];
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const ok = hit && (hit === el || el.contains(hit) || (el.labels && Array.from(el.labels).some((l) => l.contains(hit))));
+    if (!ok) out.push([parseInt(el.getAttribute(attr), 10), hit ? hit.outerHTML.slice(0, 100) : 'nothing']);
+  }
+  window.scrollTo(0, 0);
+  return out;
+}"""
+
+
+def frontdoor(server: OrgServer) -> str:
+    return f"{server.url}/secur/frontdoor.jsp?sid={server.access_token()}"
+
+
+@pytest.fixture(scope="module")
+def ids(ui_server: OrgServer) -> dict[str, str]:
+    """The records the catalogue pages need (made once, before any test's snapshot)."""
+    return page_catalog.prepare(ui_server)
+
+
+@pytest.fixture(scope="module")
+def paths(ids: dict[str, str]) -> dict[str, str]:
+    return dict(page_catalog.pages(ids))
+
+
+@pytest.fixture(scope="module")
+def env(ui_server: OrgServer, ids: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[BrowserEnvironment]:
+    """The product's browser environment, logged in to the module's org by frontdoor."""
+    environment = BrowserEnvironment(BrowserOptions(viewport=VIEWPORTS[0], action_timeout_s=5.0),
+                                     login_url=lambda: frontdoor(ui_server), home_url=ui_server.url,
+                                     ignore_https_errors=True, artifacts_dir=tmp_path_factory.mktemp("a11y"))
+    environment.start()
+    environment.restore(environment.snapshot())
+    environment.page.set_default_timeout(5000)
+    yield environment
+    environment.close()
+
+
+def open_page(env: BrowserEnvironment, url: str, viewport: tuple[int, int] = VIEWPORTS[0]) -> Any:
+    page = env.page
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    response = page.goto(url)
+    assert response is not None and response.status < 400, f"{url} answered {response and response.status}"
+    return page
+
+
+def accessible_names(page: Any) -> dict[int, tuple[str, str]]:
+    """Chromium's own accessibility tree: probe number -> (role, computed accessible name)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        doc = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+        backend: dict[int, int] = {}
+        stack = [doc["root"]]
+        while stack:
+            node = stack.pop()
+            attrs = node.get("attributes") or []
+            for k, v in zip(attrs[::2], attrs[1::2]):
+                if k == PROBE:
+                    backend[node["backendNodeId"]] = int(v)
+            stack.extend(node.get("children") or [])
+            stack.extend(node.get("shadowRoots") or [])
+            if node.get("contentDocument"):
+                stack.append(node["contentDocument"])
+        out: dict[int, tuple[str, str]] = {}
+        for ax in cdp.send("Accessibility.getFullAXTree")["nodes"]:
+            probe = backend.get(ax.get("backendDOMNodeId", -1))
+            if probe is not None and not ax.get("ignored"):
+                out[probe] = (str(ax.get("role", {}).get("value", "")), str(ax.get("name", {}).get("value", "")))
+        return out
+    finally:
+        cdp.detach()
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    from PIL import Image
+
+    return Image.open(io.BytesIO(png)).size
+
+
+def marked(obs: Observation) -> set[str]:
+    """The element ids the set-of-marks screenshot draws a box for (``marks.draw_marks``'s rule)."""
+    assert obs.som is not None
+    W, H = png_size(obs.som)
+    out = set()
+    for el in obs.elements.values():
+        if el.bbox is None:
+            continue
+        x, y, w, h = el.bbox
+        if w > 0 and h > 0 and x + w >= 0 and y + h >= 0 and x < W and y < H:
+            out.add(el.id)
+    return out
+
+
+def observe_all(env: BrowserEnvironment) -> tuple[Observation, set[str], list[dict[str, Any]]]:
+    """Observe the page (axtree + set-of-marks) at every scroll position; the first observation, the ids marked
+    in any set-of-marks, and the page's visible interactive controls (probe-numbered, document order)."""
+    page = env.page
+    page.evaluate("window.scrollTo(0, 0)")
+    obs = env.observe(frozenset({"axtree", "som"}))
+    marks = marked(obs)
+    height = int(page.evaluate("document.documentElement.scrollHeight"))
+    step = int(page.viewport_size["height"] * 0.8)
+    for y in range(step, max(height - step // 4, 0), step):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        marks |= marked(env.observe(frozenset({"som"})))
+    page.evaluate("window.scrollTo(0, 0)")
+    controls = page.evaluate(CONTROLS_JS, PROBE)
+    return obs, marks, controls
+
+
+def check_controls(env: BrowserEnvironment) -> list[tuple[str, str]]:
+    """The per-page checks at the current viewport; returns the controls as (role, name) in document order."""
+    page = env.page
+    obs, marks, controls = observe_all(env)
+    assert controls, "no interactive control found"
+    names = accessible_names(page)
+    axtree = obs.axtree or ""
+    problems = []
+    listed: list[tuple[str, str]] = []
+    for c in controls:
+        what = c["html"]
+        role, name = names.get(c["probe"], ("", ""))
+        if not name.strip():
+            problems.append(f"no accessible name: {what}")
+        if c["tabindex"] is not None and c["tabindex"].strip().lstrip("+").isdigit() and int(c["tabindex"]) > 0:
+            problems.append(f"positive tabindex: {what}")
+        el = obs.elements.get(c["cua"]) if c["cua"] else None
+        if el is None:
+            problems.append(f"not in the observation's elements: {what}")
+            continue
+        if not el.name.strip():
+            problems.append(f"no name in the axtree observation: {what}")
+        if f"[{el.id}] {el.role} {json.dumps(el.name, ensure_ascii=False)}" not in axtree:
+            problems.append(f"no axtree line [{el.id}] {el.role} {el.name!r}: {what}")
+        if el.id not in marks:
+            problems.append(f"no set-of-marks box at any scroll position: {what}")
+        listed.append((el.role, el.name))
+    assert not problems, "\n".join(problems)
+    # each control is found by its role and name (Playwright's own role and name computation) ...
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for c in controls:
+        el = obs.elements[c["cua"]]
+        by_key.setdefault((el.role, el.name), []).append(c["probe"])
+    for (role, name), probes in by_key.items():
+        by_role = page.get_by_role(role, name=name, exact=True)  # type: ignore[arg-type]
+        if all(controls[p]["tag"] == "summary" for p in probes):
+            # a <summary> has no ARIA role (Chromium: DisclosureTriangle; Playwright's get_by_role has none):
+            # found by its exact text instead
+            by_role = page.locator("summary").filter(has_text=re.compile(f"^\\s*{re.escape(name)}\\s*$"))
+        found = by_role.evaluate_all(f"els => els.map(e => e.getAttribute('{PROBE}'))")
+        problems += [f"get_by_role({role!r}, name={name!r}) does not find {controls[p]['html']}"
+                     for p in probes if str(p) not in found]
+    # ... and a click reaches it wherever the layout puts it (Playwright's hit-target rule: scrolled into view,
+    # the point at its centre belongs to it, nothing covers it)
+    problems += [f"a click does not reach {controls[p]['html']}: covered by {by}"
+                 for p, by in page.evaluate(HIT_JS, PROBE)]
+    assert not problems, "\n".join(problems)
+    return listed
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_every_control_is_named_observed_and_clickable_at_two_sizes(name: str, env: BrowserEnvironment,
+                                                                    paths: dict[str, str], base: str,
+                                                                    org: Org) -> None:
+    seen = []
+    for viewport in VIEWPORTS:
+        open_page(env, base + paths[name], viewport)
+        seen.append(check_controls(env))
+    assert seen[0] == seen[1], f"the controls differ between {VIEWPORTS[0]} and {VIEWPORTS[1]}"
+    env.page.set_viewport_size({"width": VIEWPORTS[0][0], "height": VIEWPORTS[0][1]})
+
+
+#: the page's form an agent fills (the first post form in main with a visible field): its first field and its
+#: submit control (the primary one after the field, e.g. "Save"); on a page without one, the first and the last
+#: control of the main content
+FORM_JS = """(attr) => {
+  const visible = (el) => el.checkVisibility({checkVisibilityCSS: true}) && el.getClientRects().length > 0;
+  for (const form of document.querySelectorAll('main form')) {
+    if ((form.getAttribute('method') || '').toLowerCase() !== 'post') continue;
+    const els = Array.from(form.elements).filter((el) => visible(el) && !el.disabled);
+    const field = els.find((el) => ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)
+                                   && !['submit', 'button', 'reset', 'image', 'hidden'].includes((el.type || '').toLowerCase()));
+    const after = els.slice(els.indexOf(field) + 1)
+      .filter((el) => (el.tagName === 'BUTTON' || el.tagName === 'INPUT') && el.type === 'submit');
+    const submit = after.find((el) => el.classList.contains('brand')) || after[0];  // the primary one, e.g. Save
+    if (field && submit) return [parseInt(field.getAttribute(attr), 10), parseInt(submit.getAttribute(attr), 10)];
+  }
+  // a page without such a form: the first and the last control of its main content
+  const inMain = Array.from(document.querySelectorAll('main [' + attr + ']'));
+  return inMain.length ? [parseInt(inMain[0].getAttribute(attr), 10),
+                          parseInt(inMain[inMain.length - 1].getAttribute(attr), 10)] : null;
+}"""
+ACTIVE_JS = f"() => {{ const a = document.activeElement; return a && a !== document.body ? (a.getAttribute('{PROBE}') ?? a.outerHTML.slice(0, 160)) : null; }}"
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_tab_reaches_the_form_in_document_order(name: str, env: BrowserEnvironment, paths: dict[str, str],
+                                                base: str, org: Org) -> None:
+    page = open_page(env, base + paths[name])
+    controls = page.evaluate(CONTROLS_JS, PROBE)
+    positive = [c["html"] for c in controls if (c["tabindex"] or "").strip().lstrip("+").isdigit()
+                and int(c["tabindex"]) > 0]
+    assert not positive, f"positive tabindex: {positive}"
+    target = page.evaluate(FORM_JS, PROBE)
+    assert target is not None, "no control in the main content"
+    first_field, submit = target
+    page.evaluate("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    stops: list[int] = []
+    for _ in range(len(controls) + 5):
+        page.keyboard.press("Tab")
+        active = page.evaluate(ACTIVE_JS)
+        assert active is not None, f"Tab left the page after {len(stops)} stops"
+        assert str(active).isdigit(), f"Tab stopped on an element that is not a visible named control: {active}"
+        probe = int(active)
+        if stops and probe <= stops[-1]:
+            break  # wrapped around
+        stops.append(probe)
+        if submit in stops and first_field in stops:
+            break
+    assert first_field in stops, (f"Tab never reached the form's first field {controls[first_field]['html']}; "
+                                  f"stops: {[controls[s]['html'][:60] for s in stops]}")
+    assert submit in stops, f"Tab never reached the submit control {controls[submit]['html']}"
+    assert stops.index(first_field) <= stops.index(submit)
+
+
+# --- Enter submits -----------------------------------------------------------------------------------------
+
+def test_enter_in_a_record_form_saves_the_record(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:
+    page = open_page(env, f"{base}/lightning/o/Account/new")
+    name = page.get_by_label(org.schema.get("Account").field("Name").label, exact=True)  # type: ignore[union-attr]
+    name.fill("Enter Key Cycles")
+    name.press("Enter")
+    expect(page.get_by_role("status")).to_contain_text('Account "Enter Key Cycles" was created.')
+    assert sf.query("SELECT Id FROM Account WHERE Name = 'Enter Key Cycles'")["totalSize"] == 1
+
+
+def test_enter_in_a_setup_form_posts_it(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:
+    page = open_page(env, f"{base}/lightning/setup/ObjectManager/new")
+    page.get_by_label("Label", exact=True).fill("Keyboard Bird")
+    page.get_by_label("Label", exact=True).press("Enter")  # the plural label is missing: the server says so
+    expect(page.get_by_role("heading", name="Review the errors on this page.")).to_be_visible()
+    expect(page.get_by_label("Label", exact=True)).to_have_value("Keyboard Bird")
+    assert not [o for o in sf.describe()["sobjects"] if o["name"] == "Keyboard_Bird__c"]
+
+
+def test_enter_in_a_wizard_step_goes_to_the_next_step(env: BrowserEnvironment, base: str, org: Org) -> None:
+    page = open_page(env, f"{base}/lightning/setup/ObjectManager/MyBike__c/FieldsAndRelationships/new")
+    page.get_by_label("Text", exact=True).check()
+    page.get_by_role("button", name="Next", exact=True).click()
+    label = page.get_by_label("Field Label")
+    label.fill("Wheel Size")
+    label.press("Enter")
+    expect(page.locator("#wizard-step")).to_contain_text("Establish field-level security")
+
+
+def test_enter_in_the_report_builder_saves_or_adds_where_it_was_typed(env: BrowserEnvironment, base: str,
+                                                                      sf: Any, org: Org) -> None:
+    page = open_page(env, f"{base}/lightning/o/Report/builder?type=Opportunity")
+    page.get_by_label("Filter Field").select_option(label="Stage")
+    page.get_by_label("Filter Value").fill("Prospecting")
+    page.get_by_label("Filter Value").press("Enter")  # adds the filter, does not save
+    expect(page.get_by_role("button", name="Remove filter 1")).to_be_visible()
+    page.get_by_label("Report Name").fill("Keyboard Pipeline")
+    page.get_by_label("Report Name").press("Enter")
+    expect(page).to_have_url(re.compile(r"/lightning/o/Report/\w+/view$"))
+    rows = sf.query("SELECT Id FROM Report WHERE Name = 'Keyboard Pipeline'")["records"]
+    assert len(rows) == 1
+    described = sf.restful(f"analytics/reports/{rows[0]['Id']}/describe")
+    filters = described["reportMetadata"]["reportFilters"]
+    assert [f["value"] for f in filters] == ["Prospecting"]
+
+
+# --- Escape closes dialogs and menus -----------------------------------------------------------------------
+
+OPENERS_JS = """() => Array.from(document.querySelectorAll('button[aria-haspopup], [role=button][aria-haspopup]'))
+  .filter((b) => b.checkVisibility({checkVisibilityCSS: true}) && b.getClientRects().length > 0)
+  .map((b) => b.id ? '#' + CSS.escape(b.id) : null)"""
+DIALOGS_JS = """() => Array.from(document.querySelectorAll('dialog, [role=menu], [role=dialog], [role=listbox]'))
+  .filter((d) => !d.matches('select *, select'))
+  .map((d) => d.id || d.outerHTML.slice(0, 80))"""
+OPEN_POPUPS_JS = """() => Array.from(document.querySelectorAll('dialog, [role=menu], [role=dialog]'))
+  .filter((d) => d.checkVisibility({checkVisibilityCSS: true}) && d.getClientRects().length > 0)
+  .map((d) => d.id || d.outerHTML.slice(0, 80))"""
+
+
+def test_escape_closes_every_dialog_and_menu(env: BrowserEnvironment, paths: dict[str, str], base: str,
+                                            org: Org) -> None:
+    closed: set[str] = set()
+    for name, path in paths.items():
+        page = open_page(env, base + path)
+        openers = page.evaluate(OPENERS_JS)
+        assert None not in openers, f"{name}: a popup opener without an id"
+        controlled = {page.get_attribute(o, "aria-controls") for o in openers}
+        orphans = [d for d in page.evaluate(DIALOGS_JS) if d not in controlled]
+        assert not orphans, f"{name}: dialogs or menus no button opens (aria-haspopup + aria-controls): {orphans}"
+        for opener in openers:
+            popup = page.get_attribute(opener, "aria-controls")
+            page.click(opener)
+            assert page.evaluate(OPEN_POPUPS_JS) == [popup], f"{name}: {opener} did not open {popup}"
+            page.keyboard.press("Escape")
+            assert page.evaluate(OPEN_POPUPS_JS) == [], f"{name}: Escape left {popup} open"
+            assert page.evaluate("document.activeElement.id") == opener[1:], \
+                f"{name}: focus did not return to {opener} after Escape"
+            if page.get_attribute(opener, "aria-expanded") is not None:
+                assert page.get_attribute(opener, "aria-expanded") == "false"
+            closed.add(f"{popup}")
+    # by construction: the App Launcher and both Create menus were among them
+    assert {"app-launcher", "om-create-menu", "ap-create-menu"} <= closed, closed
