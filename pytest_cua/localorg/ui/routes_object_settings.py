@@ -15,7 +15,7 @@ Modify All Records, Delete and View All Records mute Modify All Records, muting 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 from xml.etree import ElementTree as ET
 
 from werkzeug.wrappers import Response
@@ -366,29 +366,20 @@ def register(app: OrgApp) -> None:
     """Add the object settings and muting routes."""
     add = app.add_route
     both = ["GET", "POST"]
-    ps, mu = "/lightning/setup/PermSets/<rid>", "/lightning/setup/MutingPermSets/<name>"
-    add(f"{ps}/objects", lambda ctx, rid: objects_list(ctx, _perm_set(ctx, rid)), ["GET"], auth="ui",
-        endpoint="ui.ps_objects")
-    add(f"{ps}/objects/<obj>", lambda ctx, rid, obj: object_view(ctx, _perm_set(ctx, rid), obj), ["GET"], auth="ui",
-        endpoint="ui.ps_object")
-    add(f"{ps}/objects/<obj>/edit", lambda ctx, rid, obj: object_edit(ctx, _perm_set(ctx, rid), obj), both,
-        auth="ui", endpoint="ui.ps_object_edit")
+    mu = "/lightning/setup/MutingPermSets/<name>"
+    # each holder's Object Settings: (URL prefix with its key, the holder by that key, endpoint prefix, editable)
+    holders: list[tuple[str, Callable[[RequestContext, str], Holder | None], str, bool]] = [
+        ("/lightning/setup/PermSets/<key>", _perm_set, "ui.ps", True),
+        ("/lightning/setup/MutingPermSets/<key>", _muting_set, "ui.muting", True),
+        ("/lightning/setup/PermSetGroups/<key>", _group_holder, "ui.psg", False),
+        ("/lightning/setup/EnhancedProfiles/<key>", _profile, "ui.profile", True)]
+    for prefix, holder, endpoint, editable in holders:
+        add(f"{prefix}/objects", lambda ctx, key, h=holder: objects_list(ctx, h(ctx, key)), ["GET"], auth="ui",
+            endpoint=f"{endpoint}_objects")
+        add(f"{prefix}/objects/<obj>", lambda ctx, key, obj, h=holder: object_view(ctx, h(ctx, key), obj), ["GET"],
+            auth="ui", endpoint=f"{endpoint}_object")
+        if editable:
+            add(f"{prefix}/objects/<obj>/edit", lambda ctx, key, obj, h=holder: object_edit(ctx, h(ctx, key), obj),
+                both, auth="ui", endpoint=f"{endpoint}_object_edit")
     add(f"{mu}/view", muting_view, ["GET"], auth="ui", endpoint="ui.muting")
-    add(f"{mu}/objects", lambda ctx, name: objects_list(ctx, _muting_set(ctx, name)), ["GET"], auth="ui",
-        endpoint="ui.muting_objects")
-    add(f"{mu}/objects/<obj>", lambda ctx, name, obj: object_view(ctx, _muting_set(ctx, name), obj), ["GET"],
-        auth="ui", endpoint="ui.muting_object")
-    add(f"{mu}/objects/<obj>/edit", lambda ctx, name, obj: object_edit(ctx, _muting_set(ctx, name), obj), both,
-        auth="ui", endpoint="ui.muting_object_edit")
     add("/lightning/setup/PermSetGroups/<rid>/muting", group_muting, both, auth="ui", endpoint="ui.group_muting")
-    psg, pr = "/lightning/setup/PermSetGroups/<rid>", "/lightning/setup/EnhancedProfiles/<rid>"
-    add(f"{psg}/objects", lambda ctx, rid: objects_list(ctx, _group_holder(ctx, rid)), ["GET"], auth="ui",
-        endpoint="ui.psg_objects")
-    add(f"{psg}/objects/<obj>", lambda ctx, rid, obj: object_view(ctx, _group_holder(ctx, rid), obj), ["GET"],
-        auth="ui", endpoint="ui.psg_object")
-    add(f"{pr}/objects", lambda ctx, rid: objects_list(ctx, _profile(ctx, rid)), ["GET"], auth="ui",
-        endpoint="ui.profile_objects")
-    add(f"{pr}/objects/<obj>", lambda ctx, rid, obj: object_view(ctx, _profile(ctx, rid), obj), ["GET"], auth="ui",
-        endpoint="ui.profile_object")
-    add(f"{pr}/objects/<obj>/edit", lambda ctx, rid, obj: object_edit(ctx, _profile(ctx, rid), obj), both,
-        auth="ui", endpoint="ui.profile_object_edit")
