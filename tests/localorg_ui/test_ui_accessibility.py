@@ -36,7 +36,7 @@ pytestmark = pytest.mark.browser
 VIEWPORTS = [(1280, 900), (900, 700)]
 PROBE = "data-a11y-probe"
 #: every page name of the catalogue (the ids only change paths, never which pages there are)
-PAGE_NAMES = [name for name, _ in page_catalog.pages({"permset": "x", "view": "x", "account": "x", "lead": "x"})]
+PAGE_NAMES = [name for name, _ in page_catalog.pages({"permset": "x", "group": "x", "profile": "x", "view": "x", "account": "x", "lead": "x"})]
 
 #: mark every visible interactive control (in document order) and describe it
 CONTROLS_JS = """(attr) => {

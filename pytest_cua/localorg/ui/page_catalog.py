@@ -33,6 +33,7 @@ def prepare(server: "OrgServer") -> dict[str, str]:
                                                                       [X.leaf("label", "Field Team Muted")]))
     views = [v for v in org.records("ListView") if v.get("SobjectType") == "Account"]
     ids["view"] = str(views[0]["DeveloperName"]) if views else ""
+    ids["profile"] = str(org.find("Profile", Name="Standard User")[0]["Id"])
     ids["account"] = org.create("Account", {"Name": "Catalogue Cycles", "Industry": "Retail"})
     ids["lead"] = org.create("Lead", {"LastName": "Catalogue", "FirstName": "Cara", "Company": "Catalogue Cycles Ltd",
                                       "Status": "Open - Not Contacted"})
@@ -60,6 +61,9 @@ def pages(ids: dict[str, str]) -> list[tuple[str, str]]:
            ("password-policies", f"{setup}/SecurityPolicies/home"),
            ("permset-object-settings", f"{setup}/PermSets/{ids['permset']}/objects"),
            ("permset-object-edit", f"{setup}/PermSets/{ids['permset']}/objects/Case/edit"),
+           ("group-object-settings", f"{setup}/PermSetGroups/{ids['group']}/objects"),
+           ("profiles", f"{setup}/EnhancedProfiles/home"),
+           ("profile-object-edit", f"{setup}/EnhancedProfiles/{ids['profile']}/objects/Opportunity/edit"),
            ("group-muting", f"{setup}/MutingPermSets/Field_Team_Muted/view"),
            ("muting-object-edit", f"{setup}/MutingPermSets/Field_Team_Muted/objects/Account/edit"),
            ("sales-processes", f"{setup}/OpportunityProcess/home"), ("sales-process-new", f"{setup}/OpportunityProcess/new"),
