@@ -98,10 +98,11 @@ class GroupHolder(Holder):
                     k for k in ("readable", "editable") if X.flag(entry, k))
         muting = store.read("MutingPermissionSet", self.muted_by) if self.muted_by else None
         for entry in X.children(muting, "objectPermissions") if muting is not None else []:
-            objects[str(X.text_of(entry, "object"))] = objects.get(str(X.text_of(entry, "object")), set()) - _on(entry)
+            obj = str(X.text_of(entry, "object"))
+            objects[obj] = objects.get(obj, set()) - _on(entry)
         for entry in X.children(muting, "fieldPermissions") if muting is not None else []:
-            muted = {k for k in ("readable", "editable") if X.flag(entry, k)}
-            fields[str(X.text_of(entry, "field"))] = fields.get(str(X.text_of(entry, "field")), set()) - muted
+            field = str(X.text_of(entry, "field"))
+            fields[field] = fields.get(field, set()) - {k for k in ("readable", "editable") if X.flag(entry, k)}
         return X.element("PermissionSetGroup", [
             X.leaf("label", self.label),
             *(X.element("objectPermissions", [*(X.leaf(k, k in on) for k in sorted(OBJECT_PERMISSIONS)),
