@@ -54,8 +54,10 @@ EXTRAS: dict[str, str] = {
     "allure_commons": "allure",
     "matplotlib": "report",  # pytest-cua report --compare --html
 }
-# files that never run on the host: the executor is copied into desktop images, whose recipes install its modules
-CONTAINER_FILES = {"pytest_cua/desktop/executor.py"}
+# files that never run on the host: the executor and its op modules, copied into each desktop container at its
+# creation; the image recipes install what they import
+CONTAINER_FILES = {p.relative_to(Path(__file__).resolve().parents[1]).as_posix() for p in
+                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "desktop").glob("executor*.py")}
 # calls that import the module named by their first argument
 DYNAMIC_IMPORTS = {"import_module", "import_sdk", "__import__"}
 
@@ -408,7 +410,8 @@ def test_an_editable_install_reads_the_checkout_fixtures(tmp_path: Path) -> None
     probe = _probe(python, tmp_path)
     assert probe["spec"] == str(src / "fixtures" / "__init__.py"), probe
     assert probe["fixtures"] == str(src / "fixtures"), probe
-    assert probe["recipe_files"][0] == str(src / "pytest_cua" / "desktop" / "executor.py"), probe
+    assert probe["recipe_files"][0] == str(src / "fixtures" / "images" / "files" / "libreoffice" /
+                                           "registrymodifications.xcu"), probe
     assert probe["recipe_hash"] == _checkout_recipe_hash()
 
 

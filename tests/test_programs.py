@@ -26,8 +26,9 @@ RUNNERS = {"subprocess.run", "subprocess.Popen", "subprocess.call", "subprocess.
            "subprocess.check_output", "pexpect.spawn", "shutil.which"}
 # the project's helpers whose first argument is an argv list (images._sh, executor._spawn / _run_ok, doctor._run)
 ARGV_HELPERS = {"_sh", "_spawn", "_run_ok", "_run"}
-# files that run inside desktop containers: the executor is copied into the image by the base recipe
-CONTAINER_FILES = {"pytest_cua/desktop/executor.py"}
+# files that run inside desktop containers: the executor and its op modules, copied into each container at creation
+CONTAINER_FILES = {p.relative_to(Path(__file__).resolve().parents[1]).as_posix() for p in
+                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "desktop").glob("executor*.py")}
 
 # programs whose names the code builds at run time (a variable at argv[0]), or that only the scripts and
 # the README's commands run: (name, in a container) -> where

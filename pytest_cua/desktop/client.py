@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 EXECUTOR = "/opt/cua/executor.py"
+EXECUTOR_DIR = "/opt/cua"  # the executor and its op modules (``executor_*.py``), copied in at container creation
 EXECUTOR_SOCKET = "/run/cua/executor.sock"
 _STDOUT, _STDERR = 1, 2
 
@@ -185,3 +186,21 @@ class ExecutorClient:
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.close()
+
+
+def executor_bundle() -> bytes:
+    """A tar of the executor and its op modules (``pytest_cua/desktop/executor*.py``) as ``opt/cua/...``, to
+    ``put_archive`` into a created container before it starts: the container runs the executor of the
+    pytest-cua that drives it (no protocol skew), and an executor change rebuilds no image."""
+    import io
+    import tarfile
+
+    here = Path(__file__).resolve().parent
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for path in sorted(here.glob("executor*.py")):
+            data = path.read_bytes()
+            info = tarfile.TarInfo(f"{EXECUTOR_DIR.lstrip('/')}/{path.name}")
+            info.size, info.mode, info.mtime = len(data), 0o755, 0
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()

@@ -9,17 +9,17 @@ A recipe is a JSON file (``fixtures/images/<name>.json``)::
       "debian": {"suite": "bookworm", "variant": "minbase"},   only for recipes without a base
       "packages": ["xvfb", ...],           Debian packages (apt-get install --no-install-recommends)
       "pip": ["pyautogui==0.9.54"],        pip packages, installed after the Debian packages
-      "files": [{"src": "../../pytest_cua/desktop/executor.py", "dest": "/opt/cua/executor.py",
-                 "mode": "0755"}],         copied into the root file system; src relative to the recipe
-                                           (as it stands in a checkout, fixtures/images beside pytest_cua/)
+      "files": [{"src": "files/libreoffice/registrymodifications.xcu", "dest": "/root/.config/...",
+                 "mode": "0644"}],         copied into the root file system; src relative to the recipe
       "run": ["mkdir -p /root/Desktop"],   shell commands run in the chroot at the end
       "env": {"DISPLAY": ":0"},
       "workdir": "/root",
       "cmd": ["python3", "/opt/cua/executor.py", "serve"]
     }
 
-The recipe hash covers the recipe file, every file it copies and the base recipe's hash, so changing the
-executor rebuilds every image that ships it.
+The recipe hash covers the recipe file, every file it copies and the base recipe's hash. The executor is not
+part of any image: the environment copies it into each container before it starts
+(``pytest_cua.desktop.client.executor_bundle``), so an executor change rebuilds nothing.
 """
 
 from __future__ import annotations

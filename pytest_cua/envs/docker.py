@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, ActionResult
-from pytest_cua.desktop.client import ExecutorClient, ExecutorError
+from pytest_cua.desktop.client import ExecutorClient, ExecutorError, executor_bundle
 from pytest_cua.desktop.leftovers import owner_labels, sweep
 from pytest_cua.desktop.options import INI_NAMES, OPTION_NAMES, DockerSettings, add_docker_options, resolve_settings
 from pytest_cua.desktop.overlay import upper_diff
@@ -59,7 +59,8 @@ HOME = "/root"
 SWEEP_SETTLE_S = 2.0  # a dead worker's sweep looks again after this long, for a container created meanwhile
 # what a fresh container writes by itself: the X server's lock and socket, logs, caches
 EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/openbox", "/root/.Xauthority",
-                 "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init")
+                 "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init",
+                 "/opt/cua")  # /opt/cua: the executor, copied in at creation
 HOME_SKIP = (".cache/openbox", ".Xauthority")
 UNSUPPORTED_KINDS = ("axtree", "dom", "som")
 TERMINAL_TYPES = ("done", "answer", "fail", "ask")
@@ -196,10 +197,12 @@ class DockerEnvironment(Environment):
                 f"{uuid.uuid4().hex[:4]}")
         container = None
         try:
-            container = self.docker.containers.run(
+            container = self.docker.containers.create(
                 image, detach=True, name=name, network_mode="none", mem_limit=self.settings.memory,
                 memswap_limit=self.settings.memory, nano_cpus=int(self.settings.cpus * 1e9),
                 shm_size=self.settings.shm_size, labels=labels, init=True)
+            container.put_archive("/", executor_bundle())  # this pytest-cua's executor, before it starts
+            container.start()
             client = ExecutorClient(container)
             deadline = started + self.settings.ready_timeout_s
             client.connect(deadline)

@@ -1,13 +1,12 @@
-"""Writes tasks/*.json (committed): the ProSoft tasks with their start files, ground truth and keyboard-first
-demonstrations. Edit here, then run ``python suites/prosoft/make_tasks.py``."""
+"""Writes tasks/{calc,writer,r,pipelines,inkscape}.json (committed): the first ProSoft tasks with their start
+files, ground truth and keyboard-first demonstrations. Edit here, then run ``python suites/prosoft/make_tasks.py``.
+The other groups have their generators in ``make/``."""
 import json
+import sys
 from pathlib import Path
-OUT = Path(__file__).resolve().parent / "tasks"
-K = lambda *keys: {"type": "hotkey", "keys": list(keys)}
-P = lambda key: {"type": "press", "key": key}
-T = lambda text: {"type": "type", "text": text}
-W = lambda s: {"type": "wait", "seconds": s}
-SAVE = [K("ctrl", "s"), W(3)]
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "make"))
+from common import OUT, K, P, T, W, SAVE, task  # noqa: E402
 
 CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],
               "start_command": ["soffice", "--norestore", "--calc", "/root/work/budget.xlsx"],
@@ -23,22 +22,6 @@ R_START = {"start_files": [{"src": "fixtures/prosoft/sales.csv", "dest": "/root/
 REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two quarters.",
           "Travel fell while training grew, as agreed in January."]
 LOAD = 'd <- read.csv("/root/work/sales.csv")\n'
-
-
-APPS = ("calc", "writer", "impress", "r", "inkscape")  # each becomes an app_<name> marker
-
-
-def task(id, level, instruction, template, truth, start, demo, difficulty=None, tags=(), artifacts=None, apps=None,
-         **extra):
-    data = {"id": id, "level": level, "difficulty": difficulty or {"L1": "easy", "L2": "medium", "L3": "hard"}[level],
-            "template": template, "instruction": instruction, "tags": list(tags),
-            "apps": list(apps) if apps is not None else [t for t in tags if t in APPS],
-            "ground_truth": truth, "demonstration": {"actions": demo}, "limits": {"max_steps": 60, "time_limit_s": 900}}
-    data.update(json.loads(json.dumps(start)))
-    if artifacts:
-        data["artifacts"] = {**data.get("artifacts", {}), **artifacts}
-    data.update(extra)
-    return data
 
 
 calc = [

@@ -231,6 +231,24 @@ KINDS: dict[str, Callable[[EvalContext, Mapping[str, Any]], list[Check]]] = {
     "calc": calc_checks, "writer": writer_checks, "r_output": r_checks, "svg": svg_checks}
 
 
+def _register_check_modules() -> None:
+    """Add the kinds of every module in ``checks/`` (a dict ``KINDS`` each); a name defined twice is an error."""
+    import importlib
+    import pkgutil
+
+    from . import checks
+
+    for info in sorted(pkgutil.iter_modules(checks.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{checks.__name__}.{info.name}")
+        for kind, fn in getattr(module, "KINDS", {}).items():
+            if kind in KINDS:
+                raise ValueError(f"suites/prosoft/checks/{info.name}.py: kind {kind!r} is already defined")
+            KINDS[kind] = fn
+
+
+_register_check_modules()
+
+
 class ProSoftTemplate(Template):
     """One evaluator per kind; ``pipeline`` evaluates each step's checks with one shared weight split."""
 

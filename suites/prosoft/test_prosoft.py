@@ -41,7 +41,7 @@ def _packaged_start_files(task: Task) -> Task:
 
 CUA_SUITE = ProSoftSuite("prosoft", environment="docker", tasks=("tasks/*.json",), templates=TEMPLATES,
                          observation_kinds=("screenshot",),
-                         environment_options={"image": "cua-desktop-office", "memory": "3g", "cpus": 2.0})
+                         environment_options={"image": "cua-desktop-pro", "memory": "4g", "cpus": 2.0})
 
 
 def test_task(cua_result):
