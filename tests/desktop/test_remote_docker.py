@@ -225,7 +225,8 @@ def test_prosoft_on_the_remote_daemon_survives_its_restart(remote_docker: Remote
            "PYTHONPATH": os.pathsep.join([str(REPO), str(Path(__file__).parent)])}
     cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-p", "no:cacheprovider", "-p", "no:xdist",
            "-p", "remote_restart_plugin", "-k", " or ".join(TASKS), "--agent", "replay", "--cua-reports",
-           str(reports), *remote_docker.options()]
+           str(reports), "--cua-docker-image", "cua-desktop-office",  # R tasks: the smaller image travels
+           *remote_docker.options()]
     proc = subprocess.run(cmd, cwd=REPO, env=env, text=True, capture_output=True, timeout=900)
     summary_path = reports / "summary.json"
     assert summary_path.exists(), (proc.stdout + proc.stderr)[-4000:]

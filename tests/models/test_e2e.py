@@ -178,7 +178,8 @@ def test_cost_cap_of_the_run_holds_across_workers(tmp_path: Path) -> None:
 @pytest.mark.docker
 def test_ui_tars_passes_prosoft_tasks_on_the_desktop(tmp_path: Path) -> None:
     _dockerd_or_skip()
-    run = Run(tmp_path, "suites/prosoft", *select(PROSOFT_TASKS), "--agent", "ui-tars-1.5-7b", fake="uitars")
+    run = Run(tmp_path, "suites/prosoft", *select(PROSOFT_TASKS), "--agent", "ui-tars-1.5-7b",
+              "--cua-docker-image", "cua-desktop-office", fake="uitars")  # Calc tasks: the office image has Calc
     assert run.passed() == sorted(PROSOFT_TASKS), run.explain()
     first = json.loads((Path(run.tasks["calc-set-cell"]["trajectory"]).parent / "steps.jsonl").read_text()
                        .splitlines()[0])
