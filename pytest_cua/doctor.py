@@ -80,6 +80,7 @@ PROGRAMS: tuple[Program, ...] = (
     Program("openbox", "openbox", "apt", BASE_IMAGE, "the container's window manager"),
     Program("wmctrl", "wmctrl", "apt", BASE_IMAGE, "the executor: windows"),
     Program("xdotool", "xdotool", "apt", BASE_IMAGE, "the executor: typing, window search"),
+    Program("dbus-daemon", "dbus", "apt", BASE_IMAGE, "the executor: the session bus of the accessibility tree"),
 )
 
 # where root's programs live when PATH lacks the sbin folders (a non-root user's PATH)

@@ -14,10 +14,12 @@ import pytest
 
 from pytest_cua import collection, records, redaction
 from pytest_cua.agents.models.options import add_model_options
+from pytest_cua.judge import add_judge_options
 from pytest_cua.envs.base import add_core_options, env_settings
 from pytest_cua.envs.registry import add_provider_options, configure_providers
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
 from pytest_cua.fixtures import check_markers
+from pytest_cua.human import human_file_option
 from pytest_cua.reporting import allure as allure_report
 from pytest_cua.tasks import DIFFICULTIES, LEVELS
 
@@ -50,8 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cua-time-limit", dest="cua_time_limit", type=float, default=None, metavar="SECONDS",
                     help="override every task's time limit; enforced by the episode loop so rollback always "
                          "runs (ini: cua_time_limit)")
-    group.addoption("--cua-human", dest="cua_human", default=None, metavar="FILE",
-                    help="scripted answers to the agent's ask(question), JSON by task id and question")
+    group.addoption("--cua-human", dest="cua_human", default=None, metavar="FILE", type=human_file_option,
+                    help="the scripted human, JSON or YAML by task id or glob: answers to the agent's "
+                         "ask(question) and takeovers ([{at_step: N, actions: [...]}]) (docs/takeover.md)")
+    group.addoption("--cua-takeover", dest="cua_takeover", action="store_true", default=False,
+                    help="desktop tasks: watch through VNC (loopback port printed) and take control with Pause; "
+                         "the human's input becomes human steps (docs/takeover.md)")
     group.addoption("--cua-replay-from", dest="cua_replay_from", default=None, metavar="DIR",
                     help="the replay agent plays recorded trajectories from DIR/<task id>/trajectory.json "
                          "instead of the tasks' demonstrations")
@@ -82,6 +88,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="")
     add_core_options(group)  # --cua-observe, --keep-env: every environment's
     add_model_options(group)  # the model agents' settings
+    add_judge_options(group)  # --cua-judge, --cua-judge-url: the rubric judge of L4 tasks
     add_provider_options(group)  # each installed environment provider adds its own
 
 

@@ -18,7 +18,7 @@ SUMMARY_VERSION = 1
 
 
 def outcome_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+    counts = {"passed": 0, "failed": 0, "partial": 0, "error": 0, "skipped": 0}
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     return counts
@@ -79,7 +79,43 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         "tokens_in": sum(r["tokens_in"] for r in records),
         "tokens_out": sum(r["tokens_out"] for r in records),
         "asks": sum(r.get("asks", 0) for r in records),
+        **help_stats(records),
+        # figures of other record fields join here (one helper function each, like help_stats)
     }
+
+
+def help_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Human help (takeovers, ``pytest_cua.human``): how much, and the success rate with and without it.
+    ``success_with_help`` is the success rate (every pass counts), ``success_without_help`` counts only the
+    passes with no takeover, over the same scored episodes; ``helped`` is how many scored episodes had one."""
+    scored = [r for r in records if r["outcome"] in ("passed", "failed")]
+    helped = [r for r in scored if int(r.get("takeovers") or 0) > 0]
+    passed = sum(r["outcome"] == "passed" for r in scored)
+    passed_helped = sum(r["outcome"] == "passed" for r in helped)
+    return {
+        "takeovers": sum(int(r.get("takeovers") or 0) for r in records),
+        "human_steps": sum(int(r.get("human_steps") or 0) for r in records),
+        "agent_steps": sum(int(r.get("agent_steps", r.get("steps")) or 0) for r in records),
+        "helped": len(helped),
+        "passed_with_help": passed_helped,
+        "passed_without_help": passed - passed_helped,
+        "success_with_help": round(passed / len(scored), 4) if scored else None,
+        "success_without_help": round((passed - passed_helped) / len(scored), 4) if scored else None,
+    }
+
+
+def help_lines(totals: Mapping[str, Any]) -> list[str]:
+    """The terminal's human-help line (none when no human took over)."""
+    if not totals.get("takeovers"):
+        return []
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    return [f"human help: {totals['takeovers']} takeover(s) in {totals['helped']} scored episode(s), "
+            f"{totals['human_steps']} human step(s), {totals['agent_steps']} agent step(s); success with help "
+            f"{pct(totals['success_with_help'])} ({totals['passed']} passed), without help "
+            f"{pct(totals['success_without_help'])} ({totals['passed_without_help']} passed with no takeover)"]
 
 
 def _thousands(n: int) -> str:
@@ -193,6 +229,7 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
         out.append(f"org API requests: {requests['total']} for {requests['tasks']} tasks (mean "
                    f"{requests['mean_per_task']}, most {requests['max_per_task']} per task; " +
                    ", ".join(f"{o} {n}" for o, n in requests["by_org"].items()) + ")")
+    out += help_lines(summary["totals"])
     errors = summary["totals"].get("errors_by_kind") or {}
     if errors:
         out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
