@@ -64,7 +64,7 @@ def load_summary(path: str | Path) -> dict[str, Any]:
     return data
 
 
-OUTCOMES = ("passed", "failed", "error", "skipped")
+OUTCOMES = ("passed", "failed", "partial", "error", "skipped")
 
 
 def check_summary(data: Mapping[str, Any], source: str) -> None:

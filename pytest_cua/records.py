@@ -3,9 +3,11 @@
 Settings are resolved in one documented order: command-line option, then ini key, then the default; a bad
 value is a usage error that names where it came from.
 
-Outcomes: ``passed`` (score 1), ``failed`` (the agent fell short), ``error`` (infrastructure: provisioning,
-agent, environment, evaluator, rollback) with an ``error_kind``, ``skipped``. An error never counts as a
-failure nor as a pass.
+Outcomes: ``passed`` (score 1), ``failed`` (the agent fell short), ``partial`` (partially scored: every
+milestone that was decided held, and some could not be decided in this run, such as rubric items with no
+``--cua-judge``), ``error`` (infrastructure: provisioning, agent, environment, evaluator, rollback) with an
+``error_kind``, ``skipped``. An error never counts as a failure nor as a pass; a partially scored task is
+never a pass (its test fails, shown as PARTIAL) nor an agent failure.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ def resolve_settings(config: pytest.Config) -> Settings:
     else:
         run_id = _run_id(config)
         worker_id = "master"
+    _configure_judge(config, reports, run_id, worker_id, model)
     return Settings(agent=agent, registry=registry, reports_dir=reports, run_id=run_id, worker_id=worker_id,
                     max_steps=_number(config, "cua_max_steps", "cua_max_steps", int, "--cua-max-steps"),
                     time_limit_s=_number(config, "cua_time_limit", "cua_time_limit", float, "--cua-time-limit"),
@@ -109,6 +112,15 @@ def resolve_settings(config: pytest.Config) -> Settings:
                     retry_errors=_count(config, "cua_retry_errors", "cua_retry_errors", "--cua-retry-errors",
                                         minimum=0, default=0),
                     resume=bool(getattr(config.option, "cua_resume", None)))
+
+
+def _configure_judge(config: pytest.Config, reports: Path, run_id: str, worker_id: str, model: Any) -> None:
+    """``--cua-judge``: this process's rubric judge (``pytest_cua.judge``), charged to the run's cost ledger."""
+    from pytest_cua.judge import configure_judge
+
+    configure_judge(config, worker_id=worker_id, ledger_path=reports / ".cua" / f"cost-{run_id}.json",
+                    max_cost=model.max_cost if model is not None else None,
+                    prices=model.prices if model is not None else None)
 
 
 def _count(config: pytest.Config, option: str, ini: str, flag: str, *, minimum: int, default: int) -> int:
@@ -236,7 +248,7 @@ def crash_record(nodeid: str, started: dict[str, Any] | None, message: str, work
         **fields, "nodeid": nodeid, "trial": started.get("trial", 1), "trials": started.get("trials", 1),
         "outcome": "error", "error_kind": "worker_crash", "error": redact(message), "score": 0.0,
         "success": False, "milestones": [], "end": None,
-        "steps": _count_lines(steps_file), "asks": 0,
+        "steps": _count_lines(steps_file), "asks": 0, "takeovers": 0, "human_steps": 0, "agent_steps": 0,
         "times": {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0, "reset_s": None, "eval_s": None},
         "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "usage": None,
         "agent": {"name": started.get("agent")}, "environment": {"worker": worker},
@@ -274,6 +286,8 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         kind = error_kind_of(exc, "")
         if kind:
             report.user_properties.append(("cua_error_kind", kind))
+    elif report.when == "call" and report.failed and _partially_scored(state, exc):
+        report.user_properties.append((PARTIAL_KEY, "1"))  # shown as PARTIAL, never as a pass
     if report.when == "teardown":
         record = redact_data(build_record(item, state))
         # a rerun plugin may keep the earlier attempt's properties: the last attempt wins
@@ -289,6 +303,17 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         store.write_record(record)  # on disk now: a killed run keeps it (--cua-resume)
 
 
+PARTIAL_KEY = "cua_partial"
+
+
+def _partially_scored(state: TaskState, exc: BaseException | None) -> bool:
+    """The test failed only because some milestones were not decided (``ScoreCard.partially_scored``)."""
+    from pytest_cua.scoring import MilestonesFailed
+
+    card = state.card
+    return isinstance(exc, MilestonesFailed) and card is not None and bool(card.partially_scored)
+
+
 def _is_shortfall(exc: BaseException) -> bool:
     from pytest_cua.scoring import MilestonesFailed
 
@@ -301,6 +326,8 @@ def teststatus(report: pytest.TestReport) -> Any:
     if report.when in ("call", "???") and report.failed and \
             any(k == "cua_error_kind" and v for k, v in report.user_properties):
         return "error", "E", "ERROR"  # an evaluator crash in the test body; a worker that died under a task
+    if report.when == "call" and report.failed and any(k == PARTIAL_KEY for k, _ in report.user_properties):
+        return "partial", "P", ("PARTIAL", {"yellow": True})  # partially scored: not a pass
     return None
 
 
@@ -320,6 +347,8 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
     elif call and call[0].failed:
         if call[1] is not None and not _is_shortfall(call[1]):
             outcome, error_kind, error = "error", error_kind_of(call[1], "test"), _message(call[1])
+        elif _partially_scored(state, call[1]):
+            outcome, error = "partial", None
         else:
             outcome, error = "failed", None
     if teardown and teardown[0].failed and outcome != "error":
@@ -333,18 +362,27 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         times = {"wall_s": round(episode.wall_s, 3), "agent_s": round(episode.agent_s, 3), "env_s": round(episode.env_s, 3)}
     times["reset_s"] = round(state.reset_s, 4) if state.reset_s is not None else None
     times["eval_s"] = round(state.eval_s, 4) if state.eval_s is not None else None
+    from pytest_cua.judge import take_usage
+
+    judge = take_usage(task.id) if task is not None else None
+    skipped = card.skipped if card is not None else []
     return {
         **task_fields(task, item.name),
         "nodeid": item.nodeid,
         "outcome": outcome,
         "error_kind": error_kind,
         "error": error,
-        "score": score if outcome in ("passed", "failed") else 0.0,
+        "score": score if outcome in ("passed", "failed", "partial") else 0.0,
+        # milestones not decided in this run (rubric items without a judge): their weight earned nothing
+        "unscored": ({"weight": round(1 - card.judged_weight, 6), "milestones": [r.name for r in skipped],
+                      "why": sorted({r.detail for r in skipped})} if skipped and card is not None else None),
+        "judge": judge,
         "success": outcome == "passed",
         "milestones": card.to_list() if card is not None else [],
         "end": episode.end if episode is not None else None,
         "steps": episode.steps if episode is not None else 0,
         "asks": episode.asks if episode is not None else 0,
+        **(episode.help_fields() if episode is not None else {"takeovers": 0, "human_steps": 0, "agent_steps": 0}),
         "times": times,
         "tokens_in": episode.usage.tokens_in if episode is not None else 0,
         "tokens_out": episode.usage.tokens_out if episode is not None else 0,

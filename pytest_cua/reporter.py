@@ -166,6 +166,8 @@ class SessionReporter:
         tr.write_sep("=", f"pytest-cua summary (agent {self.settings.agent.text}, run {self.settings.run_id})")
         for line in format_table(self.summary):
             tr.write_line(line)
+        for line in partial_lines(self.summary.get("tasks") or []):
+            tr.write_line(line)
         tr.write_line(f"summary: {self.settings.reports_dir / 'summary.json'}")
         if self.settings.resume:
             kept = self._resumed_not_rerun()
@@ -212,6 +214,21 @@ class SessionReporter:
                           f"one task without -n and with -s on a terminal to keep it up until you press Enter")
         for env in in_process:
             env.close()
+
+
+def partial_lines(records: list[dict[str, Any]]) -> list[str]:
+    """The partially scored tasks (outcome ``partial``): never a pass; what was not decided and why."""
+    partial = sorted((r for r in records if r.get("outcome") == "partial"), key=lambda r: str(r.get("nodeid")))
+    if not partial:
+        return []
+    lines = [f"partially scored (not a pass): {len(partial)} task(s); their undecided milestones earned nothing"]
+    for r in partial:
+        unscored = r.get("unscored") or {}
+        why = "; ".join(unscored.get("why") or []) or "not decided"
+        lines.append(f"  {r.get('id')}: score {float(r.get('score') or 0):.2f}, "
+                     f"{len(unscored.get('milestones') or [])} milestone(s) of weight "
+                     f"{float(unscored.get('weight') or 0):.2f} {why}")
+    return lines
 
 
 def _forget_junit_case(config: pytest.Config, report: pytest.TestReport) -> None:

@@ -17,6 +17,12 @@ errors name the template and the milestone.
 
 A milestone may earn part of its weight (``record_credit``): a question's answer earns its token F1, as
 SCUBA scores it.
+
+A milestone may be *skipped* when it cannot be decided in this run (a rubric item with no judge model given):
+raise ``MilestoneSkipped(reason)`` inside it. A skipped milestone keeps its weight in the table, earns nothing
+and is never met; a card whose other milestones all held is *partially scored* (``ScoreCard.partially_scored``):
+not a pass (``success`` is False), and not a failure either. ``note(text)`` inside a milestone keeps a remark
+(a judge's reason) as its detail when it holds.
 """
 
 from __future__ import annotations
@@ -60,6 +66,11 @@ class MilestonesFailed(AssertionError):
     """The agent fell short: raised in the test call with the milestone table as its message."""
 
 
+class MilestoneSkipped(Exception):
+    """Raised inside a milestone that cannot be decided in this run (``str()`` says why): the milestone is
+    recorded as skipped, with its weight, earning nothing."""
+
+
 @dataclass
 class MilestoneResult:
     name: str
@@ -67,9 +78,12 @@ class MilestoneResult:
     passed: bool
     detail: str = ""
     credit: float | None = None  # the part of the weight earned, when not all or nothing
+    skipped: bool = False  # not decided in this run (``detail`` says why): never met, earns nothing
 
     @property
     def earned(self) -> float:
+        if self.skipped:
+            return 0.0
         if self.credit is not None:
             return self.weight * self.credit
         return self.weight if self.passed else 0.0
@@ -79,6 +93,8 @@ class MilestoneResult:
                                   "detail": self.detail}
         if self.credit is not None:
             out["credit"] = self.credit
+        if self.skipped:
+            out["skipped"] = True
         return out
 
 
@@ -90,6 +106,7 @@ class ScoreCard:
     template: str | None = None
     results: list[MilestoneResult] = field(default_factory=list)
     declared: dict[str, float] | None = None  # the milestones declared for this task, with their weights
+    _note: str | None = field(default=None, repr=False)  # the remark of the milestone being recorded
 
     def _where(self) -> str:
         return f"template {self.template!r}" if self.template else "the evaluator"
@@ -127,16 +144,26 @@ class ScoreCard:
             raise WeightError(f"milestone {name!r}: weight must be a number in (0, 1], got {weight!r}")
         if any(r.name == name for r in self.results):
             raise WeightError(f"{self._where()}: milestone {name!r} is recorded twice")
+        self._note = None
         try:
             yield
         except AssertionError as exc:
             self.results.append(MilestoneResult(name, float(weight), False, _assertion_text(exc)))
+        except MilestoneSkipped as exc:
+            self.results.append(MilestoneResult(name, float(weight), False, f"skipped: {exc}" if str(exc) else "skipped",
+                                                skipped=True))
         except Exception as exc:  # an evaluator bug or an unreachable environment: error outcome
             if getattr(exc, "error_kind", None) == "environment":
                 raise  # the environment failed under the evaluator (an org out of API requests): its own kind
             raise EvaluatorCrash(self.template, name, exc) from exc
         else:
-            self.results.append(MilestoneResult(name, float(weight), True))
+            self.results.append(MilestoneResult(name, float(weight), True, self._note or ""))
+        finally:
+            self._note = None
+
+    def note(self, text: str) -> None:
+        """A remark on the milestone being recorded (a judge's reason): its detail when it holds."""
+        self._note = str(text)
 
     def record(self, name: str, weight: float | None, passed: bool, detail: str = "") -> None:
         """Record a milestone decided elsewhere."""
@@ -162,6 +189,21 @@ class ScoreCard:
     def success(self) -> bool:
         return bool(self.results) and all(r.passed for r in self.results)
 
+    @property
+    def skipped(self) -> list[MilestoneResult]:
+        """The milestones not decided in this run."""
+        return [r for r in self.results if r.skipped]
+
+    @property
+    def partially_scored(self) -> bool:
+        """Every decided milestone held and at least one was skipped: neither a pass nor a failure."""
+        return bool(self.skipped) and all(r.passed or r.skipped for r in self.results)
+
+    @property
+    def judged_weight(self) -> float:
+        """The weight of the milestones that were decided (1 unless some were skipped)."""
+        return round(sum(r.weight for r in self.results if not r.skipped), 6)
+
     def check_complete(self) -> None:
         """Raise WeightError unless the recorded weights sum to 1."""
         if not self.results:
@@ -179,7 +221,7 @@ class ScoreCard:
         """The milestone table shown for a failing task."""
         rows = [("milestone", "weight", "held", "why")]
         for r in self.results:
-            held = "yes" if r.passed else f"{r.credit:.2f}" if r.credit else "NO"
+            held = "yes" if r.passed else "skip" if r.skipped else f"{r.credit:.2f}" if r.credit else "NO"
             rows.append((r.name, f"{r.weight:.2f}", held, r.detail.splitlines()[0] if r.detail else ""))
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
         lines = []
@@ -188,6 +230,10 @@ class ScoreCard:
             if i == 0:
                 lines.append("  ".join("-" * w for w in widths) + "  ---")
         lines.append(f"score {self.score:.2f} of 1.00")
+        if self.skipped:
+            undecided = f"{len(self.skipped)} milestone(s) of weight {1 - self.judged_weight:.2f} not decided"
+            lines.append(f"partially scored: {undecided} (not a pass)" if self.partially_scored
+                         else f"{undecided}; failed on the milestones that were decided")
         return "\n".join(line.rstrip() for line in lines)
 
     def to_list(self) -> list[dict[str, object]]:
@@ -207,6 +253,11 @@ def milestone(name: str, weight: float | None = None) -> Iterator[None]:
     comes from the declaration (one given anyway must be the declared one)."""
     with _active().milestone(name, weight):
         yield
+
+
+def note(text: str) -> None:
+    """A remark on the milestone being recorded on the active card (kept as its detail when it holds)."""
+    _active().note(text)
 
 
 def declare(weights: Mapping[str, float]) -> None:

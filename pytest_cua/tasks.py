@@ -15,6 +15,8 @@ Task fields (``id`` and ``instruction`` required)::
     ground_truth   object: the evaluator's arguments
     demonstration  {"text": "...", "actions": [action, ...]}
     limits         {"max_steps": 50, "time_limit_s": 5400}
+    knowledge      the task's knowledge card: a string, or a list of strings (formulas, conventions, menu
+                   paths); model agents get it in their prompt under ``--demos`` only
     (anything else is kept in ``extra`` for the suite)
 """
 
@@ -34,7 +36,7 @@ DEFAULT_MAX_STEPS = 50
 DEFAULT_TIME_LIMIT_S = 90 * 60.0
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _KNOWN = {"id", "instruction", "persona", "difficulty", "level", "template", "tags", "ground_truth",
-          "demonstration", "limits"}
+          "demonstration", "limits", "knowledge"}
 
 
 class TaskFileError(Exception):
@@ -76,6 +78,7 @@ class Task:
     limits: Limits = field(default_factory=Limits)
     source: str = ""  # "path#index", where the task was defined
     extra: Mapping[str, Any] = field(default_factory=dict)
+    knowledge: tuple[str, ...] = ()  # the knowledge card's entries (given to agents under --demos)
 
     @property
     def is_question(self) -> bool:
@@ -83,8 +86,21 @@ class Task:
         return "answer" in self.ground_truth and (self.template or "").startswith("qa")
 
     def summary_fields(self) -> dict[str, Any]:
-        return {"id": self.id, "suite": self.suite, "persona": self.persona, "difficulty": self.difficulty,
-                "level": self.level, "template": self.template, "tags": list(self.tags)}
+        fields = {"id": self.id, "suite": self.suite, "persona": self.persona, "difficulty": self.difficulty,
+                  "level": self.level, "template": self.template, "tags": list(self.tags)}
+        if self.knowledge:
+            fields["knowledge"] = list(self.knowledge)
+        return fields
+
+    def knowledge_text(self) -> str:
+        """The knowledge card as text, one entry per line ("" when the task has none)."""
+        return "\n".join(f"- {entry}" if len(self.knowledge) > 1 else entry for entry in self.knowledge)
+
+    def description(self) -> str:
+        """The instruction, then the knowledge card when the task has one (reports show this)."""
+        if not self.knowledge:
+            return self.instruction
+        return f"{self.instruction}\n\nKnowledge card:\n{self.knowledge_text()}"
 
 
 def task_from_mapping(data: Any, *, suite: str, source: str, path: str | Path,
@@ -135,13 +151,31 @@ def task_from_mapping(data: Any, *, suite: str, source: str, path: str | Path,
             raise fail("demonstration.actions", str(exc)) from None
         demo_actions = tuple(demo_actions)
     limits = _limits(data.get("limits", {}), fail)
+    knowledge = _knowledge(data.get("knowledge"), fail)
     return Task(
         id=tid, suite=suite, instruction=instruction, persona=opt_str("persona"),
         difficulty=opt_str("difficulty", DIFFICULTIES), level=opt_str("level", LEVELS),
         template=opt_str("template"), tags=tuple(tags), ground_truth=dict(ground_truth),
         demonstration_text=demo_text, demonstration_actions=demo_actions, limits=limits, source=source,
-        extra={k: v for k, v in data.items() if k not in _KNOWN},
+        extra={k: v for k, v in data.items() if k not in _KNOWN}, knowledge=knowledge,
     )
+
+
+def _knowledge(raw: Any, fail: Any) -> tuple[str, ...]:
+    """The knowledge card: absent, a non-empty string, or a non-empty list of non-empty strings."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        if not raw.strip():
+            raise fail("knowledge", "must be a non-empty string or a list of non-empty strings, got ''")
+        return (raw.strip(),)
+    if not isinstance(raw, list) or not raw:
+        raise fail("knowledge", f"must be a non-empty string or a list of non-empty strings, got "
+                                f"{type(raw).__name__} {raw!r}"[:300])
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, str) or not entry.strip():
+            raise fail(f"knowledge[{i}]", f"must be a non-empty string, got {entry!r}"[:300])
+    return tuple(entry.strip() for entry in raw)
 
 
 def _limits(raw: Any, fail: Any) -> Limits:

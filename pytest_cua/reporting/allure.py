@@ -186,9 +186,9 @@ def _labels(allure: Any, task: Any, agent: Any, env: Any) -> None:
     e = _describe(env)
     if e.get("name"):
         allure.dynamic.label("environment", str(e["name"]))
-    instruction = _get(task, "instruction")
-    if instruction:
-        allure.dynamic.description(redact(str(instruction)))
+    description = task.description() if hasattr(task, "description") else _get(task, "instruction")
+    if description:  # the instruction, and the knowledge card when the task has one
+        allure.dynamic.description(redact(str(description)))
     task_id = _get(task, "id")
     if task_id:
         allure.dynamic.label("task", str(task_id))

@@ -113,6 +113,31 @@ def default_policy(request: FakeRequest) -> FakeReply:
     return FakeReply(text="OK")
 
 
+class JudgePolicy:
+    """Plays a rubric judge (``pytest_cua.judge``): answers with one JSON verdict per numbered rubric item
+    (``1. ...`` lines) of the newest user text. ``verdict``: True (every item passes), False, or a function
+    ``(item number, item text) -> bool``; ``raw`` replaces the answer with that text (a malformed judge)."""
+
+    def __init__(self, verdict: bool | Callable[[int, str], bool] = True, *, reason: str = "fake judge",
+                 raw: str | None = None):
+        self.verdict = verdict
+        self.reason = reason
+        self.raw = raw
+        self.items: list[list[str]] = []  # the rubric items of each request
+
+    def __call__(self, request: FakeRequest) -> FakeReply:
+        items = re.findall(r"^(\d+)\. (.+)$", request.last_text or request.text, re.M)
+        self.items.append([text for _, text in items])
+        if self.raw is not None:
+            return FakeReply(text=self.raw)
+        out = []
+        for number, text in items:
+            passed = self.verdict(int(number), text) if callable(self.verdict) else bool(self.verdict)
+            out.append({"id": int(number), "pass": passed,
+                        "reason": f"{self.reason}: item {number} {'met' if passed else 'not met'}"})
+        return FakeReply(text=json.dumps({"items": out}))
+
+
 class ScriptedPolicy:
     """Answer requests in order from a script of replies (or callables making a reply from the request)."""
 
@@ -1294,6 +1319,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 
 
 __all__ = [
-    "FakeCall", "FakeModelServer", "FakeReply", "FakeRequest", "IMAGE_TOKENS", "Policy", "ScriptedPolicy",
+    "FakeCall", "FakeModelServer", "FakeReply", "FakeRequest", "IMAGE_TOKENS", "JudgePolicy", "Policy",
+    "ScriptedPolicy",
     "default_policy",
 ]

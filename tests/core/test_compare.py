@@ -448,7 +448,7 @@ def test_errors_are_judged_by_share_when_the_runs_had_different_trials() -> None
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("outcome", "PASSED", "tasks[0].outcome is 'PASSED', not one of passed, failed, error, skipped"),
+    ("outcome", "PASSED", "tasks[0].outcome is 'PASSED', not one of passed, failed, partial, error, skipped"),
     ("score", "high", "tasks[0].score is 'high', not a finite number"),
     ("score", float("nan"), "tasks[0].score is nan, not a finite number"),
     ("cost_usd", "$0.10", "tasks[0].cost_usd is '$0.10', not a finite number"),

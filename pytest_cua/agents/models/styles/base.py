@@ -85,8 +85,12 @@ class Style(abc.ABC):
     def task_text(self) -> str:
         assert self.task is not None and self.context is not None
         lines = [f"Task: {self.task.instruction}"]
-        if self.context.demos and self.task.demonstration_text:
-            lines.append(f"\nA demonstration of a similar task:\n{self.task.demonstration_text}")
+        if self.context.demos:  # demonstration-augmented mode: the demonstration text and the knowledge card
+            if self.task.demonstration_text:
+                lines.append(f"\nA demonstration of a similar task:\n{self.task.demonstration_text}")
+            card = self.task.knowledge_text()
+            if card:
+                lines.append(f"\nKnowledge card (conventions, formulas and menu paths for this task):\n{card}")
         return "\n".join(lines)
 
     def results_for(self, previous: Reply | None, observation: "Observation") -> list[ToolResult]:
