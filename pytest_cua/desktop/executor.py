@@ -9,12 +9,20 @@ remote Docker daemon (no bind mount, no network). One request per line, one answ
     -> {"id": 1, "op": "act", "action": {"type": "click", "target": {"x": 10, "y": 20}}}
     <- {"id": 1, "ok": true, "duration_s": 0.05}
 
-Operations: ping, act, screenshot, windows, wait_window, put, get, spawn, run, listing, shutdown. Files travel
-in the messages (``put`` and ``get`` carry their bytes as base64).
+Operations: ping, act, screenshot, windows, wait_window, put, get, spawn, run, listing, shutdown, plus those of
+the op modules beside this file (``executor_*.py``, each with a dict ``OPS`` of name -> handler taking the
+request and returning the answer's fields). Files travel in the messages (``put`` and ``get`` carry their bytes
+as base64). The host copies this file and its op modules into the container before it starts
+(``pytest_cua.desktop.client.executor_bundle``): the image only provides the programs.
 
 Actions arrive as typed action dicts (``pytest_cua.actions.Action.to_dict()``) and are checked against this
-file's own whitelist: types, field types and key names. Nothing is ever evaluated. Element ids are refused:
-a desktop has no accessibility tree here, targets are screen points.
+file's own whitelist: types, field types and key names. Nothing is ever evaluated. Targets are screen points:
+the host resolves an element id of its last observation (``axtree``, from ``executor_axtree.py``) to the
+centre of that element's box before it sends the action.
+
+Accessibility: ``serve`` starts a session D-Bus and the AT-SPI bus with accessibility enabled before it
+accepts requests, and every program it starts inherits ``DBUS_SESSION_BUS_ADDRESS``; a failure there only
+disables the accessibility tree (``ping`` and the ``axtree`` op say why), never screenshots or actions.
 
 Standard library plus pyautogui, Pillow (or mss) and xdotool; it does not import pytest_cua (it runs inside
 the image's own Python).
@@ -29,6 +37,7 @@ import io
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import socketserver
@@ -89,6 +98,66 @@ def start_display() -> None:
         _wait(wm_up, 60, "openbox to manage the display")
 
 
+# --- accessibility bus ----------------------------------------------------------------------------------------
+
+ATSPI_LAUNCHER = "/usr/libexec/at-spi-bus-launcher"
+RUNTIME_DIR = "/run/cua/xdg"  # XDG_RUNTIME_DIR: the a11y bus socket and other runtime files (not in /root)
+A11Y_TIMEOUT_S = 15.0
+#: whether the accessibility bus came up, and why not (``ping`` and the axtree op report it)
+A11Y: dict[str, Any] = {"enabled": False, "reason": "not started"}
+
+
+def start_accessibility() -> None:
+    """A session D-Bus (unless one is given) and the AT-SPI bus with accessibility on, so GTK 3 (atk-bridge),
+    LibreOffice's gtk3 front end and Qt 5 (``QT_ACCESSIBILITY=1``) export their trees. The address goes into
+    this process's environment, which every spawned program inherits. Bounded; a failure is recorded in
+    ``A11Y`` (the display works without it)."""
+    started = time.monotonic()
+    try:
+        # a container made from a snapshot carries the old buses' sockets: a runtime folder starts empty
+        shutil.rmtree(RUNTIME_DIR, ignore_errors=True)
+        Path(RUNTIME_DIR).mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.environ.setdefault("XDG_RUNTIME_DIR", RUNTIME_DIR)
+        if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+            os.environ["DBUS_SESSION_BUS_ADDRESS"] = _start_session_bus()
+        if not Path(ATSPI_LAUNCHER).exists():
+            raise RuntimeError(f"{ATSPI_LAUNCHER} is not installed (package at-spi2-core)")
+        # the launcher owns org.a11y.Bus on the session bus, starts the a11y bus and the registry, and
+        # publishes the a11y bus address on the X root window (AT_SPI_BUS) for programs without the session bus
+        _spawn([ATSPI_LAUNCHER, "--launch-immediately", "--a11y=1"], "atspi-bus")
+        bus = ["dbus-send", "--session", "--print-reply", "--reply-timeout=2000", "--dest=org.a11y.Bus",
+               "/org/a11y/bus"]
+        _wait(lambda: _run_ok([*bus, "org.a11y.Bus.GetAddress"]), A11Y_TIMEOUT_S, "the AT-SPI bus (org.a11y.Bus)")
+        # IsEnabled is what Qt looks at without QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (set in the images); GTK 3
+        # and LibreOffice export their trees either way. It is reported, not set: setting it makes a process on
+        # the bus write GSettings, a dconf file in /root (residue)
+        status = subprocess.run([*bus, "org.freedesktop.DBus.Properties.Get", "string:org.a11y.Status",
+                                 "string:IsEnabled"], capture_output=True, text=True, timeout=5)
+        A11Y.update(enabled=True, reason="", started_s=round(time.monotonic() - started, 3),
+                    is_enabled="boolean true" in status.stdout, session_bus=os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    except Exception as exc:  # the display works without it: the axtree op says why it is unavailable
+        A11Y.update(enabled=False, reason=f"the accessibility bus did not start: {type(exc).__name__}: {exc}")
+
+
+def _start_session_bus() -> str:
+    """Start ``dbus-daemon --session`` (a child of this process, stopped with it); return its address."""
+    import select
+
+    log = open("/tmp/cua-dbus.log", "ab")
+    # its socket in the runtime folder, not /tmp (what a container writes outside /run/cua is residue)
+    proc = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1",
+                             f"--address=unix:dir={RUNTIME_DIR}"],
+                            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    _CHILDREN.append(proc)
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], A11Y_TIMEOUT_S)
+    line = os.read(proc.stdout.fileno(), 4096).decode(errors="replace").strip() if ready else ""
+    if not line.startswith(("unix:", "tcp:")):
+        raise RuntimeError(f"dbus-daemon --session gave no address (exit status {proc.poll()}, "
+                           f"see /tmp/cua-dbus.log): {line[:200]!r}")
+    return line.splitlines()[0]
+
+
 def _spawn(argv: list[str], name: str, cwd: str | None = None, env: dict[str, str] | None = None) -> int:
     log = open(f"/tmp/cua-{name}.log", "ab")
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -139,8 +208,8 @@ def _point(action: dict, name: str, required: bool = True) -> tuple[int, int] | 
     elif isinstance(value, (list, tuple)) and len(value) == 2:
         x, y = value
     elif isinstance(value, str):
-        raise ActionRefused(f"field {name!r}: element ids ({value!r}) are not available on the desktop "
-                            f"(no accessibility tree); give a screen point {{'x': .., 'y': ..}}")
+        raise ActionRefused(f"field {name!r}: the executor takes screen points, not element ids ({value!r}); "
+                            f"the host resolves an id of its last observation to a point")
     else:
         raise ActionRefused(f"field {name!r} must be a screen point {{'x': .., 'y': ..}}, got {value!r}")
     for v in (x, y):
@@ -424,12 +493,31 @@ def _data(request: dict[str, Any]) -> bytes:
     return raw
 
 
+_EXTRA_OPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None
+
+
+def extra_ops() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    """The ops of the modules beside this file (``executor_*.py``: a dict ``OPS``), imported once."""
+    global _EXTRA_OPS
+    if _EXTRA_OPS is None:
+        import importlib
+
+        ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+        here = Path(__file__).resolve().parent
+        if str(here) not in sys.path:
+            sys.path.insert(0, str(here))
+        for path in sorted(here.glob("executor_*.py")):
+            ops.update(getattr(importlib.import_module(path.stem), "OPS", {}))
+        _EXTRA_OPS = ops
+    return _EXTRA_OPS
+
+
 def handle(request: dict[str, Any]) -> dict[str, Any]:
     op = request.get("op")
     started = time.monotonic()
     if op == "ping":
         result: dict[str, Any] = {"display": _run_ok(["xdpyinfo"]), "wm": _run_ok(["wmctrl", "-m"]),
-                                  "pid": os.getpid()}
+                                  "pid": os.getpid(), "accessibility": dict(A11Y)}
     elif op == "act":
         try:
             act(request.get("action"))
@@ -477,6 +565,8 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
     elif op == "shutdown":
         threading.Thread(target=_shutdown, daemon=True).start()
         result = {}
+    elif op in extra_ops():
+        result = dict(extra_ops()[op](request))
     else:
         raise ValueError(f"unknown op {op!r}")
     result["ok"] = True
@@ -520,6 +610,7 @@ def serve(socket_path: str) -> None:
     """Bring up the display, then answer requests on ``socket_path`` until shut down."""
     signal.signal(signal.SIGTERM, _shutdown)
     start_display()
+    start_accessibility()
     gui()
     path = Path(socket_path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,12 @@
 Actions are typed action dicts sent to the executor in the container (``pytest_cua/desktop/executor.py``),
 which checks them against its own whitelist. Agent output never runs on the host.
 
+Observations: ``screenshot``; ``axtree`` and ``som`` from the accessibility tree (AT-SPI, read in the container
+by ``executor_axtree.py``; text, elements and marks made by ``pytest_cua.desktop.axtree``); ``dom`` is not
+offered. The elements of the last observation stay with the container: an action whose target is one of their
+ids (``e12``) goes to the centre of that element's box on the screen; an id the last observation did not show
+is a failed action naming it.
+
 Task data read from ``task.extra``::
 
     "start_files": [{"src": "fixtures/prosoft/sales.xlsx", "dest": "/root/sales.xlsx"}]   (or {dest: src})
@@ -32,8 +38,10 @@ Task data read from ``task.extra``::
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import itertools
+import json
 import re
 import shlex
 import threading
@@ -43,13 +51,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, ActionResult
+from pytest_cua.desktop.axtree import build_tree, missing_windows, target_point
 from pytest_cua.desktop.client import ExecutorClient, ExecutorError, executor_bundle
 from pytest_cua.desktop.leftovers import owner_labels, sweep
 from pytest_cua.desktop.options import INI_NAMES, OPTION_NAMES, DockerSettings, add_docker_options, resolve_settings
 from pytest_cua.desktop.overlay import upper_diff
 from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, EnvironmentProvider, ProvisioningError,
                                   Snapshot)
-from pytest_cua.observations import Observation
+from pytest_cua.marks import draw_marks
+from pytest_cua.observations import Element, Observation
 
 if TYPE_CHECKING:
     from pytest_cua.tasks import Task
@@ -62,7 +72,10 @@ EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/o
                  "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init",
                  "/opt/cua")  # /opt/cua: the executor, copied in at creation
 HOME_SKIP = (".cache/openbox", ".Xauthority")
-UNSUPPORTED_KINDS = ("axtree", "dom", "som")
+UNSUPPORTED_KINDS = ("dom",)
+TREE_KINDS = frozenset({"axtree", "som"})
+AXTREE_IO_TIMEOUT_S = 60.0  # the executor bounds its walk (20 s) and the walk's process (30 s) itself
+TARGET_FIELDS = ("target", "source", "destination")
 TERMINAL_TYPES = ("done", "answer", "fail", "ask")
 
 
@@ -92,6 +105,9 @@ class _Box:
         self.image = image
         self.started_s = started_s
         self.graph_driver: dict[str, Any] | None = None  # read once, for the fast diff
+        # the elements of the last observation of this container, by id (an id resolves to its box)
+        self.elements: dict[str, Element] = {}
+        self.screen: tuple[int, int] = (1280, 800)
 
     def remove(self) -> bool:
         """Remove the container; False when the daemon did not take the request (it is down)."""
@@ -470,32 +486,122 @@ class DockerEnvironment(Environment):
 
     def observe(self, kinds: frozenset[str]) -> Observation:
         box = self._box()
+        timings: dict[str, float] = {}
+        tree_answer: dict[str, Any] | None = None
         try:
-            shot = box.client.screenshot() if "screenshot" in kinds else None
             wins = box.client.request("windows")
+            if kinds & TREE_KINDS:  # first: the screenshot then shows the screen the ids were given on
+                started = time.perf_counter()
+                tree_answer = self._axtree(box)
+                timings["axtree_ms"] = (time.perf_counter() - started) * 1000
+            shot = None
+            if kinds & {"screenshot", "som"}:
+                started = time.perf_counter()
+                shot = box.client.screenshot()
+                timings["screenshot_ms"] = (time.perf_counter() - started) * 1000
+                box.screen = _png_size(shot) or box.screen
         except ExecutorError as exc:
             raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
-        extra: dict[str, Any] = {"windows": [w["title"] for w in wins["windows"]], "active_window": wins["active_title"]}
+        titles = [w["title"] for w in wins["windows"]]
+        extra: dict[str, Any] = {"windows": titles, "active_window": wins["active_title"]}
+        obs = Observation(screenshot=shot if "screenshot" in kinds else None, title=wins["active_title"], extra=extra)
         unsupported = sorted(set(kinds) & set(UNSUPPORTED_KINDS))
         if unsupported:
             extra["unsupported_kinds"] = unsupported
-            extra["note"] = (f"{', '.join(unsupported)} not available on the docker desktop (no accessibility "
-                             f"tree); use screenshot and screen-point targets")
-        return Observation(screenshot=shot, title=wins["active_title"], extra=extra)
+            extra["note"] = (f"{', '.join(unsupported)} not available on the docker desktop; use axtree or som "
+                             f"(the accessibility tree) or screenshot")
+        if tree_answer is None:
+            box.elements = {}  # ids name what the last observation showed: this one showed none
+        else:
+            self._add_tree(box, obs, kinds, tree_answer, titles)
+            if "som" in kinds and shot is not None:
+                started = time.perf_counter()
+                obs.som = draw_marks(shot, obs.elements)
+                timings["som_ms"] = (time.perf_counter() - started) * 1000
+        extra["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
+        return obs
+
+    def _axtree(self, box: _Box) -> dict[str, Any]:
+        """The executor's accessibility walk; an op that fails (not the connection) is an unavailable tree."""
+        try:
+            return box.client.request("axtree", io_timeout=AXTREE_IO_TIMEOUT_S)
+        except ExecutorError as exc:
+            if exc.broken:
+                raise
+            return {"available": False, "reason": str(exc)}
+
+    @staticmethod
+    def _add_tree(box: _Box, obs: Observation, kinds: frozenset[str], answer: dict[str, Any],
+                  titles: list[str]) -> None:
+        """The tree's text and elements into ``obs``; the elements become the container's id map (an
+        unavailable tree empties it: no id resolves to an older screen)."""
+        if answer.get("screen"):
+            box.screen = (int(answer["screen"][0]), int(answer["screen"][1]))
+        if not answer.get("available"):
+            box.elements = {}
+            reason = str(answer.get("reason") or "unknown")
+            obs.extra["axtree_unavailable"] = reason
+            if "axtree" in kinds:
+                obs.axtree = f"(no accessibility tree: {reason})"
+            return
+        tree = build_tree(answer.get("nodes") or [], box.screen)
+        box.elements = dict(tree.elements)
+        obs.elements = tree.elements
+        apps = list(answer.get("apps") or [])
+        silent = missing_windows(titles, apps)
+        if "axtree" in kinds:
+            note = ("\n(windows without an accessibility tree, see the screenshot: "
+                    + "; ".join(json.dumps(t, ensure_ascii=False) for t in silent) + ")") if silent else ""
+            obs.axtree = (tree.text or "(no program on the screen exports an accessibility tree)") + note
+        obs.extra["axtree"] = {"apps": [{"name": a.get("name"), "nodes": a.get("nodes")} for a in apps],
+                               "nodes": tree.nodes, "elements": len(tree.elements),
+                               "truncated": list(answer.get("truncated") or []),
+                               "walk_ms": round(float(answer.get("walk_s") or 0) * 1000, 1)}
+        if silent:
+            obs.extra["axtree"]["windows_without_tree"] = silent
 
     def act(self, action: Action) -> ActionResult:
         started = time.monotonic()
         if action.kind in TERMINAL_TYPES:
             return ActionResult(action, ok=True, duration_s=0.0)
         box = self._box()
+        sent: Action = action
+        detail: dict[str, Any] = {}
+        if any(isinstance(getattr(action, f, None), str) for f in TARGET_FIELDS):
+            try:
+                sent, detail = self._resolve(box, action)
+            except LookupError as exc:
+                return ActionResult(action, ok=False, error=str(exc.args[0]), duration_s=time.monotonic() - started)
         try:
-            box.client.request("act", action=action.to_dict())
+            box.client.request("act", action=sent.to_dict())
         except ExecutorError as exc:
             if exc.broken:
                 raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
             return ActionResult(action, ok=False, error=str(exc).split(": ", 1)[-1],
-                                duration_s=time.monotonic() - started)
-        return ActionResult(action, ok=True, duration_s=time.monotonic() - started)
+                                duration_s=time.monotonic() - started, detail=detail)
+        return ActionResult(action, ok=True, duration_s=time.monotonic() - started, detail=detail)
+
+    @staticmethod
+    def _resolve(box: _Box, action: Action) -> tuple[Action, dict[str, Any]]:
+        """``action`` with each element id replaced by the screen point of that element in the last
+        observation; LookupError naming the id when that observation did not show it."""
+        changes: dict[str, Any] = {}
+        resolved: dict[str, Any] = {}
+        for name in TARGET_FIELDS:
+            value = getattr(action, name, None)
+            if not isinstance(value, str):
+                continue
+            element = box.elements.get(value)
+            if element is None or element.bbox is None:
+                if not box.elements:
+                    raise LookupError(f"field {name!r}: element {value!r}: no element ids in the last observation "
+                                      f"(observe with axtree or som, or give a screen point)")
+                raise LookupError(f"field {name!r}: no element {value!r} in the latest observation (it shows "
+                                  f"e1..e{len(box.elements)}); use an id shown there, or a screen point")
+            point = target_point(element, box.screen)
+            changes[name] = point
+            resolved[name] = {"id": value, "x": point.x, "y": point.y, "role": element.role, "name": element.name}
+        return dataclasses.replace(action, **changes), {"resolved": resolved}
 
     # --- helpers -----------------------------------------------------------------------------------------------
 
@@ -645,6 +751,13 @@ class DockerProvider(EnvironmentProvider):
                 client.close()
             lines += [prefix + line for line in found] + [f"docker: {prefix}{e}" for e in errors]
         return lines
+
+
+def _png_size(png: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header (no decoding)."""
+    if len(png) >= 24 and png[:8] == b"\x89PNG\r\n\x1a\n":
+        return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    return None
 
 
 def _ini(config: Any, name: str) -> str:

@@ -20,7 +20,7 @@ def make_env(image: str, *, run_id: str | None = None, worker_id: str = "gw0", *
     from pytest_cua.desktop.options import resolve_settings
     from pytest_cua.envs.docker import DockerEnvironment
 
-    settings = resolve_settings(image=image, build="never", memory="1g", cpus=1.0, **overrides)
+    settings = resolve_settings(**{"image": image, "build": "never", "memory": "1g", "cpus": 1.0, **overrides})
     env = DockerEnvironment(settings, run_id=run_id or f"test-{uuid.uuid4().hex[:8]}", worker_id=worker_id,
                             artifacts_dir=Path(os.environ.get("TMPDIR", "/tmp")) / "pytest-cua-test-artifacts",
                             files_roots=[FILES])

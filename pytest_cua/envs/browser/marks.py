@@ -1,40 +1,8 @@
-"""Set-of-marks: the screenshot with a numbered box per visible element."""
+"""Set-of-marks for the browser: the drawing is shared with the desktop and lives in ``pytest_cua.marks``;
+this name stays importable for the browser's callers."""
 
 from __future__ import annotations
 
-import io
-from typing import Any
+from pytest_cua.marks import draw_marks
 
-from pytest_cua.observations import Element
-
-_MARK_COLORS = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 140, 140),
-                (240, 50, 230), (128, 128, 0), (0, 0, 128), (170, 110, 40))
-
-
-def draw_marks(png: bytes, elements: dict[str, Element], viewport: tuple[int, int]) -> bytes:
-    """Set-of-marks: the screenshot with a numbered box per visible element (the number of ``eN``)."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    draw = ImageDraw.Draw(image)
-    try:
-        font: Any = ImageFont.load_default(size=13)
-    except TypeError:  # Pillow < 10.1
-        font = ImageFont.load_default()
-    W, H = image.size
-    for i, el in enumerate(elements.values()):
-        if el.bbox is None:
-            continue
-        x, y, w, h = el.bbox
-        if w <= 0 or h <= 0 or x + w < 0 or y + h < 0 or x >= W or y >= H:
-            continue
-        color = _MARK_COLORS[i % len(_MARK_COLORS)]
-        draw.rectangle((x, y, x + w, y + h), outline=color, width=2)
-        label = el.id[1:] if el.id.startswith("e") else el.id
-        tw = draw.textlength(label, font=font)
-        lx, ly = max(0, x), max(0, y - 15) if y >= 15 else max(0, y)
-        draw.rectangle((lx, ly, lx + tw + 4, ly + 15), fill=color)
-        draw.text((lx + 2, ly + 1), label, fill=(255, 255, 255), font=font)
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=1)
-    return out.getvalue()
+__all__ = ["draw_marks"]
