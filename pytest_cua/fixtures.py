@@ -338,8 +338,9 @@ def _finish_trajectory(recorder: TrajectoryRecorder, task: "Task", result: Episo
 
 
 def _observation_kinds(config: pytest.Config, suite: Suite, agent: Agent | None = None) -> frozenset[str]:
-    """``--cua-observe``, else what the agent asks for (a model style), else the suite's, else the default;
-    an agent's wish is narrowed to what the suite's environment offers when the suite declares its kinds."""
+    """``--cua-observe``, else what the agent asks for (a model style), else the suite's default for agents that
+    ask for nothing, else all the suite offers, else the default; an agent's wish is narrowed to what the suite's
+    environment offers when the suite declares its kinds."""
     chosen = env_settings(config).observe
     if chosen:
         return chosen
@@ -349,7 +350,7 @@ def _observation_kinds(config: pytest.Config, suite: Suite, agent: Agent | None 
         if offered and not set(wanted) <= set(offered):
             return frozenset(set(wanted) & set(offered)) or frozenset(offered)
         return frozenset(wanted)
-    return suite.observation_kinds or DEFAULT_KINDS
+    return getattr(suite, "default_observation_kinds", None) or suite.observation_kinds or DEFAULT_KINDS
 
 
 _LEDGERS: dict[str, Any] = {}

@@ -80,18 +80,28 @@ class LoadedTasks:
 class Suite:
     """A benchmark suite. ``environment`` is a provider name (entry point of ``pytest_cua.environments``)
     or a factory ``(EnvContext) -> Environment``; ``environment_options`` are that provider's settings for
-    this suite (the docker provider's image, memory and cpus, say); command-line options override them."""
+    this suite (the docker provider's image, memory and cpus, say); command-line options override them.
+
+    ``observation_kinds`` are the observations the suite's environment offers (a model agent's wish is narrowed
+    to them); ``default_observation_kinds`` what an agent that asks for nothing gets (replay, noop; default: all
+    offered), e.g. the screenshot alone where the accessibility tree costs seconds a step."""
 
     def __init__(self, name: str, *, environment: "str | Callable[[EnvContext], Environment]",
                  tasks: Sequence[str] = ("tasks/*.json",), templates: Mapping[str, Template] | None = None,
                  base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None,
-                 environment_options: Mapping[str, Any] | None = None) -> None:
+                 environment_options: Mapping[str, Any] | None = None,
+                 default_observation_kinds: Iterable[str] | None = None) -> None:
         self.name = name
         self.environment = environment
         self.task_globs = tuple(tasks)
         self.templates: dict[str, Template] = dict(templates or {})
         self.base_dir = Path(base_dir) if base_dir is not None else None
         self.observation_kinds = frozenset(observation_kinds) if observation_kinds else None
+        self.default_observation_kinds = frozenset(default_observation_kinds) if default_observation_kinds else None
+        if self.default_observation_kinds and self.observation_kinds and \
+                not self.default_observation_kinds <= self.observation_kinds:
+            raise ValueError(f"suite {name!r}: default_observation_kinds {sorted(self.default_observation_kinds)} "
+                             f"are not all offered by observation_kinds {sorted(self.observation_kinds)}")
         self.environment_options: dict[str, Any] = dict(environment_options or {})  # read by the provider
 
     def bind(self, module_file: str | Path) -> None:
