@@ -76,6 +76,13 @@ if [ ${#need_npm[@]} -gt 0 ]; then
   fi
 fi
 
+# a Python that Debian manages (PEP 668: an EXTERNALLY-MANAGED file beside its standard library) refuses pip
+# installs outside a virtual environment; this machine's Python is the project's, so pip may install into it
+if python3 -c 'import sys, sysconfig, pathlib; sys.exit(0 if (pathlib.Path(sysconfig.get_path("stdlib")) / "EXTERNALLY-MANAGED").exists() else 1)' 2>/dev/null; then
+  echo "install.sh: python3 is managed by the system (PEP 668): pip installs with PIP_BREAK_SYSTEM_PACKAGES=1"
+  export PIP_BREAK_SYSTEM_PACKAGES=1
+fi
+
 stamp=".install-stamp"
 digest=$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "import pytest_cua, playwright, xdist" 2>/dev/null; then

@@ -46,6 +46,7 @@ EXTRAS: dict[str, str] = {
     "imageio_ffmpeg": "browser",
     "docker": "desktop",
     "openpyxl": "desktop",  # the ProSoft evaluators
+    "yaml": "desktop",  # --cua-human FILE in YAML (pytest_cua.human; JSON needs nothing)
     "lxml": "desktop",
     "openai": "models",
     "anthropic": "models",
@@ -87,6 +88,9 @@ def _guards_import_error(node: ast.Try) -> bool:
 def _imports_of(path: Path) -> Iterator[Import]:
     rel = path.relative_to(ROOT).as_posix()
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+    # a script's own folder is on sys.path when it runs: the suites' task generators import their neighbours
+    beside = set() if rel.startswith("pytest_cua/") else \
+        {p.stem for p in path.parent.glob("*.py")} | {p.name for p in path.parent.iterdir() if p.is_dir()}
 
     def visit(node: ast.AST, deferred: bool) -> Iterator[Import]:
         for child in ast.iter_child_nodes(node):
@@ -101,7 +105,8 @@ def _imports_of(path: Path) -> Iterator[Import]:
                 names = [child.args[0].value]
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top not in OWN and top not in FROM_CHECKOUT:
+                if top not in sys.stdlib_module_names and top not in OWN and top not in FROM_CHECKOUT \
+                        and top not in beside:
                     yield Import(top, f"{rel}:{getattr(child, 'lineno', 0)}", deferred)
             inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
                 or (isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))

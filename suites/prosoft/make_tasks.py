@@ -2,11 +2,8 @@
 files, ground truth and keyboard-first demonstrations. Edit here, then run ``python suites/prosoft/make_tasks.py``.
 The other groups have their generators in ``make/``."""
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "make"))
-from common import OUT, K, P, T, W, SAVE, task  # noqa: E402
+from make.common import OUT, K, P, T, W, SAVE, task  # the script's folder is on sys.path
 
 CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],
               "start_command": ["soffice", "--norestore", "--calc", "/root/work/budget.xlsx"],
