@@ -70,7 +70,7 @@ SWEEP_SETTLE_S = 2.0  # a dead worker's sweep looks again after this long, for a
 # what a fresh container writes by itself: the X server's lock and socket, logs, caches
 EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/openbox", "/root/.Xauthority",
                  "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init",
-                 "/opt/cua")  # /opt/cua: the executor, copied in at creation
+                 "/opt/cua", "/tmp/dbus-")  # /opt/cua: the executor, copied in at creation; a bus's autolaunch file
 HOME_SKIP = (".cache/openbox", ".Xauthority")
 UNSUPPORTED_KINDS = ("dom",)
 TREE_KINDS = frozenset({"axtree", "som"})
