@@ -49,8 +49,9 @@ walls = [t["times"]["wall_s"] for t in ran if isinstance(t["times"].get("wall_s"
 resets = [t["times"]["reset_s"] for t in ran if isinstance(t["times"].get("reset_s"), (int, float))]
 totals = summary["totals"]
 elapsed = float(end) - float(start)
+partial = f"{totals['partial']} partially scored, " if totals.get("partial") else ""
 print(f"agent {agent} (-n {workers}): {len(tasks)} tasks: {totals['passed']} passed, {totals['failed']} failed, "
-      f"{totals['error']} errors, {totals['skipped']} skipped; pytest exit {code}")
+      f"{partial}{totals['error']} errors, {totals['skipped']} skipped; pytest exit {code}")
 print(f"  wall time of the run: {elapsed:.1f} s (plugin: {summary['run'].get('wall_s')} s)")
 if walls:
     print(f"  mean seconds per task (episode): {statistics.fmean(walls):.2f} s; "
@@ -62,7 +63,7 @@ levels = sorted({t.get("level") or "-" for t in tasks})
 if len(levels) > 1:
     for level in levels:
         these = [t for t in tasks if (t.get("level") or "-") == level]
-        counts = {o: sum(1 for t in these if t["outcome"] == o) for o in ("passed", "failed", "error", "skipped")}
+        counts = {o: sum(1 for t in these if t["outcome"] == o) for o in ("passed", "failed", "partial", "error", "skipped")}
         print(f"  {level}: {len(these)} tasks: " + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
 not_passed = [t["id"] for t in tasks if t["outcome"] in ("failed", "error")]
 if not_passed and agent not in ("noop",):
