@@ -30,18 +30,13 @@ from pytest_cua.package_data import fixtures_dir
 from pytest_cua.scoring import milestone
 from pytest_cua.suite import EvalContext, Template
 
+from .artifacts import Check
+from .artifacts import artifact as _artifact
+
 FIXTURES = fixtures_dir("prosoft")  # the start files: package data (the repository's fixtures/prosoft)
 W_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
-Check = tuple[str, Callable[[], None]]
-
-
-def _artifact(ctx: EvalContext, name: str) -> Path:
-    path = ctx.artifacts.get(name)
-    assert path is not None and Path(path).is_file(), (
-        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
-    return Path(path)
 
 
 def _same(actual: Any, expected: Any) -> bool:

@@ -19,21 +19,13 @@ This module has no ``KINDS``: it only serves ``gimp.py`` and ``imagej.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pytest_cua.package_data import fixtures_dir
 
-Check = tuple[str, Callable[[], None]]
+from ..artifacts import Check, artifact  # noqa: F401 - the imaging checks import both from here
 FIXTURES = fixtures_dir("prosoft")
 FORMATS = {"png": "PNG", "jpeg": "JPEG", "jpg": "JPEG", "tif": "TIFF", "tiff": "TIFF"}
-
-
-def artifact(ctx: Any, name: str) -> Path:
-    """The host path of artifact ``name``; an AssertionError (a missed milestone) when the agent did not save it."""
-    path = ctx.artifacts.get(name)
-    assert path is not None and Path(path).is_file(), (
-        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
-    return Path(path)
 
 
 def open_image(path: Path) -> Any:

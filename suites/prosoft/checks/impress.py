@@ -31,6 +31,8 @@ from typing import Any, Callable, Mapping
 
 from pytest_cua.suite import EvalContext
 
+from ..artifacts import artifact as _artifact, squash as _squash
+
 Check = tuple[str, Callable[[], None]]
 
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
@@ -59,17 +61,6 @@ class Slide:
 class Deck:
     format: str
     slides: list[Slide]
-
-
-def _artifact(ctx: EvalContext, name: str) -> Path:
-    path = ctx.artifacts.get(name)
-    assert path is not None and Path(path).is_file(), (
-        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
-    return Path(path)
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
 # --- presentations -------------------------------------------------------------------------------------------

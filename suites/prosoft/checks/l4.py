@@ -36,6 +36,8 @@ from typing import Any, Callable, Mapping
 from pytest_cua.judge import rubric_checks
 from pytest_cua.suite import EvalContext
 
+from ..artifacts import artifact as _artifact, squash as _squash
+
 Check = tuple[str, Callable[[], None]]
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -48,17 +50,6 @@ DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 C_NS = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 RENDER_DIR = "/tmp/cua-render"
 _UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72, "pc": 25.4 / 6, "px": 25.4 / 96}
-
-
-def _artifact(ctx: EvalContext, name: str) -> Path:
-    path = ctx.artifacts.get(name)
-    assert path is not None and Path(path).is_file(), (
-        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
-    return Path(path)
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
 # --- reading the formats --------------------------------------------------------------------------------------
