@@ -3,22 +3,10 @@ files, ground truth and keyboard-first demonstrations. Edit here, then run ``pyt
 The other groups have their generators in ``make/``."""
 import json
 
-from make.common import OUT, K, P, T, W, SAVE, task  # the script's folder is on sys.path
+from make.common import CALC_START, INK_START, LOAD, OUT, R_CMD, R_START, WRITER_START, K, P, T, W, SAVE, task  # noqa: E501 - the script's folder is on sys.path
 
-CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],
-              "start_command": ["soffice", "--norestore", "--calc", "/root/work/budget.xlsx"],
-              "window": "budget\\.xlsx", "window_timeout_s": 180,
-              "artifacts": {"workbook": "/root/work/budget.xlsx"}}
-WRITER_START = {"start_files": [{"src": "fixtures/prosoft/report.docx", "dest": "/root/work/report.docx"}],
-                "start_command": ["soffice", "--norestore", "--writer", "/root/work/report.docx"],
-                "window": "report\\.docx", "window_timeout_s": 180,
-                "artifacts": {"document": "/root/work/report.docx"}}
-R_CMD = ["xterm", "-T", "R console", "-geometry", "140x40+0+0", "-e", "R", "--quiet", "--no-save"]
-R_START = {"start_files": [{"src": "fixtures/prosoft/sales.csv", "dest": "/root/work/sales.csv"}],
-           "start_command": R_CMD, "window": "^R console$", "window_timeout_s": 60}
 REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two quarters.",
           "Travel fell while training grew, as agreed in January."]
-LOAD = 'd <- read.csv("/root/work/sales.csv")\n'
 
 
 calc = [
@@ -137,9 +125,6 @@ for name, items in (("calc", calc), ("writer", writer), ("r", r), ("pipelines", 
 from collections import Counter
 print(Counter(t["level"] for t in calc + writer + r + pipelines))
 
-INK_START = {"start_files": [{"src": "fixtures/prosoft/drawing.svg", "dest": "/root/work/drawing.svg"}],
-             "start_command": ["inkscape", "/root/work/drawing.svg"], "window": "drawing\\.svg", "window_timeout_s": 240,
-             "artifacts": {"drawing": "/root/work/drawing.svg"}}
 inkscape = [
     task("inkscape-delete-circle", "L1", "drawing.svg is open in Inkscape. Delete the red circle and save the drawing.",
          "svg", {"count": {"rect": 2, "circle": 0}, "ids_absent": ["dot"]}, INK_START,

@@ -15,6 +15,23 @@ W = lambda s: {"type": "wait", "seconds": s}  # noqa: E731
 C = lambda x, y: {"type": "click", "target": {"x": x, "y": y}}  # noqa: E731
 SAVE = [K("ctrl", "s"), W(3)]
 
+# the first office tasks' start files and programs (make_tasks.py and make/office.py start from them)
+CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],
+              "start_command": ["soffice", "--norestore", "--calc", "/root/work/budget.xlsx"],
+              "window": "budget\\.xlsx", "window_timeout_s": 180,
+              "artifacts": {"workbook": "/root/work/budget.xlsx"}}
+WRITER_START = {"start_files": [{"src": "fixtures/prosoft/report.docx", "dest": "/root/work/report.docx"}],
+                "start_command": ["soffice", "--norestore", "--writer", "/root/work/report.docx"],
+                "window": "report\\.docx", "window_timeout_s": 180,
+                "artifacts": {"document": "/root/work/report.docx"}}
+R_CMD = ["xterm", "-T", "R console", "-geometry", "140x40+0+0", "-e", "R", "--quiet", "--no-save"]
+R_START = {"start_files": [{"src": "fixtures/prosoft/sales.csv", "dest": "/root/work/sales.csv"}],
+           "start_command": R_CMD, "window": "^R console$", "window_timeout_s": 60}
+INK_START = {"start_files": [{"src": "fixtures/prosoft/drawing.svg", "dest": "/root/work/drawing.svg"}],
+             "start_command": ["inkscape", "/root/work/drawing.svg"], "window": "drawing\\.svg",
+             "window_timeout_s": 240, "artifacts": {"drawing": "/root/work/drawing.svg"}}
+LOAD = 'd <- read.csv("/root/work/sales.csv")\n'
+
 # each becomes an app_<name> marker (a task's "apps" default to the tags named here)
 APPS = ("calc", "writer", "impress", "r", "inkscape", "gimp", "qgis", "freecad", "kicad", "imagej", "avogadro")
 DIFFICULTY = {"L1": "easy", "L2": "medium", "L3": "hard", "L4": "hard"}

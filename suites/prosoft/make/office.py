@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 if __package__:
-    from .common import C, K, P, T, W, task, write
+    from .common import CALC_START, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task, write
 else:  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import C, K, P, T, W, task, write  # noqa: E402
+    from common import CALC_START, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task, write  # noqa: E402
 
 # Under load a saved file can still be being written 3 s after Ctrl+S (Impress shows "Save Document" in its status
 # bar), and the artifact would be copied out before; and the first screenshot can show a window not yet painted.
@@ -39,21 +39,6 @@ def impress_start(fmt="odp"):
             "artifacts": {"deck": f"/root/work/deck.{fmt}"}}
 
 
-CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],
-              "start_command": ["soffice", "--norestore", "--calc", "/root/work/budget.xlsx"],
-              "window": "budget\\.xlsx", "window_timeout_s": 180,
-              "artifacts": {"workbook": "/root/work/budget.xlsx"}}
-WRITER_START = {"start_files": [{"src": "fixtures/prosoft/report.docx", "dest": "/root/work/report.docx"}],
-                "start_command": ["soffice", "--norestore", "--writer", "/root/work/report.docx"],
-                "window": "report\\.docx", "window_timeout_s": 180,
-                "artifacts": {"document": "/root/work/report.docx"}}
-R_CMD = ["xterm", "-T", "R console", "-geometry", "140x40+0+0", "-e", "R", "--quiet", "--no-save"]
-R_START = {"start_files": [{"src": "fixtures/prosoft/sales.csv", "dest": "/root/work/sales.csv"}],
-           "start_command": R_CMD, "window": "^R console$", "window_timeout_s": 60}
-INK_START = {"start_files": [{"src": "fixtures/prosoft/drawing.svg", "dest": "/root/work/drawing.svg"}],
-             "start_command": ["inkscape", "/root/work/drawing.svg"], "window": "drawing\\.svg",
-             "window_timeout_s": 240, "artifacts": {"drawing": "/root/work/drawing.svg"}}
-LOAD = 'd <- read.csv("/root/work/sales.csv")\n'
 
 TITLES = ["Quarterly Review", "Budget", "Next Steps"]
 BUDGET_BODY = ["Rent stayed flat", "Salaries grew by 4%", "Travel fell by a quarter"]
