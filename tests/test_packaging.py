@@ -37,7 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("pytest_cua", "suites")  # the package, and the suites a checkout runs on an installed package
 OWN = {"pytest_cua", "suites"}
 # modules that come from a checkout put on sys.path at run time, never from a distribution: where they come from
-FROM_CHECKOUT = {"scuba": "SCUBA's release (--scuba-root), on sys.path in pytest_cua.testing.scuba_parity's worker"}
+FROM_CHECKOUT = {"scuba": "SCUBA's release (--scuba-root), on sys.path in pytest_cua.testing.scuba_parity's worker",
+                 "make_fixtures": "fixtures/prosoft/engineering/make_fixtures.py, on sys.path in the task generator "
+                                  "suites/prosoft/make/engineering.py (a checkout-only script)"}
 
 # A module imported only inside a function, under TYPE_CHECKING or in a try that catches ImportError may come
 # from an extra instead of the core dependencies: the extra it comes from.
