@@ -241,7 +241,10 @@ def kicad(program, main, artifacts, extra=()):
                                  **{"kicad_common.json": f"{KICAD_CFG}/kicad_common.json",
                                     "sym-lib-table": f"{KICAD_CFG}/sym-lib-table",
                                     "fp-lib-table": f"{KICAD_CFG}/fp-lib-table"}),
-            "start_command": [program, f"{WORK}/{main}"], "window": names[program], "window_timeout_s": 240,
+            # the document's name in the title: the editor's window maps before the file is loaded (its title is
+            # "[no schematic loaded]" then), and input sent meanwhile is lost
+            "start_command": [program, f"{WORK}/{main}"], "window": f"^{Path(main).stem} .*{names[program]}",
+            "window_timeout_s": 240,
             "artifacts": artifacts}
 
 
