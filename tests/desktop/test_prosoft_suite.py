@@ -38,9 +38,10 @@ def pro_image(docker_client: Any) -> str:
     return PRO_IMAGE
 
 
-def run_suite(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+def run_suite(tmp_path: Path, *args: str, paths: tuple[str, ...] = ("suites/prosoft",)
+              ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     reports = tmp_path / "reports"
-    cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-n", "2", "-p", "no:cacheprovider",
+    cmd = [sys.executable, "-m", "pytest", *paths, "-n", "2", "-p", "no:cacheprovider",
            "--cua-reports", str(reports), *args]
     proc = subprocess.run(cmd, cwd=REPO, text=True, capture_output=True, timeout=RUN_TIMEOUT_S)
     summary_path = reports / "summary.json"
@@ -86,7 +87,8 @@ def test_the_sample_covers_every_application_and_level() -> None:
 
 
 def run_ids(tmp_path: Path, ids: list[str], *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    return run_suite(tmp_path, "-k", " or ".join(ids), *args)
+    """Exactly these tasks, by node id (``-k imagej-8bit`` would also select ``imagej-8bit-blur``)."""
+    return run_suite(tmp_path, *args, paths=tuple(f"suites/prosoft/test_prosoft.py::test_task[{i}]" for i in ids))
 
 
 def test_replay_passes_the_l1_to_l3_tasks(pro_image: str, tmp_path: Path) -> None:
