@@ -629,36 +629,54 @@ def relay(socket_path: str, timeout: float) -> int:
     The host runs it with ``docker exec`` over the Docker API and talks through its stdin and stdout. The first
     line out is the relay's own: ``{"relay": "connected"}`` once the executor accepts (it creates its socket
     only when the display is up), or ``{"relay": "error", ...}`` after ``timeout`` seconds."""
+    sock, why = connect_unix(socket_path, timeout)
+    if sock is None:
+        _write_all(1, json.dumps({"relay": "error", "error": f"no executor accepting on {socket_path} "
+                                  f"after {timeout:g} s ({why})"}).encode() + b"\n")
+        return 1
+    _write_all(1, b'{"relay": "connected"}\n')
+    return pump(sock, closed_status=1)  # the executor going away is a failure of the relay
+
+
+def connect_unix(socket_path: str, timeout: float) -> tuple[socket.socket | None, str]:
+    """A connection to the unix socket at ``socket_path``, retried (with back-off) until it accepts or
+    ``timeout`` seconds pass; ``(None, why)`` then. The executor's relay and the VNC relay use it."""
     deadline = time.monotonic() + timeout
     delay = 0.01
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.connect(socket_path)
-            break
+            return sock, ""
         except OSError as exc:
             sock.close()
             if time.monotonic() >= deadline:
-                _write_all(1, json.dumps({"relay": "error", "error": f"no executor accepting on {socket_path} "
-                                          f"after {timeout:g} s ({exc})"}).encode() + b"\n")
-                return 1
+                return None, str(exc)
             time.sleep(delay)
             delay = min(delay * 1.5, 0.2)
-    _write_all(1, b'{"relay": "connected"}\n')
+
+
+def pump(sock: socket.socket, closed_status: int) -> int:
+    """Carry this process's stdin to ``sock`` and what ``sock`` sends to stdout until one side closes: 0 when
+    stdin ends (the host or viewer went away), ``closed_status`` when the socket's side closes."""
     selector = selectors.DefaultSelector()
     selector.register(0, selectors.EVENT_READ, "stdin")
-    selector.register(sock, selectors.EVENT_READ, "executor")
+    selector.register(sock, selectors.EVENT_READ, "socket")
     while True:
         for key, _ in selector.select():
             if key.data == "stdin":
                 data = os.read(0, 1 << 16)
-                if not data:  # the host closed the connection
+                if not data:
+                    sock.close()
                     return 0
                 sock.sendall(data)
             else:
-                data = sock.recv(1 << 20)
-                if not data:  # the executor went away
-                    return 1
+                try:
+                    data = sock.recv(1 << 20)
+                except OSError:
+                    data = b""
+                if not data:
+                    return closed_status
                 _write_all(1, data)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import selectors
 import socket
 import subprocess
 import sys
@@ -107,39 +106,13 @@ def relay(socket_path: str, timeout: float) -> int:
     """Carry stdin to the VNC socket and its bytes to stdout until one side closes. Nothing is written before
     the first byte from the socket (the RFB greeting), so the stream is the viewer's from the start; a socket
     that does not accept within ``timeout`` seconds ends the relay with status 1 and a message on stderr."""
-    deadline = time.monotonic() + timeout
-    while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(socket_path)
-            break
-        except OSError as exc:
-            sock.close()
-            if time.monotonic() >= deadline:
-                sys.stderr.write(f"no VNC server accepting on {socket_path} after {timeout:g} s ({exc})\n")
-                return 1
-            time.sleep(0.1)
-    selector = selectors.DefaultSelector()
-    selector.register(0, selectors.EVENT_READ, "stdin")
-    selector.register(sock, selectors.EVENT_READ, "vnc")
-    while True:
-        for key, _ in selector.select():
-            if key.data == "stdin":
-                data = os.read(0, 1 << 16)
-                if not data:  # the viewer went away
-                    sock.close()
-                    return 0
-                sock.sendall(data)
-            else:
-                try:
-                    data = sock.recv(1 << 20)
-                except OSError:
-                    data = b""
-                if not data:  # x11vnc closed the connection
-                    return 0
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(1, view):]
+    from executor import connect_unix, pump  # type: ignore[import-not-found]  # beside this file in /opt/cua
+
+    sock, why = connect_unix(socket_path, timeout)
+    if sock is None:
+        sys.stderr.write(f"no VNC server accepting on {socket_path} after {timeout:g} s ({why})\n")
+        return 1
+    return pump(sock, closed_status=0)  # x11vnc closing the connection ends a viewer's session normally
 
 
 def main(argv: list[str] | None = None) -> int:
