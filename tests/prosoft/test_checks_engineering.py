@@ -22,7 +22,8 @@ import pytest
 
 from suites.prosoft.checks import kicad
 from suites.prosoft.checks.freecad import stl_triangles
-from suites.prosoft.templates import KINDS
+
+from .evaluation import failed, milestones, truth_of as shared_truth_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ENG = ROOT / "fixtures" / "prosoft" / "engineering"
@@ -44,26 +45,11 @@ def run(kind: str, truth: Mapping[str, Any], artifacts: Mapping[str, Path], task
         env: Any = None) -> dict[str, str | None]:
     """Each milestone's label -> None (passed) or its assertion message."""
     task = SimpleNamespace(id=task_id, extra={"artifacts": (TASKS.get(task_id) or {}).get("artifacts", {})})
-    ctx = SimpleNamespace(artifacts=dict(artifacts), task=task, env=env)
-    out: dict[str, str | None] = {}
-    for label, check in KINDS[kind](ctx, truth):  # type: ignore[arg-type]
-        try:
-            check()
-            out[label] = None
-        except AssertionError as exc:
-            out[label] = str(exc)
-    return out
-
-
-def failed(result: Mapping[str, str | None]) -> list[str]:
-    return [label for label, message in result.items() if message is not None]
+    return milestones(kind, truth, artifacts, task=task, env=env)
 
 
 def truth_of(task_id: str, kind: str) -> dict[str, Any]:
-    task = TASKS[task_id]
-    if task["template"] == "pipeline":
-        return next(dict(s) for s in task["ground_truth"]["steps"] if s["template"] == kind)
-    return dict(task["ground_truth"])
+    return shared_truth_of(TASKS, task_id, kind)
 
 
 def write(path: Path, text: str) -> Path:

@@ -12,7 +12,6 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Mapping
 
 import pytest
@@ -22,33 +21,19 @@ from suites.prosoft.checks import avogadro, gimp, imagej
 from suites.prosoft.checks.imaging_common import expected_image, gimp_gray, pixels, to_8bit
 from suites.prosoft.templates import KINDS, TEMPLATES
 
+from .evaluation import failed, milestones, truth_of as shared_truth_of
+
 ROOT = Path(__file__).resolve().parents[2]
 IMAGING = ROOT / "fixtures" / "prosoft" / "imaging"
 TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/imaging.json").read_text())["tasks"]}
 
 
 def run(kind: str, truth: Mapping[str, Any], artifacts: Mapping[str, Path]) -> dict[str, str | None]:
-    """Each milestone's label -> None (passed) or its assertion message."""
-    ctx = SimpleNamespace(artifacts=dict(artifacts))
-    out: dict[str, str | None] = {}
-    for label, check in KINDS[kind](ctx, truth):
-        try:
-            check()
-            out[label] = None
-        except AssertionError as exc:
-            out[label] = str(exc)
-    return out
-
-
-def failed(result: Mapping[str, str | None]) -> list[str]:
-    return [label for label, message in result.items() if message is not None]
+    return milestones(kind, truth, artifacts)
 
 
 def truth_of(task_id: str, kind: str) -> dict[str, Any]:
-    task = TASKS[task_id]
-    if task["template"] == "pipeline":
-        return next(dict(s) for s in task["ground_truth"]["steps"] if s["template"] == kind)
-    return dict(task["ground_truth"])
+    return shared_truth_of(TASKS, task_id, kind)
 
 
 def photo() -> Image.Image:

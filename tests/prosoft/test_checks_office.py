@@ -16,13 +16,14 @@ import json
 import zipfile
 import zlib
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Mapping
 
 import pytest
 
 from suites.prosoft.checks.impress import pdf_pages, read_deck
 from suites.prosoft.templates import KINDS
+
+from .evaluation import milestones
 
 ROOT = Path(__file__).resolve().parents[2]
 OFFICE = ROOT / "fixtures" / "prosoft" / "office"
@@ -35,16 +36,7 @@ START = [("Quarterly Review", ["Finance team, January 2026"]), ("Budget", BUDGET
 
 
 def run(kind: str, truth: Mapping[str, Any], artifacts: Mapping[str, Path]) -> dict[str, str | None]:
-    """Each milestone's label -> None (passed) or its assertion message."""
-    ctx = SimpleNamespace(artifacts=dict(artifacts))
-    out: dict[str, str | None] = {}
-    for label, check in KINDS[kind](ctx, truth):
-        try:
-            check()
-            out[label] = None
-        except AssertionError as exc:
-            out[label] = str(exc)
-    return out
+    return milestones(kind, truth, artifacts)
 
 
 def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
