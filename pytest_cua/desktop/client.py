@@ -20,7 +20,7 @@ from typing import Any
 EXECUTOR = "/opt/cua/executor.py"
 EXECUTOR_DIR = "/opt/cua"  # the executor and its op modules (``executor_*.py``), copied in at container creation
 EXECUTOR_SOCKET = "/run/cua/executor.sock"
-_STDOUT, _STDERR = 1, 2
+STDERR = 2  # the stream number of stderr frames in a Docker attach stream
 
 
 class ExecutorError(RuntimeError):
@@ -75,20 +75,12 @@ class ExecStream:
         if not chunk:
             self.eof = True
             return
-        frames = self._frames
-        frames += chunk
-        at = 0
-        while len(frames) - at >= 8:
-            size = int.from_bytes(frames[at + 4:at + 8], "big")
-            if len(frames) - at - 8 < size:
-                break
-            payload = frames[at + 8:at + 8 + size]
-            if frames[at] == _STDERR:
+        self._frames += chunk
+        for stream, payload in take_frames(self._frames):
+            if stream == STDERR:
                 self.stderr = (self.stderr + payload)[-4000:]
             else:
                 self._out += payload
-            at += 8 + size
-        del frames[:at]
 
     def close(self) -> None:
         for item in (self.raw, self.sock):
@@ -96,6 +88,22 @@ class ExecStream:
                 item.close()
             except OSError:
                 pass
+
+
+def take_frames(buf: bytearray) -> list[tuple[int, bytes]]:
+    """The complete frames at the start of ``buf``, a Docker attach stream with stdout and stderr multiplexed
+    (8-byte header: stream, 3 zero bytes, big-endian size), as ``(stream, payload)``; removed from ``buf``,
+    which keeps an incomplete last frame for the next read."""
+    frames: list[tuple[int, bytes]] = []
+    at = 0
+    while len(buf) - at >= 8:
+        size = int.from_bytes(buf[at + 4:at + 8], "big")
+        if len(buf) - at - 8 < size:
+            break
+        frames.append((buf[at], bytes(buf[at + 8:at + 8 + size])))
+        at += 8 + size
+    del buf[:at]
+    return frames
 
 
 class ExecutorClient:

@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from pytest_cua.desktop.client import STDERR, take_frames
+
 RELAY = ["python3", "/opt/cua/executor_vnc.py", "relay"]
 POLL_S = 0.4  # how often the episode looks at the recorder and the signal files while the human has control
-_STDOUT, _STDERR = 1, 2
 
 
 class TakeoverError(RuntimeError):
@@ -127,21 +128,14 @@ def _exec_to_viewer(raw: Any, client: socket.socket, errors: list[str]) -> None:
         if not chunk:
             return
         buf += chunk
-        at = 0
-        while len(buf) - at >= 8:
-            size = int.from_bytes(buf[at + 4:at + 8], "big")
-            if len(buf) - at - 8 < size:
-                break
-            payload = bytes(buf[at + 8:at + 8 + size])
-            if buf[at] == _STDERR:
+        for stream, payload in take_frames(buf):
+            if stream == STDERR:
                 errors.append(payload.decode(errors="replace").strip()[-500:])
             else:
                 try:
                     client.sendall(payload)
                 except OSError:
                     return
-            at += 8 + size
-        del buf[:at]
 
 
 def connect_lines(port: int) -> list[str]:
