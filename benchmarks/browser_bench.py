@@ -4,7 +4,7 @@ replayed task against the same actions scripted directly in Playwright.
     python benchmarks/browser_bench.py [--steps 30] [--viewport 1920x1080]
     pytest -m benchmark tests/browser
 
-The page is the embedded org's Account edit page (pytest_cua.localorg, logged in by frontdoor) when the org
+The page is the embedded org's Account edit page (pytest_cua.orgs.localorg, logged in by frontdoor) when the org
 is available, else a local CRM-like record page (tests/browser/pages/record.html: ~40 fields, related lists,
 an activity form), served on 127.0.0.1 (``--page local`` forces it). Figures are printed; nothing is asserted
 here (the pytest wrapper checks the overhead target: ratio <= 1.2 with screenshot + axtree).
@@ -32,9 +32,9 @@ from pytest_cua import actions as A  # noqa: E402
 from pytest_cua.agents.base import Agent, AgentContext, Turn  # noqa: E402
 from pytest_cua.envs.browser import BrowserEnvironment  # noqa: E402
 from pytest_cua.envs.browser.options import BrowserOptions, parse_viewport  # noqa: E402
-from pytest_cua.episode import Episode  # noqa: E402
-from pytest_cua.tasks import Task  # noqa: E402
-from pytest_cua.trajectory import TrajectoryRecorder, actions_from_trajectory  # noqa: E402
+from pytest_cua.episode.loop import Episode  # noqa: E402
+from pytest_cua.tasks.task import Task  # noqa: E402
+from pytest_cua.episode.trajectory import TrajectoryRecorder, actions_from_trajectory  # noqa: E402
 
 PAGES = ROOT / "tests" / "browser" / "pages"
 KINDS = ("screenshot", "axtree", "dom", "som")
@@ -191,7 +191,7 @@ def org_target(options: BrowserOptions) -> Target | None:
     try:
         from simple_salesforce import Salesforce
 
-        from pytest_cua.localorg.server import OrgServer
+        from pytest_cua.orgs.localorg.server import OrgServer
         from pytest_cua.redaction import register_secret
     except ImportError:
         return None

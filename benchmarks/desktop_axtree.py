@@ -24,9 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_cua.desktop.options import resolve_settings  # noqa: E402
-from pytest_cua.envs.docker import DockerEnvironment  # noqa: E402
-from pytest_cua.tasks import Task  # noqa: E402
+from pytest_cua.envs.docker.options import resolve_settings  # noqa: E402
+from pytest_cua.envs.docker.environment import DockerEnvironment  # noqa: E402
+from pytest_cua.tasks.task import Task  # noqa: E402
 
 
 def workbook(path: Path, rows: int, cols: int) -> Path:

@@ -22,11 +22,11 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_cua.actions import Action  # noqa: E402
-from pytest_cua.desktop.client import ExecutorError  # noqa: E402
-from pytest_cua.desktop.options import resolve_settings  # noqa: E402
+from pytest_cua.envs.docker.client import ExecutorError  # noqa: E402
+from pytest_cua.envs.docker.options import resolve_settings  # noqa: E402
 from pytest_cua.envs.base import roll_back  # noqa: E402
-from pytest_cua.envs.docker import DockerEnvironment  # noqa: E402
-from pytest_cua.tasks import Task  # noqa: E402
+from pytest_cua.envs.docker.environment import DockerEnvironment  # noqa: E402
+from pytest_cua.tasks.task import Task  # noqa: E402
 
 TASK = Task(id="bench", suite="bench", instruction="write a file", extra={
     "start_command": ["xterm", "-T", "bench-term"], "window": "^bench-term$"})

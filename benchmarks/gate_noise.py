@@ -2,7 +2,7 @@
 
 Simulates an agent as a per-task pass probability (drawn once per task from a Beta distribution, so some tasks
 are easy, some hard, some coin flips, as a model at temperature 1 is). Each simulated release runs every task
-K times; ``pytest_cua.compare.compare`` judges the new run against the base run. Prints, over N simulated
+K times; ``pytest_cua.results.compare.compare`` judges the new run against the base run. Prints, over N simulated
 pairs each:
 
 - false alarms: the new release is the same agent; the share of pairs the gate fails;
@@ -20,7 +20,7 @@ import random
 import time
 from typing import Any
 
-from pytest_cua.compare import compare
+from pytest_cua.results.compare import compare
 
 
 def release(probabilities: list[float], trials: int, rng: random.Random, drop: float = 0.0) -> dict[str, Any]:

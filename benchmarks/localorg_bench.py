@@ -26,7 +26,7 @@ def _ms(values: list[float]) -> dict[str, float]:
 
 def bench_snapshots(runs: int = 200) -> dict[str, Any]:
     """Time snapshot, restore (after a few writes) and residue on the seeded org."""
-    from pytest_cua.localorg.seed import seeded_org
+    from pytest_cua.orgs.localorg.seed import seeded_org
 
     org = seeded_org()
     base = org.snapshot()
@@ -54,7 +54,7 @@ def bench_queries(queries: int = 500, seconds: float = 10.0, query: str = TYPICA
     """Queries per second of ``query`` through simple-salesforce over HTTPS (one client, keep-alive)."""
     from simple_salesforce import Salesforce
 
-    from pytest_cua.localorg.server import OrgServer
+    from pytest_cua.orgs.localorg.server import OrgServer
 
     with OrgServer(host="127.0.0.1", port=0, extensions=[]) as server:
         creds = server.org_credentials

@@ -552,7 +552,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[_DIR] = Path(directory)
     from pytest_cua.agents.models import images
-    from pytest_cua.trajectory import TrajectoryRecorder
+    from pytest_cua.episode.trajectory import TrajectoryRecorder
 
     images.prepare_image = _timed(images.prepare_image, "prepare_image")  # styles import it at call time
     record = TrajectoryRecorder.record_step

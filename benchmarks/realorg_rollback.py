@@ -68,9 +68,9 @@ def figures(summary: dict[str, Any]) -> dict[str, Any]:
 def full_reset_seconds(orgs_file: Path, leases: Path, repeats: int) -> list[float]:
     """A full reset of the served org after a task-sized change (a lead, an account edit, a new field)."""
     os.environ["PYTEST_CUA_ORG_LEASES"] = str(leases)
-    from pytest_cua import mdapi
-    from pytest_cua.orgpool import lease_one, load_orgs
-    from pytest_cua.realorg.handle import ApiOrg
+    from pytest_cua.orgs import mdapi
+    from pytest_cua.orgs.pool import lease_one, load_orgs
+    from pytest_cua.orgs.realorg.handle import ApiOrg
 
     handle = ApiOrg(lease_one(load_orgs(orgs_file), worker_id="bench", run_id="bench", wait_s=60))
     handle.start()

@@ -120,7 +120,7 @@ def main() -> int:
     remote_args = ["--cua-docker-hosts", env["DOCKER_HOST"], "--cua-docker-tls-dir", env["DOCKER_CERT_PATH"]]
     if args.fresh:
         sys.path.insert(0, str(REPO))
-        from pytest_cua.desktop.hosts import DockerHost, connect
+        from pytest_cua.envs.docker.hosts import DockerHost, connect
 
         client = connect(DockerHost(env["DOCKER_HOST"], Path(env["DOCKER_CERT_PATH"])))
         try:

@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 
 from pytest_cua.envs.base import EnvContext, roll_back  # noqa: E402
 from pytest_cua.envs.salesforce import PROVIDER  # noqa: E402
-from pytest_cua.tasks import Task  # noqa: E402
+from pytest_cua.tasks.task import Task  # noqa: E402
 
 
 def _line(name: str, values: list[float]) -> str:

@@ -1,7 +1,7 @@
 """The unified action space: one typed set of actions shared by every agent and environment.
 
 Agents return these; environments carry them out. Nothing here executes anything: an action is plain
-data, built from a dict (``Action.from_dict``) or from an agent's raw output (``pytest_cua.action_parser``).
+data, built from a dict (``Action.from_dict``) or from an agent's raw output (``pytest_cua.agents.action_parser``).
 
 A *target* is either an element id issued by the last observation (``"e12"``) or a screen point (x, y).
 """

@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import pytest
 
-from pytest_cua import records
+from pytest_cua.results import records
 from pytest_cua.agents.base import Agent, AgentContext
 from pytest_cua.agents.builtin import demonstration_from_task
-from pytest_cua.collection import FailingCollector
+from pytest_cua.tasks.collection import FailingCollector
 from pytest_cua.envs.base import EnvContext, Environment, EnvironmentError_, ProvisioningError, Snapshot, env_settings, \
     roll_back
 from pytest_cua.envs.registry import provider_for
-from pytest_cua.episode import Episode, EpisodeError, EpisodeResult
+from pytest_cua.episode.loop import Episode, EpisodeError, EpisodeResult
 from pytest_cua.observations import DEFAULT_KINDS
-from pytest_cua.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, record_answer
-from pytest_cua.suite import EvalContext, Suite
-from pytest_cua.trajectory import TrajectoryRecorder
+from pytest_cua.tasks.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, record_answer
+from pytest_cua.tasks.suite import EvalContext, Suite
+from pytest_cua.episode.trajectory import TrajectoryRecorder
 
 if TYPE_CHECKING:
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 __all__ = ["cua_settings", "cua_suite", "cua_task", "cua_trial", "cua_agent", "cua_env", "cua_episode", "cua_result",
            "_cua_env_pool", "_cua_agent_session", "_cua_human", "_cua_state"]
@@ -213,7 +213,7 @@ def _cua_agent_session(cua_settings: records.Settings) -> Iterator[Agent]:
 
 @pytest.fixture(scope="session")
 def _cua_human(pytestconfig: pytest.Config) -> Any:
-    from pytest_cua.human import HumanFileError, resolve_human
+    from pytest_cua.episode.human import HumanFileError, resolve_human
 
     try:
         return resolve_human(pytestconfig)
@@ -233,7 +233,7 @@ def _cua_state(request: pytest.FixtureRequest, cua_trial: int) -> records.TaskSt
 @pytest.fixture
 def cua_suite(request: pytest.FixtureRequest) -> Suite:
     """The suite of the test module (its ``CUA_SUITE``)."""
-    from pytest_cua.collection import suite_of
+    from pytest_cua.tasks.collection import suite_of
 
     suite = suite_of(request.module)
     if suite is None:
@@ -373,8 +373,8 @@ def _demonstration(config: pytest.Config, task: "Task", template: Any, env: Envi
                    trial: int = 1) -> Callable[[], Any] | None:
     replay_dir = getattr(config.option, "cua_replay_from", None)
     if replay_dir:
-        from pytest_cua.collection import trial_id
-        from pytest_cua.trajectory import actions_from_trajectory
+        from pytest_cua.tasks.collection import trial_id
+        from pytest_cua.episode.trajectory import actions_from_trajectory
 
         # a run with trials wrote <task id>-trial<n>/: the same trial's first, else the task's, else trial 1's
         folders = [trial_id(task.id, trial), task.id, trial_id(task.id, 1)]
@@ -417,7 +417,7 @@ class TaskResult:
 
 def _emit_report(result: TaskResult) -> None:
     try:
-        from pytest_cua.reporting.allure import emit_task
+        from pytest_cua.results.allure import emit_task
     except ModuleNotFoundError:
         return
     emit_task(result)

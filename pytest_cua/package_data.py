@@ -44,7 +44,7 @@ def fixtures_dir(*parts: str) -> Path:
 def as_in_checkout(path: Path) -> Path:
     """Where ``path``, a file or folder of the package's data, stands in a checkout (``<root>/fixtures/...``
     beside ``<root>/pytest_cua/``); any other path is returned as it is. A relative path written in the
-    checkout, such as a recipe's ``../../pytest_cua/desktop/executor.py``, resolves from there in a wheel too."""
+    checkout, such as a recipe's ``../../pytest_cua/envs/docker/executor.py``, resolves from there in a wheel too."""
     try:
         relative = path.resolve().relative_to(fixtures_root().resolve())
     except ValueError:

@@ -12,16 +12,20 @@ from typing import Any, Generator
 
 import pytest
 
-from pytest_cua import collection, records, redaction
+from pytest_cua import redaction
+
+from pytest_cua.tasks import collection
+
+from pytest_cua.results import records
 from pytest_cua.agents.models.options import add_model_options
-from pytest_cua.judge import add_judge_options
+from pytest_cua.episode.judge import add_judge_options
 from pytest_cua.envs.base import add_core_options, env_settings
 from pytest_cua.envs.registry import add_provider_options, configure_providers
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
 from pytest_cua.fixtures import check_markers
-from pytest_cua.human import human_file_option
-from pytest_cua.reporting import allure as allure_report
-from pytest_cua.tasks import DIFFICULTIES, LEVELS
+from pytest_cua.episode.human import human_file_option
+from pytest_cua.results import allure as allure_report
+from pytest_cua.tasks.task import DIFFICULTIES, LEVELS
 
 PERSONAS = ("admin", "sales", "service")
 # set when the session collected a CUA suite: what redaction.py attached for it (log handlers, Allure plugin)
@@ -125,7 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if getattr(config.option, "clean_alluredir", False):
             config.option.clean_alluredir = False
     else:
-        from pytest_cua.reporter import SessionReporter
+        from pytest_cua.results.reporter import SessionReporter
 
         if settings.resume:
             resume_done(config)  # before this session writes any record
@@ -198,7 +202,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     """--cua-retry-errors: task tests run through ``reruns.run_with_retries``."""
-    from pytest_cua import reruns
+    from pytest_cua.episode import reruns
 
     if reruns.wants_retries(item):
         return reruns.run_with_retries(item, nextitem)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what pytest-cua needs on a fresh Debian machine, idempotently: every host program the project runs
-# (PROGRAMS in pytest_cua/doctor.py is the list; tests/test_programs.py checks this script against it) and the
+# (PROGRAMS in pytest_cua/cli/doctor.py is the list; tests/test_programs.py checks this script against it) and the
 # package with its extras. apt-get runs only for programs that are missing, after one `apt-get update`.
 # The Salesforce CLI (`sf`, with the Node.js it needs) comes from scripts/ensure_sf.sh (also SCUBA's evaluation
 # packages, for the parity harness): the tests run it against the embedded org.

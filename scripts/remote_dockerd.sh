@@ -2,7 +2,7 @@
 # A second Docker daemon on this machine that stands in for a remote one: its own --data-root, --exec-root,
 # --pidfile and managed containerd, no bridge and no iptables rules, listening only on
 # tcp://127.0.0.1:PORT with --tlsverify (a private CA, a server and a client certificate made by
-# `python3 -m pytest_cua.desktop.certs`). Needs root; installs docker.io (dockerd) when missing.
+# `python3 -m pytest_cua.envs.docker.certs`). Needs root; installs docker.io (dockerd) when missing.
 #
 #   scripts/remote_dockerd.sh start    start it unless it answers already (idempotent); waits until it answers
 #   scripts/remote_dockerd.sh stop     stop it (SIGTERM, SIGKILL after 30 s); its data root stays
@@ -51,7 +51,7 @@ start() {
         say "dockerd $(pid) runs but does not answer yet; waiting"
     else
         mkdir -p "$DIR/data" "$DIR/exec"
-        "$PYTHON" -m pytest_cua.desktop.certs "$TLS" >/dev/null
+        "$PYTHON" -m pytest_cua.envs.docker.certs "$TLS" >/dev/null
         echo '{}' > "$DIR/daemon.json"  # not /etc/docker/daemon.json: nothing of the main daemon's settings
         rm -f "$PIDFILE"
         say "starting dockerd on $HOST (data root $DIR/data, log $LOG)"

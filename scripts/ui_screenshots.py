@@ -3,7 +3,7 @@
     python3 scripts/ui_screenshots.py [OUT_DIR]      # default: reports/ui-screenshots
 
 Starts the embedded org (its default data) on loopback, logs real Chromium in through frontdoor, makes the few
-records some pages need (``pytest_cua.localorg.ui.page_catalog``: a custom object with a field, a permission set,
+records some pages need (``pytest_cua.orgs.localorg.ui.page_catalog``: a custom object with a field, a permission set,
 a group with a muting permission set, an account and a lead), then opens each page and writes ``NN-name.png``
 (full page). Prints one line per page and the folder.
 """
@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.localorg.ui.page_catalog import pages, prepare
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.ui.page_catalog import pages, prepare
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_cua import actions as A
-from pytest_cua.action_parser import (MAX_ACTIONS, MAX_OUTPUT_CHARS, MAX_TEXT_CHARS, normalize_element_id,
+from pytest_cua.agents.action_parser import (MAX_ACTIONS, MAX_OUTPUT_CHARS, MAX_TEXT_CHARS, normalize_element_id,
                                       parse_actions)
 from pytest_cua.actions import ActionError, Point
 

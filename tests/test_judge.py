@@ -1,4 +1,4 @@
-"""The rubric judge (``pytest_cua.judge``) and partial scoring, without docker:
+"""The rubric judge (``pytest_cua.episode.judge``) and partial scoring, without docker:
 
 - a judge answer is read defensively: JSON as a whole, in a code fence or inside prose, items by id or in
   order, pass/fail as booleans or words; anything else is a ``JudgeError`` naming the judge model;
@@ -22,11 +22,11 @@ from typing import Any, Iterator
 import pytest
 from PIL import Image
 
-from pytest_cua import judge as judge_module
-from pytest_cua.judge import NO_JUDGE, Judge, JudgeError, parse_verdicts, rubric_checks
-from pytest_cua.scoring import EvaluatorCrash, MilestoneSkipped, ScoreCard, active_card
-from pytest_cua.suite import EvalContext
-from pytest_cua.tasks import Task
+from pytest_cua.episode import judge as judge_module
+from pytest_cua.episode.judge import NO_JUDGE, Judge, JudgeError, parse_verdicts, rubric_checks
+from pytest_cua.tasks.scoring import EvaluatorCrash, MilestoneSkipped, ScoreCard, active_card
+from pytest_cua.tasks.suite import EvalContext
+from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeModelServer, JudgePolicy
 
 KEY = "sk-test-judge-0123456789"
@@ -229,9 +229,9 @@ def test_unknown_judge_is_a_value_error(keys: None) -> None:
 # --- the outcome of an inner run -------------------------------------------------------------------------------
 
 RUBRIC_SUITE = '''
-from pytest_cua.judge import rubric_checks
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import Suite, Template
+from pytest_cua.episode.judge import rubric_checks
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import Suite, Template
 
 class Creation(Template):
     name = "creation"
@@ -265,7 +265,7 @@ def rubric_suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 # the option's module as a plugin: harmless once pytest_cua.plugin registers the options itself
-JUDGE_PLUGIN = ("-p", "pytest_cua.judge")
+JUDGE_PLUGIN = ("-p", "pytest_cua.episode.judge")
 
 
 def test_plugin_registers_the_judge_options(pytester: pytest.Pytester) -> None:

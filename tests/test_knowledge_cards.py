@@ -16,7 +16,7 @@ from pytest_cua.agents.base import AgentContext
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry
 from pytest_cua.observations import Element, Observation
-from pytest_cua.tasks import TaskFileError, load_task_file
+from pytest_cua.tasks.task import TaskFileError, load_task_file
 from pytest_cua.testing.fake_models import FakeModelServer
 
 KEY = "sk-test-knowledge-0123456789"

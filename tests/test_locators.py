@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cua.locators import LocatorError, parse_locator, resolve_locator
+from pytest_cua.agents.locators import LocatorError, parse_locator, resolve_locator
 from pytest_cua.observations import Element
 
 ELEMENTS = {e.id: e for e in [Element("e1", "link", "Accounts"), Element("e2", "link", "Cases"),

@@ -48,7 +48,7 @@ EXTRAS: dict[str, str] = {
     "imageio_ffmpeg": "browser",
     "docker": "desktop",
     "openpyxl": "desktop",  # the ProSoft evaluators
-    "yaml": "desktop",  # --cua-human FILE in YAML (pytest_cua.human; JSON needs nothing)
+    "yaml": "desktop",  # --cua-human FILE in YAML (pytest_cua.episode.human; JSON needs nothing)
     "lxml": "desktop",
     "openai": "models",
     "anthropic": "models",
@@ -60,7 +60,7 @@ EXTRAS: dict[str, str] = {
 # files that never run on the host: the executor and its op modules, copied into each desktop container at its
 # creation; the image recipes install what they import
 CONTAINER_FILES = {p.relative_to(Path(__file__).resolve().parents[1]).as_posix() for p in
-                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "desktop").glob("executor*.py")}
+                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "envs" / "docker").glob("executor*.py")}
 # calls that import the module named by their first argument
 DYNAMIC_IMPORTS = {"import_module", "import_sdk", "__import__"}
 
@@ -206,7 +206,7 @@ def test_the_extras_table_is_current() -> None:
 def test_the_scan_sees_module_level_and_deferred_imports() -> None:
     """The scanner itself: Werkzeug at module level, Playwright in a function, the SDKs through import_sdk."""
     seen = {(imp.module, imp.where.split(":")[0], imp.deferred) for imp in imports()}
-    assert ("werkzeug", "pytest_cua/localorg/app.py", False) in seen
+    assert ("werkzeug", "pytest_cua/orgs/localorg/app.py", False) in seen
     assert any(m == "playwright" and w.startswith("pytest_cua/envs/") and d for m, w, d in seen)
     assert not any(m == "playwright" and not d for m, _, d in seen)
     assert ("openai", "pytest_cua/agents/models/adapters/base.py", True) in seen  # openai_client()
@@ -310,7 +310,7 @@ def test_the_wheel_holds_every_module_and_nothing_else(wheel: Path) -> None:
 PROBE = """
 import importlib.util, json, sys
 from pytest_cua.package_data import fixtures_dir
-from pytest_cua.desktop.recipes import load_recipe
+from pytest_cua.envs.docker.recipes import load_recipe
 recipe = load_recipe("cua-desktop-office")
 print(json.dumps({"fixtures": str(fixtures_dir()), "spec": importlib.util.find_spec("pytest_cua._fixtures").origin,
                   "recipe_hash": recipe.recipe_hash(),
@@ -338,7 +338,7 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _checkout_recipe_hash() -> str:
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     return load_recipe(ROOT / "fixtures" / "images" / "cua-desktop-office.json").recipe_hash()
 
@@ -424,8 +424,8 @@ def test_an_editable_install_reads_the_checkout_fixtures(tmp_path: Path) -> None
 
 def test_the_environment_variables_point_at_another_copy(tmp_path: Path) -> None:
     """``PYTEST_CUA_LOCALORG_FIXTURES`` and ``PYTEST_CUA_RECIPES`` win over the package's data."""
-    code = ("import json; from pytest_cua.localorg.schema import default_repo_fixtures; "
-            "from pytest_cua.desktop.recipes import DEFAULT_RECIPE_DIR; "
+    code = ("import json; from pytest_cua.orgs.localorg.schema import default_repo_fixtures; "
+            "from pytest_cua.envs.docker.recipes import DEFAULT_RECIPE_DIR; "
             "print(json.dumps([str(default_repo_fixtures()), str(DEFAULT_RECIPE_DIR)]))")
     env = {**os.environ, "PYTEST_CUA_LOCALORG_FIXTURES": str(tmp_path / "org"),
            "PYTEST_CUA_RECIPES": str(tmp_path / "images")}

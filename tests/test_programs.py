@@ -1,4 +1,4 @@
-"""Every external program the project runs is in ``PROGRAMS`` (pytest_cua/doctor.py), and what that table says
+"""Every external program the project runs is in ``PROGRAMS`` (pytest_cua/cli/doctor.py), and what that table says
 installs each one does: ``scripts/install.sh`` (``--docker``), ``scripts/ensure_docker.sh`` on the host, the
 image recipes in fixtures/images inside desktop containers.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cua.doctor import ENSURE_DOCKER, INSTALL, MANAGERS, PROGRAMS, Program
+from pytest_cua.cli.doctor import ENSURE_DOCKER, INSTALL, MANAGERS, PROGRAMS, Program
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("pytest_cua", "tests")
@@ -28,7 +28,7 @@ RUNNERS = {"subprocess.run", "subprocess.Popen", "subprocess.call", "subprocess.
 ARGV_HELPERS = {"_sh", "_spawn", "_run_ok", "_run"}
 # files that run inside desktop containers: the executor and its op modules, copied into each container at creation
 CONTAINER_FILES = {p.relative_to(Path(__file__).resolve().parents[1]).as_posix() for p in
-                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "desktop").glob("executor*.py")}
+                   (Path(__file__).resolve().parents[1] / "pytest_cua" / "envs" / "docker").glob("executor*.py")}
 
 # programs whose names the code builds at run time (a variable at argv[0]), or that only the scripts and
 # the README's commands run: (name, in a container) -> where
@@ -115,7 +115,7 @@ def test_the_scan_finds_the_programs_it_should() -> None:
 
 def test_every_program_the_code_runs_is_in_the_table() -> None:
     missing = [i.describe() for i in invocations() if (i.name, i.in_container) not in table_keys()]
-    assert not missing, ("programs missing from PROGRAMS in pytest_cua/doctor.py (add each with its package and "
+    assert not missing, ("programs missing from PROGRAMS in pytest_cua/cli/doctor.py (add each with its package and "
                          "make scripts/install.sh or the image recipe install it):\n  " + "\n  ".join(missing))
 
 
@@ -191,7 +191,7 @@ def test_the_image_recipes_install_every_container_program(program: Program) -> 
 
 
 def test_doctor_names_every_host_program_with_its_install_command() -> None:
-    from pytest_cua import doctor
+    from pytest_cua.cli import doctor
 
     checks = doctor.program_checks(find=lambda program: None)  # as on a machine that has none of them
     by_name = {c.name: c for c in checks}

@@ -13,13 +13,13 @@ import pytest
 
 from pytest_cua.actions import Action, ActionResult, Click, Point, Press, Type
 from pytest_cua.agents.base import Agent, AgentContext, Turn
-from pytest_cua.desktop.executor_record import compile_events
+from pytest_cua.envs.docker.executor_record import compile_events
 from pytest_cua.envs.base import Environment, Snapshot
-from pytest_cua.episode import Episode
-from pytest_cua.human import Human, HumanFileError, ScriptedHuman, human_file_option, parse_human_file
+from pytest_cua.episode.loop import Episode
+from pytest_cua.episode.human import Human, HumanFileError, ScriptedHuman, human_file_option, parse_human_file
 from pytest_cua.observations import Observation
-from pytest_cua.summary import build_summary, format_table
-from pytest_cua.tasks import Task
+from pytest_cua.results.summary import build_summary, format_table
+from pytest_cua.tasks.task import Task
 
 CLICK = {"type": "click", "target": {"x": 10, "y": 20}}
 

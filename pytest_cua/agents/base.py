@@ -1,7 +1,7 @@
 """The Agent protocol: ``start(task, context)``, ``step(observation)``, ``usage``.
 
 Agent output is data. A model-backed agent turns its raw output into typed actions with
-``pytest_cua.action_parser`` and never executes it.
+``pytest_cua.agents.action_parser`` and never executes it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pytest_cua.actions import Action
     from pytest_cua.envs.base import Environment
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 @dataclass

@@ -7,12 +7,12 @@ import dataclasses
 from typing import TYPE_CHECKING, Sequence
 
 from pytest_cua.actions import Action, Answer, Done, Fail
-from pytest_cua.locators import LocatorError, is_locator, resolve_locator
+from pytest_cua.agents.locators import LocatorError, is_locator, resolve_locator
 from pytest_cua.agents.base import Agent, AgentContext, AgentError, Turn
 
 if TYPE_CHECKING:
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 class NoopAgent(Agent):

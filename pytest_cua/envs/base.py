@@ -22,8 +22,8 @@ import pytest
 if TYPE_CHECKING:
     from pytest_cua.actions import Action, ActionResult
     from pytest_cua.observations import Observation
-    from pytest_cua.suite import Suite
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.suite import Suite
+    from pytest_cua.tasks.task import Task
 
 
 class EnvironmentError_(Exception):

@@ -1,6 +1,6 @@
 """The ``salesforce`` environment: an org plus a browser logged in to it.
 
-Per xdist worker: an embedded org (``pytest_cua.localorg.OrgServer`` on 127.0.0.1, its own data folder named
+Per xdist worker: an embedded org (``pytest_cua.orgs.localorg.OrgServer`` on 127.0.0.1, its own data folder named
 after the worker) and one Chromium. Evaluators and oracle solvers read and write the org through ``env.org``,
 a simple-salesforce client over real HTTPS; the agent works through the browser, which logs in by frontdoor
 with a session token (no password is typed) once, and starts every later context from that session's cookie
@@ -8,12 +8,12 @@ with a session token (no password is typed) once, and starts every later context
 scope) and opens a fresh browser context; ``residue`` checks the whole org and the browser.
 
 Options: ``--cua-org local`` (default; the embedded org in every worker), or orgs served elsewhere from an orgs
-file (``--cua-orgs FILE``, ini ``cua_orgs``; see ``pytest_cua.orgpool``): ``--cua-org pool`` (the default when
+file (``--cua-orgs FILE``, ini ``cua_orgs``; see ``pytest_cua.orgs.pool``): ``--cua-org pool`` (the default when
 a file is given) leases one org of the file per worker, ``--cua-org NAME`` that one org (one worker). A served
-org (kind ``localorg``) is rolled back through its control resource over HTTPS (``pytest_cua.localorg.control``):
+org (kind ``localorg``) is rolled back through its control resource over HTTPS (``pytest_cua.orgs.localorg.control``):
 the worker never touches its store, and such an environment has no ``store``. An org of kind ``salesforce`` (a
 real org, an ``sf:ALIAS`` or ``--cua-org env``) is reached and rolled back over the standard APIs only
-(``pytest_cua.realorg.ApiOrg``).
+(``pytest_cua.orgs.realorg.ApiOrg``).
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any, Sequence
 from urllib.parse import urlsplit
 
 from pytest_cua.envs.base import EnvContext, Environment, EnvironmentProvider, ProvisioningError, Snapshot
-from pytest_cua.orgpool import pid_alive
+from pytest_cua.orgs.pool import pid_alive
 from pytest_cua.redaction import register_secrets
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action, ActionResult
     from pytest_cua.envs.browser import BrowserEnvironment
-    from pytest_cua.localorg.server import OrgCredentials, OrgServer
+    from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
     from pytest_cua.observations import Observation
-    from pytest_cua.orgpool import OrgEntry, OrgLease
-    from pytest_cua.realorg.handle import ApiOrg
-    from pytest_cua.tasks import Task
+    from pytest_cua.orgs.pool import OrgEntry, OrgLease
+    from pytest_cua.orgs.realorg.handle import ApiOrg
+    from pytest_cua.tasks.task import Task
 
 API_VERSION = "59.0"
 log = logging.getLogger("pytest_cua.envs.salesforce")
@@ -88,13 +88,13 @@ class EmbeddedOrg:
 
 class ServedOrg:
     """An org of the orgs file, served by another process and leased by this one: logged in over OAuth and
-    rolled back through its control resource over HTTPS (``pytest_cua.localorg.control``). A stale lease (its
+    rolled back through its control resource over HTTPS (``pytest_cua.orgs.localorg.control``). A stale lease (its
     earlier holder died, or gave it back dirty) is reset to the org's baseline first."""
 
     kept_in_process = False
 
     def __init__(self, lease: "OrgLease") -> None:
-        from pytest_cua.localorg.control import ControlClient
+        from pytest_cua.orgs.localorg.control import ControlClient
 
         self.lease = lease
         self.entry: "OrgEntry" = lease.entry
@@ -118,7 +118,7 @@ class ServedOrg:
         return token
 
     def start(self) -> "OrgCredentials":
-        from pytest_cua.localorg.control import ControlError
+        from pytest_cua.orgs.localorg.control import ControlError
 
         try:
             self.control.info()
@@ -179,7 +179,7 @@ class SalesforceEnvironment(Environment):
                  worker_id: str = "master") -> None:
         from simple_salesforce import Salesforce
 
-        from pytest_cua.localorg.server import OrgServer
+        from pytest_cua.orgs.localorg.server import OrgServer
 
         handle = EmbeddedOrg(server) if isinstance(server, OrgServer) else server
         self.handle = handle
@@ -335,7 +335,7 @@ class SalesforceProvider(EnvironmentProvider):
     def configure(self, config: Any) -> None:
         """Validate ``--cua-org`` / ``--cua-orgs`` at configure time; on the xdist controller (or without xdist)
         also that the file has an org for every worker: usage errors before anything runs."""
-        from pytest_cua.orgpool import OrgsFileError, check_enough, resolve_choice, worker_count
+        from pytest_cua.orgs.pool import OrgsFileError, check_enough, resolve_choice, worker_count
 
         try:
             choice = resolve_choice(config)
@@ -348,8 +348,8 @@ class SalesforceProvider(EnvironmentProvider):
 
     def _org(self, ctx: EnvContext) -> "OrgServer | ServedOrg | ApiOrg":
         """This worker's org: a new embedded one, or a lease of one served elsewhere."""
-        from pytest_cua.localorg.server import OrgServer
-        from pytest_cua.orgpool import OrgsFileError, lease_one, resolve_choice
+        from pytest_cua.orgs.localorg.server import OrgServer
+        from pytest_cua.orgs.pool import OrgsFileError, lease_one, resolve_choice
 
         try:
             choice = resolve_choice(ctx.config) if ctx.config is not None else None
@@ -363,7 +363,7 @@ class SalesforceProvider(EnvironmentProvider):
             except LookupError as exc:
                 raise ProvisioningError(str(exc)) from None
             if lease.entry.kind == "salesforce":
-                from pytest_cua.realorg.handle import ApiOrg
+                from pytest_cua.orgs.realorg.handle import ApiOrg
 
                 return ApiOrg(lease)
             return ServedOrg(lease)
@@ -374,7 +374,7 @@ class SalesforceProvider(EnvironmentProvider):
 
     def create(self, ctx: EnvContext) -> SalesforceEnvironment:
         from pytest_cua.envs.browser import BrowserEnvironment, BrowserOptions
-        from pytest_cua.localorg.server import OrgServer
+        from pytest_cua.orgs.localorg.server import OrgServer
 
         server = self._org(ctx)
         env: SalesforceEnvironment | None = None

@@ -114,7 +114,7 @@ def default_policy(request: FakeRequest) -> FakeReply:
 
 
 class JudgePolicy:
-    """Plays a rubric judge (``pytest_cua.judge``): answers with one JSON verdict per numbered rubric item
+    """Plays a rubric judge (``pytest_cua.episode.judge``): answers with one JSON verdict per numbered rubric item
     (``1. ...`` lines) of the newest user text. ``verdict``: True (every item passes), False, or a function
     ``(item number, item text) -> bool``; ``raw`` replaces the answer with that text (a malformed judge)."""
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pytest_cua.package_data import fixtures_dir
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext, Template
 
 from .artifacts import Check
 from .artifacts import artifact as _artifact

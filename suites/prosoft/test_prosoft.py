@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from pytest_cua.package_data import fixtures_dir
-from pytest_cua.suite import LoadedTasks, Suite
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.suite import LoadedTasks, Suite
+from pytest_cua.tasks.task import Task
 
 from .templates import TEMPLATES
 

@@ -45,7 +45,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def _seed_dry_run(seed: Any) -> tuple[str, list[str]]:
     """The release's seed records installed into a throw-away org: what each worker's org will get."""
-    from pytest_cua.localorg.seed import seeded_org
+    from pytest_cua.orgs.localorg.seed import seeded_org
 
     from .release import install_org_defaults, install_seed
 

@@ -22,7 +22,7 @@ A record that does not fit is a ``TaskFileError`` naming the file, the task id a
 becomes one collection error and the suite's own tasks still collect.
 
 Seed records are SCUBA's export of a real org, so they are adapted before the org store's seed loader
-(``pytest_cua.localorg.seed.load_records``) installs them; everything the adapter leaves out is listed in
+(``pytest_cua.orgs.localorg.seed.load_records``) installs them; everything the adapter leaves out is listed in
 ``SeedReport.notes``:
 
 - fields the schema does not have (``CurrencyIsoCode``) and read-only fields (``Name`` of a Lead,
@@ -61,13 +61,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from pytest_cua.localorg import ids
-from pytest_cua.suite import Suite, TaskSource
-from pytest_cua.tasks import DIFFICULTIES, Task, TaskFileError, _ID
+from pytest_cua.orgs.localorg import ids
+from pytest_cua.tasks.suite import Suite, TaskSource
+from pytest_cua.tasks.task import DIFFICULTIES, Task, TaskFileError, _ID
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.localorg.store import Org
+    from pytest_cua.orgs.localorg.store import Org
 
 ZERO_SHOT_FILE = "data/test_zero_shot.json"
 DEMO_AUG_FILE = "data/test_demo_aug.json"
@@ -227,7 +227,7 @@ class _SeedAdapter:
 
     # -- reading --------------------------------------------------------------------------------------------
     def read(self) -> tuple[dict[str, tuple[str, list[Any]]], list[_Group]]:
-        from pytest_cua.localorg.seed import SeedError
+        from pytest_cua.orgs.localorg.seed import SeedError
 
         plain: dict[str, tuple[str, list[Any]]] = {}
         groups: list[_Group] = []
@@ -314,7 +314,7 @@ class _SeedAdapter:
 
     # -- installing -----------------------------------------------------------------------------------------
     def install(self) -> SeedReport:
-        from pytest_cua.localorg.seed import dependency_order, load_records
+        from pytest_cua.orgs.localorg.seed import dependency_order, load_records
 
         plain, groups = self.read()
         with self.org.transaction():
@@ -351,7 +351,7 @@ class _SeedAdapter:
                         order.append(value)
 
     def _install_group(self, group: _Group, load_records: Callable[..., list[str]]) -> None:
-        from pytest_cua.localorg.seed import dependency_order
+        from pytest_cua.orgs.localorg.seed import dependency_order
 
         source = f"{group.source}#{group.index}"
         known = [(n, r) for n, r in group.parts if n in self.org.schema]
@@ -435,9 +435,9 @@ _ACCESS_LETTERS = {"R": "allowRead", "C": "allowCreate", "E": "allowEdit", "D": 
 def install_object_settings(org: "Org") -> list[str]:
     """The holders and object settings of ``ORG_DEFAULT_ACCESS`` that ``org`` lacks, written through its Metadata
     store; returns what was installed (``permission set Account Access``, ``Opportunity of Gold Partner User``)."""
-    from pytest_cua.localorg.metadata import MetadataStore
-    from pytest_cua.localorg.metadata import xmltree as X
-    from pytest_cua.localorg.metadata.components import profile_full_name
+    from pytest_cua.orgs.localorg.metadata import MetadataStore
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata.components import profile_full_name
 
     store = MetadataStore(org)
     added: list[str] = []
@@ -475,7 +475,7 @@ def install_org_defaults(org: "Org", report: SeedReport | None = None) -> list[s
     """The standard roles and system users of a new Developer Edition org that ``org`` lacks (see
     ``ORG_DEFAULT_ROLES``); returns the names installed. Roles the seed loaded without a DeveloperName get the
     one Salesforce derives from the label (``Project Lead`` -> ``Project_Lead``, as admin_009_002 names it)."""
-    from pytest_cua.localorg.seed import load_records
+    from pytest_cua.orgs.localorg.seed import load_records
 
     added: list[str] = []
     for r in org.records("UserRole"):  # a role loaded without a developer name gets the one Salesforce gives it
@@ -562,7 +562,7 @@ class PrerequisitePackage:
         return self.wanted is None or member.lower() in self.wanted.get(type_name, set())
 
     def add(self, type_name: str, member: str, path: str, body: Any, source: str) -> None:
-        from pytest_cua.localorg.metadata import xmltree as X
+        from pytest_cua.orgs.localorg.metadata import xmltree as X
 
         if not self.named(type_name, member):
             self.unnamed.append(f"{type_name} {member}")
@@ -573,7 +573,7 @@ class PrerequisitePackage:
 
     def zip_bytes(self, version: str = "62.0") -> bytes:
         """The deploy zip: ``package.xml`` and every component file at its root."""
-        from pytest_cua.localorg.metadata.packages import build_zip, package_xml
+        from pytest_cua.orgs.localorg.metadata.packages import build_zip, package_xml
 
         return build_zip({"package.xml": package_xml(self.types, version), **self.files})
 
@@ -589,7 +589,7 @@ def _source_name(path: Path) -> tuple[str, str]:
 
 
 def _parse(path: Path, rel: str) -> Any:
-    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
 
     try:
         return X.parse(path.read_bytes(), rel)
@@ -601,7 +601,7 @@ def _parse(path: Path, rel: str) -> Any:
 
 def _child(body: Any, tag: str, name: str, rel: str) -> Any:
     """A child component file's body as the element of its parent's file (``<fields>`` with its fullName)."""
-    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
 
     given = X.text_of(body, "fullName")
     if given not in (None, "", name):
@@ -635,8 +635,8 @@ def prerequisite_package(directory: str | Path, *, wanted: Mapping[str, Iterable
     developer names of reports the org already has as records: their files are left out with a note. Folders of
     ``SKIPPED_FOLDERS`` are left out with a note; anything else the conversion cannot place raises
     ``PrerequisiteError`` naming the file."""
-    from pytest_cua.localorg.metadata import xmltree as X
-    from pytest_cua.localorg.metadata.types import TYPES
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata.types import TYPES
 
     root = Path(directory)
     pkg = PrerequisitePackage(root)
@@ -837,7 +837,7 @@ def custom_objects_package(tasks: Iterable[Task], have: Callable[[str], bool]) -
     """The empty custom objects (a real sObject with its Name field; Salesforce's defaults for a new custom
     object: internal ReadWrite, external Private) of those the release's metadata prerequisites name that
     ``have`` says the org lacks."""
-    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
 
     wanted = sorted({m for t in tasks if t.extra.get("release") for m in custom_objects(t)})
     pkg = PrerequisitePackage(Path("release task prerequisites"))
@@ -855,8 +855,8 @@ def install_custom_objects(org: "Org", tasks: Iterable[Task], report: SeedReport
     """Each custom object the release's metadata prerequisites name that ``org`` still lacks (a checkout without
     the object's files), deployed in process as an empty custom object (``custom_objects_package``). Returns
     the names."""
-    from pytest_cua.localorg.metadata import MetadataStore
-    from pytest_cua.localorg.metadata.packages import DeployOptions, deploy
+    from pytest_cua.orgs.localorg.metadata import MetadataStore
+    from pytest_cua.orgs.localorg.metadata.packages import DeployOptions, deploy
 
     pkg = custom_objects_package(tasks, lambda m: org.schema.get(m) is not None)
     new = sorted(pkg.types.get("CustomObject", []))
@@ -877,13 +877,13 @@ def provision_over_api(env: Any, client: Any, root: Path | None, demos: bool, su
     """The suite's prerequisites installed into an org reached over its APIs only, idempotently: the own tasks'
     seed (the embedded org's), and with ``root`` the release's metadata prerequisites (deployed) and its seed
     records, Developer Edition defaults and custom objects, upserted by their unique keys
-    (``pytest_cua.realorg.provision``). The records wanted are those of a reference org built in process by
+    (``pytest_cua.orgs.realorg.provision``). The records wanted are those of a reference org built in process by
     the same code that prepares the embedded org."""
     import tempfile
     import time
 
-    from pytest_cua.localorg.server import OrgServer
-    from pytest_cua.realorg.provision import seed_objects, sync_records
+    from pytest_cua.orgs.localorg.server import OrgServer
+    from pytest_cua.orgs.realorg.provision import seed_objects, sync_records
 
     started = time.monotonic()
     report = SeedReport()
@@ -961,7 +961,7 @@ def scope_names(names: Iterable[str], known: Iterable[str]) -> tuple[str, ...]:
 
 
 def _schema_objects() -> tuple[str, ...]:
-    from pytest_cua.localorg.schema import default_repo_fixtures
+    from pytest_cua.orgs.localorg.schema import default_repo_fixtures
 
     return tuple(sorted(p.stem for p in (default_repo_fixtures() / "schema").glob("*.json")))
 

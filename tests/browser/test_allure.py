@@ -14,8 +14,8 @@ SESSION = "00D5g000001QwEr!AR8AQallureSessionSecret_77"
 
 SUITE = '''
 from pytest_cua.envs.browser import create
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import Suite, Template
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import Suite, Template
 
 
 class FillName(Template):

@@ -11,12 +11,12 @@ from pytest_cua import actions as A
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.redaction import register_secret
-from pytest_cua.tasks import Task
-from pytest_cua.trajectory import StepRecord, TrajectoryRecorder
+from pytest_cua.tasks.task import Task
+from pytest_cua.episode.trajectory import StepRecord, TrajectoryRecorder
 
 pytestmark = pytest.mark.browser
 
-server_module = pytest.importorskip("pytest_cua.localorg.server")
+server_module = pytest.importorskip("pytest_cua.orgs.localorg.server")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, roll_back
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.envs.browser.options import BrowserOptionError, BrowserOptions, parse_endpoints, show_endpoint
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 
 from .remote_servers import BrowserServer, DevToolsChromium
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cua.cli import main
-from pytest_cua.reporting import cli as report_cli
+from pytest_cua.results import cli as report_cli
 
 
 def results_dir(tmp_path: Path) -> Path:

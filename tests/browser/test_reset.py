@@ -12,7 +12,7 @@ import pytest
 from pytest_cua.envs.base import EnvContext, roll_back
 from pytest_cua.envs.salesforce import create
 from pytest_cua.redaction import REDACTED, redact
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 
 STORAGE = "() => [localStorage.length, sessionStorage.length]"
 pytestmark = pytest.mark.browser

@@ -13,7 +13,7 @@ from pytest_cua import actions as A
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, RollbackResidue, roll_back
 from pytest_cua.envs.browser import BrowserEnvironment, check_display, find_chromium, normalize_key
 from pytest_cua.envs.browser.options import BrowserOptionError, BrowserOptions, parse_viewport
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 
 pytestmark = pytest.mark.browser
 

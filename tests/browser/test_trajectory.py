@@ -12,10 +12,10 @@ from pytest_cua import actions as A
 from pytest_cua.agents.base import Agent, AgentContext, Turn, Usage
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.envs.browser.options import BrowserOptions
-from pytest_cua.episode import Episode
+from pytest_cua.episode.loop import Episode
 from pytest_cua.redaction import REDACTED, Redactor, register_secret
-from pytest_cua.tasks import Task
-from pytest_cua.trajectory import (TrajectoryRecorder, actions_from_trajectory, load_trajectory,
+from pytest_cua.tasks.task import Task
+from pytest_cua.episode.trajectory import (TrajectoryRecorder, actions_from_trajectory, load_trajectory,
                                    turns_from_trajectory)
 
 pytestmark = pytest.mark.browser

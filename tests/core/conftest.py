@@ -10,11 +10,11 @@ import pytest
 # on by keys of the task's ground truth or by module-level flags.
 KV_SUITE = '''
 import copy, os, time
-from pytest_cua.suite import Suite, Template
+from pytest_cua.tasks.suite import Suite, Template
 from pytest_cua.envs.base import Environment, Snapshot, EnvironmentCrash
 from pytest_cua.actions import ActionResult, Fill, Wait
 from pytest_cua.observations import Observation
-from pytest_cua.scoring import milestone
+from pytest_cua.tasks.scoring import milestone
 
 PROVISIONED = []
 

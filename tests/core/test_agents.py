@@ -9,7 +9,7 @@ from pytest_cua.agents.base import Agent, AgentContext, AgentError
 from pytest_cua.agents.builtin import NoopAgent, OracleAgent, ReplayAgent
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.observations import Observation
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 
 
 class FakeProvider(Agent):

@@ -1,4 +1,4 @@
-"""pytest_cua.compare: task-by-task comparison of two summaries, the gate, the renderers and the CLI."""
+"""pytest_cua.results.compare: task-by-task comparison of two summaries, the gate, the renderers and the CLI."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_cua import cli
-from pytest_cua.compare import CompareError, compare, load_summary, render_markdown, render_text
-from pytest_cua.stats import mcnemar_exact
+from pytest_cua.results.compare import CompareError, compare, load_summary, render_markdown, render_text
+from pytest_cua.results.stats import mcnemar_exact
 
 
 def rec(tid: str, outcome: str, *, trial: int | None = 1, suite: str = "s", score: float | None = None,

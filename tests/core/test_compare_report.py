@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from pytest_cua.cli import main
-from pytest_cua.reporting import compare_report
-from pytest_cua.reporting.compare_report import (render_html, task_cost_success, task_steps, template_success,
+from pytest_cua.results import compare_report
+from pytest_cua.results.compare_report import (render_html, task_cost_success, task_steps, template_success,
                                                  write_report)
 
 PNG = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
@@ -48,7 +48,7 @@ def summary(records: list[dict[str, Any]], *, run_id: str, agent: str = "oracle"
 
 
 def _side(records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """A comparison SIDE from one task's records (the schema of pytest_cua.compare)."""
+    """A comparison SIDE from one task's records (the schema of pytest_cua.results.compare)."""
     if not records:
         return None
     scored = [r for r in records if r["outcome"] in ("passed", "failed")]
@@ -245,7 +245,7 @@ def test_many_templates_show_those_that_changed_most() -> None:
 
 
 def test_the_hand_built_comparison_has_the_real_schema() -> None:
-    compare = pytest.importorskip("pytest_cua.compare")
+    compare = pytest.importorskip("pytest_cua.results.compare")
     base, new = two_runs()
     real = compare.compare(base, new).to_dict()
     mine = make_comparison(base, new)
@@ -273,7 +273,7 @@ def write_runs(tmp_path: Path, base: dict[str, Any], new: dict[str, Any]) -> tup
 
 
 def test_cli_writes_the_report_and_passes_the_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("pytest_cua.compare")
+    pytest.importorskip("pytest_cua.results.compare")
     base, _ = two_runs()
     b, n = write_runs(tmp_path, base, base)
     out = tmp_path / "out" / "deep" / "report.html"
@@ -287,7 +287,7 @@ def test_cli_writes_the_report_and_passes_the_gate(tmp_path: Path, capsys: pytes
 
 
 def test_cli_fails_by_the_gate_on_a_regression(tmp_path: Path) -> None:
-    pytest.importorskip("pytest_cua.compare")
+    pytest.importorskip("pytest_cua.results.compare")
     base = summary([record(f"t{i}", "passed", cost=0.01 * i) for i in range(10)], run_id="b")
     new = summary([record(f"t{i}", "failed" if i < 7 else "passed", cost=0.02 * i) for i in range(10)],
                   run_id="n")  # 7 flips to fail: McNemar p 0.016
@@ -301,7 +301,7 @@ def test_cli_fails_by_the_gate_on_a_regression(tmp_path: Path) -> None:
 
 
 def test_cli_an_unreadable_summary_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("pytest_cua.compare")
+    pytest.importorskip("pytest_cua.results.compare")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     good = tmp_path / "good.json"
@@ -331,7 +331,7 @@ def test_cli_usage_errors_exit_2(argv: list[str], tmp_path: Path, monkeypatch: p
 
 def test_without_matplotlib_html_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("pytest_cua.compare")
+    pytest.importorskip("pytest_cua.results.compare")
     base, new = two_runs()
     b, n = write_runs(tmp_path, base, new)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError

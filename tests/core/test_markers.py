@@ -11,7 +11,7 @@ import pytest
 SUITE = '''
 import copy, os
 import pytest
-from pytest_cua.suite import Suite, Template
+from pytest_cua.tasks.suite import Suite, Template
 from pytest_cua.envs.base import Environment, Snapshot
 from pytest_cua.actions import ActionResult
 from pytest_cua.observations import Observation
@@ -36,7 +36,7 @@ class Anything(Template):
     name = "anything"
     objects = ("Account",)
     def evaluate(self, ctx):
-        from pytest_cua.scoring import milestone
+        from pytest_cua.tasks.scoring import milestone
         with milestone("ran", 1.0):
             pass
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_cua.fixtures import _observation_kinds
-from pytest_cua.suite import Suite
+from pytest_cua.tasks.suite import Suite
 
 
 class Agent:

@@ -75,8 +75,8 @@ SUITE = '''
 import json, os
 from pytest_cua.agents.base import Agent, Turn
 from pytest_cua.actions import Done, Fill
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import Suite, Template
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import Suite, Template
 
 
 class Remember(Template):
@@ -194,7 +194,7 @@ def test_prepare_runs_again_for_a_new_environment_after_a_failed_rollback(pytest
 
 def test_a_provider_that_does_not_load_breaks_only_its_suites(pytester: pytest.Pytester, notes_run) -> None:
     pytester.makepyfile(test_broken='''
-from pytest_cua.suite import Suite
+from pytest_cua.tasks.suite import Suite
 
 CUA_SUITE = Suite("broken", environment="broken")
 

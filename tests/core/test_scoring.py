@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cua.scoring import (EvaluatorCrash, ScoreCard, WeightError, active_card, check_weights, milestone,
+from pytest_cua.tasks.scoring import (EvaluatorCrash, ScoreCard, WeightError, active_card, check_weights, milestone,
                                 score_answer, token_f1)
 
 

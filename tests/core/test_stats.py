@@ -1,4 +1,4 @@
-"""The significance tests of pytest_cua.stats against hand-computed values."""
+"""The significance tests of pytest_cua.results.stats against hand-computed values."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pytest_cua.stats import BootstrapResult, mcnemar_exact, mean_se, paired_bootstrap
+from pytest_cua.results.stats import BootstrapResult, mcnemar_exact, mean_se, paired_bootstrap
 
 
 @pytest.mark.parametrize(("b", "c", "expected"), [
@@ -117,14 +117,14 @@ def test_mean_se_hand_values():
 
 @pytest.mark.parametrize("b, c", [(0, 0), (1, 0), (5, 0), (10, 2), (7, 7), (12, 5)])
 def test_sign_flip_with_one_trial_is_mcnemar(b, c):
-    from pytest_cua.stats import sign_flip_test
+    from pytest_cua.results.stats import sign_flip_test
 
     differences = [-1.0] * b + [1.0] * c + [0.0] * 20  # ties carry no information
     assert sign_flip_test(differences) == pytest.approx(mcnemar_exact(b, c), abs=1e-15)
 
 
 def test_sign_flip_hand_values():
-    from pytest_cua.stats import sign_flip_test
+    from pytest_cua.results.stats import sign_flip_test
 
     # one task 3/3 -> 2/3: signs -1/3 or +1/3, |sum| >= 1/3 always: p = 1
     assert sign_flip_test([-1 / 3]) == 1.0
@@ -135,7 +135,7 @@ def test_sign_flip_hand_values():
 
 
 def test_sign_flip_without_small_denominators_is_monte_carlo_and_seeded():
-    from pytest_cua.stats import sign_flip_test
+    from pytest_cua.results.stats import sign_flip_test
 
     differences = [-(2 ** 0.5) / 10 * (i % 3 + 1) for i in range(12)]  # not multiples of a small 1/q
     p = sign_flip_test(differences, resamples=4000, seed=1)

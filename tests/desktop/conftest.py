@@ -22,7 +22,7 @@ def _in_ci() -> bool:
 def docker_client() -> Any:
     """A docker SDK client; skips (fails when CI is set) when no dockerd answers."""
     try:
-        from pytest_cua.desktop.images import docker_client as make_client
+        from pytest_cua.envs.docker.images import docker_client as make_client
 
         client = make_client()
         client.ping()
@@ -37,8 +37,8 @@ def docker_client() -> Any:
 @pytest.fixture(scope="session")
 def base_image(docker_client: Any) -> str:
     """The cua-desktop-base image, built from its recipe when missing or outdated (minutes the first time)."""
-    from pytest_cua.desktop.images import build_image
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.images import build_image
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     build_image(load_recipe(BASE_IMAGE), client=docker_client, progress=lambda line: None)
     return BASE_IMAGE
@@ -75,7 +75,7 @@ class RemoteDocker:
         return ["--cua-docker-hosts", self.url, "--cua-docker-tls-dir", self.tls_dir]
 
     def client(self) -> Any:
-        from pytest_cua.desktop.hosts import DockerHost, connect
+        from pytest_cua.envs.docker.hosts import DockerHost, connect
 
         return connect(DockerHost(self.url, Path(self.tls_dir)))
 

@@ -17,8 +17,8 @@ BASE_IMAGE = "cua-desktop-base"
 
 def make_env(image: str, *, run_id: str | None = None, worker_id: str = "gw0", **overrides: Any) -> Any:
     """A started DockerEnvironment on ``image`` with a fresh run id unless given (the caller closes it)."""
-    from pytest_cua.desktop.options import resolve_settings
-    from pytest_cua.envs.docker import DockerEnvironment
+    from pytest_cua.envs.docker.options import resolve_settings
+    from pytest_cua.envs.docker.environment import DockerEnvironment
 
     settings = resolve_settings(**{"image": image, "build": "never", "memory": "1g", "cpus": 1.0, **overrides})
     env = DockerEnvironment(settings, run_id=run_id or f"test-{uuid.uuid4().hex[:8]}", worker_id=worker_id,
@@ -33,7 +33,7 @@ def make_env(image: str, *, run_id: str | None = None, worker_id: str = "gw0", *
 
 def probe_task(task_id: str = "probe", **extra: Any) -> Any:
     """A task that starts the event-logging probe window (tests/desktop/files/probe.py)."""
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
     data = {"start_files": [{"src": "probe.py", "dest": "/root/probe.py"}],
             "start_command": ["python3", "/root/probe.py"], "window": "^cua-probe$", "window_timeout_s": 30}

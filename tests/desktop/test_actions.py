@@ -114,7 +114,7 @@ def test_refused_actions_are_failed_results_not_crashes(probe: Any, action: dict
 
 
 def test_executor_refuses_raw_requests_outside_its_whitelist(probe: Any) -> None:
-    from pytest_cua.desktop.client import ExecutorError
+    from pytest_cua.envs.docker.client import ExecutorError
 
     with pytest.raises(ExecutorError, match="not supported"):
         probe.box.client.request("act", action={"type": "eval", "code": "__import__('os').system('id')"})

@@ -13,8 +13,8 @@ import pytest
 
 from .desktop_helpers import make_env, wait_for
 from pytest_cua.actions import Action
-from pytest_cua.desktop.axtree import build_tree, target_point
-from pytest_cua.tasks import Task
+from pytest_cua.envs.docker.axtree import build_tree, target_point
+from pytest_cua.tasks.task import Task
 
 OFFICE_IMAGE = "cua-desktop-office"
 SCREEN = (1280, 800)
@@ -25,8 +25,8 @@ docker = pytest.mark.docker
 def calc(docker_client: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One office container (for the module) with a small workbook open in Calc."""
     openpyxl = pytest.importorskip("openpyxl")
-    from pytest_cua.desktop.images import build_image
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.images import build_image
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     build_image(load_recipe(OFFICE_IMAGE), client=docker_client, progress=lambda line: None)  # cached by hash
     book = tmp_path_factory.mktemp("axtree") / "marks.xlsx"

@@ -12,7 +12,7 @@ import pytest
 from .desktop_helpers import FILES, probe_task, wait_for
 from pytest_cua.actions import Action
 from pytest_cua.envs.base import RollbackResidue, roll_back
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 
 pytestmark = pytest.mark.docker
 
@@ -45,7 +45,7 @@ def test_file_transfer_round_trip(desktop: Any, tmp_path: Path) -> None:
     assert desktop.box.client.put_file(src, "/root/deep/folder/blob.bin") == len(payload)
     back = desktop.box.client.get_file("/root/deep/folder/blob.bin", tmp_path / "out" / "blob.bin")
     assert back.read_bytes() == payload
-    from pytest_cua.desktop.client import ExecutorError
+    from pytest_cua.envs.docker.client import ExecutorError
 
     with pytest.raises(ExecutorError, match="no file"):
         desktop.box.client.get_file("/root/missing.txt", tmp_path / "missing.txt")

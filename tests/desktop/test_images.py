@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.desktop.recipes import RecipeError, load_recipe
+from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
 
 
 def _write(path: Path, data: dict) -> Path:
@@ -60,7 +60,7 @@ def _cat(client: Any, path: str) -> bytes:
 
 @pytest.mark.docker
 def test_build_labels_caches_and_rebuilds_on_change(base_image: str, docker_client: Any, tmp_path: Path) -> None:
-    from pytest_cua.desktop.images import LABEL_BUILT, LABEL_HASH, build_image, cache_dir
+    from pytest_cua.envs.docker.images import LABEL_BUILT, LABEL_HASH, build_image, cache_dir
 
     marker = tmp_path / "marker.txt"
     marker.write_text("first")

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 import pytest
 from PIL import Image
 
-from pytest_cua.tasks import load_task_file
+from pytest_cua.tasks.task import load_task_file
 from pytest_cua.testing.fake_models import FakeModelServer, JudgePolicy
 
 pytestmark = pytest.mark.docker
@@ -37,14 +37,14 @@ TASK = "writer-l4-letterhead"
 JUDGE = "openai-compatible:fake-judge"
 KEY = "sk-fake-judge-0123456789abcdef"
 RUN_TIMEOUT_S = 1800
-JUDGE_PLUGIN = ("-p", "pytest_cua.judge")  # the options' module: harmless once pytest_cua.plugin registers them
+JUDGE_PLUGIN = ("-p", "pytest_cua.episode.judge")  # the options' module: harmless once pytest_cua.plugin registers them
 
 
 @pytest.fixture(scope="module")
 def office_image(docker_client: Any) -> str:
     """The image the L4 tasks need, built from its recipe only when missing or outdated."""
-    from pytest_cua.desktop.images import build_image
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.images import build_image
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     build_image(load_recipe(IMAGE), client=docker_client, progress=lambda line: None)
     return IMAGE

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.tasks import load_task_file
+from pytest_cua.tasks.task import load_task_file
 
 pytestmark = pytest.mark.docker
 
@@ -31,8 +31,8 @@ RUN_TIMEOUT_S = 3600
 @pytest.fixture(scope="module")
 def pro_image(docker_client: Any) -> str:
     """The suite's image, built from its recipe (and its bases) when missing or outdated."""
-    from pytest_cua.desktop.images import build_image
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.images import build_image
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     build_image(load_recipe(PRO_IMAGE), client=docker_client, progress=lambda line: None)
     return PRO_IMAGE

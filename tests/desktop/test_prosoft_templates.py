@@ -12,8 +12,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from pytest_cua.scoring import ScoreCard, active_card  # noqa: E402
-from pytest_cua.suite import EvalContext  # noqa: E402
+from pytest_cua.tasks.scoring import ScoreCard, active_card  # noqa: E402
+from pytest_cua.tasks.suite import EvalContext  # noqa: E402
 from suites.prosoft.templates import FIXTURES, TEMPLATES  # noqa: E402
 from suites.prosoft.test_prosoft import CUA_SUITE  # noqa: E402
 

@@ -37,7 +37,7 @@ TINY = "pytest-cua-test-tiny"
 # --- the host list, TLS folders and connection errors --------------------------------------------------------
 
 def _tls_folder(tmp_path: Path, *, skip: str = "", garbage: str = "") -> Path:
-    from pytest_cua.desktop.certs import ensure_docker_tls
+    from pytest_cua.envs.docker.certs import ensure_docker_tls
 
     _, client = ensure_docker_tls(tmp_path / "pki")
     if skip:
@@ -48,8 +48,8 @@ def _tls_folder(tmp_path: Path, *, skip: str = "", garbage: str = "") -> Path:
 
 
 def test_host_lists_and_tls_folders_are_checked(tmp_path: Path) -> None:
-    from pytest_cua.desktop.hosts import DockerHostError, parse_hosts
-    from pytest_cua.desktop.options import DockerSettingsError, resolve_settings
+    from pytest_cua.envs.docker.hosts import DockerHostError, parse_hosts
+    from pytest_cua.envs.docker.options import DockerSettingsError, resolve_settings
 
     good = _tls_folder(tmp_path)
     hosts = parse_hosts("local, tcp://127.0.0.1:2376", str(good))
@@ -107,7 +107,7 @@ def test_bad_host_options_stop_the_run_before_anything_runs(options: list[str], 
 
 
 def test_unreachable_host_and_tls_failure_name_the_host(remote_docker: RemoteDocker, tmp_path: Path) -> None:
-    from pytest_cua.desktop.hosts import DockerHost, DockerHostError, connect, parse_hosts, place
+    from pytest_cua.envs.docker.hosts import DockerHost, DockerHostError, connect, parse_hosts, place
 
     dead = f"tcp://127.0.0.1:{_free_port()}"
     with pytest.raises(DockerHostError, match=rf"docker host {dead} .*not reachable: ConnectionRefusedError"):
@@ -130,7 +130,7 @@ def test_unreachable_host_and_tls_failure_name_the_host(remote_docker: RemoteDoc
 def test_placement_takes_the_host_with_fewest_running_containers(remote_docker: RemoteDocker) -> None:
     """Two names of one daemon tie: workers go round the list from their number. Of two different daemons the
     one with fewer running pytest-cua containers wins."""
-    from pytest_cua.desktop.hosts import parse_hosts, place
+    from pytest_cua.envs.docker.hosts import parse_hosts, place
 
     port = remote_docker.url.rsplit(":", 1)[1]
     twins = parse_hosts(f"{remote_docker.url},tcp://localhost:{port}", remote_docker.tls_dir)
@@ -180,8 +180,8 @@ def _tiny_image(client: Any, digest: str) -> None:
 
 
 def test_image_is_sent_once_and_then_found_by_recipe_hash(remote_docker: RemoteDocker, docker_client: Any) -> None:
-    from pytest_cua.desktop.hosts import DockerHost, DockerHostError, ensure_image
-    from pytest_cua.desktop.images import image_labels
+    from pytest_cua.envs.docker.hosts import DockerHost, DockerHostError, ensure_image
+    from pytest_cua.envs.docker.images import image_labels
 
     remote = remote_docker.client()
     host = DockerHost(remote_docker.url, Path(remote_docker.tls_dir))
@@ -271,7 +271,7 @@ def test_sweep_removes_leftovers_from_both_daemons(remote_docker: RemoteDocker, 
                                                    base_image: str) -> None:
     """Two killed workers of one run, one on each daemon: the provider's sweep after a dead worker reaches the
     remote one (the run recorded its hosts); ``pytest-cua docker sweep --hosts`` covers both."""
-    from pytest_cua.envs.docker import PROVIDER
+    from pytest_cua.envs.docker.environment import PROVIDER
 
     run_id = f"test-{uuid.uuid4().hex[:8]}"
     remote = remote_docker.client()

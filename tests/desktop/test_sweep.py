@@ -26,7 +26,7 @@ HOLDER = textwrap.dedent("""
 
 
 def test_sweep_removes_what_a_killed_process_held(base_image: str, docker_client: Any, desktop: Any) -> None:
-    from pytest_cua.desktop.leftovers import sweep
+    from pytest_cua.envs.docker.leftovers import sweep
 
     script = HOLDER.format(helpers=str(Path(__file__).parent), image=base_image, kwargs={})
     holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
@@ -80,7 +80,7 @@ def test_provider_sweeps_one_dead_worker_and_leaves_its_siblings(base_image: str
     the live worker of the same run keeps its own."""
     import uuid
 
-    from pytest_cua.envs.docker import PROVIDER
+    from pytest_cua.envs.docker.environment import PROVIDER
 
     run_id = f"test-{uuid.uuid4().hex[:8]}"
     def held(worker: str) -> tuple[int, int]:

@@ -19,12 +19,12 @@ import pytest
 from .desktop_helpers import wait_for
 from pytest_cua.actions import Action, Press
 from pytest_cua.agents.base import Agent, AgentContext, Turn
-from pytest_cua.desktop.takeover import TakeoverSession, session
+from pytest_cua.envs.docker.takeover import TakeoverSession, session
 from pytest_cua.envs.base import roll_back
-from pytest_cua.episode import Episode
-from pytest_cua.human import Human, LiveTakeover
+from pytest_cua.episode.loop import Episode
+from pytest_cua.episode.human import Human, LiveTakeover
 from pytest_cua.observations import Observation
-from pytest_cua.tasks import Task, load_task_file
+from pytest_cua.tasks.task import Task, load_task_file
 
 pytestmark = pytest.mark.docker
 
@@ -169,8 +169,8 @@ def test_live_takeover_pauses_the_agent_and_records_human_steps(takeover: Takeov
 
 @pytest.fixture(scope="module")
 def office_image(docker_client: Any) -> str:
-    from pytest_cua.desktop.images import build_image
-    from pytest_cua.desktop.recipes import load_recipe
+    from pytest_cua.envs.docker.images import build_image
+    from pytest_cua.envs.docker.recipes import load_recipe
 
     build_image(load_recipe(OFFICE_IMAGE), client=docker_client, progress=lambda line: None)
     return OFFICE_IMAGE

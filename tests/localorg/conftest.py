@@ -6,9 +6,9 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cua.localorg.seed import seeded_org
-from pytest_cua.localorg.server import OrgCredentials, OrgServer
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.seed import seeded_org
+from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
+from pytest_cua.orgs.localorg.store import Org
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from simple_salesforce import Salesforce
 from simple_salesforce.exceptions import SalesforceError
 
-from pytest_cua.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.server import OrgServer
 
 MATRIX = {"name": "Pipeline Matrix", "reportFormat": "MATRIX", "reportType": {"type": "Opportunity"},
           "groupingsDown": [{"name": "CLOSE_MONTH"}], "groupingsAcross": [{"name": "TYPE"}],

@@ -11,7 +11,7 @@ from simple_salesforce.exceptions import (
     SalesforceExpiredSession, SalesforceGeneralError, SalesforceMalformedRequest, SalesforceResourceNotFound,
 )
 
-from pytest_cua.localorg.server import OrgCredentials, OrgServer
+from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
 
 
 def _code(exc: BaseException) -> str:
@@ -98,7 +98,7 @@ def test_login_page(creds: OrgCredentials) -> None:
 def test_access_log_never_shows_tokens(org_server: OrgServer, creds: OrgCredentials,
                                        caplog: pytest.LogCaptureFixture) -> None:
     token = org_server.access_token()
-    with caplog.at_level(logging.DEBUG, logger="pytest_cua.localorg"):
+    with caplog.at_level(logging.DEBUG, logger="pytest_cua.orgs.localorg"):
         s = creds.requests_session()
         s.get(f"{creds.instance_url}/secur/frontdoor.jsp?sid={token}", allow_redirects=False, timeout=30)
         s.get(f"{creds.instance_url}/services/data/v59.0/sobjects", headers=_headers(token), timeout=30)
@@ -307,7 +307,7 @@ def test_composite_update_and_delete_and_identity(sf: Salesforce, org_server: Or
 def test_ui_extensions_register_routes(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from werkzeug.wrappers import Response
 
-    from pytest_cua.localorg.app import OrgApp, RequestContext
+    from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 
     def home(ctx: RequestContext) -> Response:
         return Response(f"custom home for {ctx.user_id}")

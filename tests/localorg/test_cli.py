@@ -8,7 +8,7 @@ import stat
 import subprocess
 import sys
 
-from pytest_cua.localorg.server import OrgCredentials
+from pytest_cua.orgs.localorg.server import OrgCredentials
 
 
 def test_org_serve_prints_credentials_and_serves(tmp_path) -> None:  # type: ignore[no-untyped-def]

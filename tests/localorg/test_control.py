@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.localorg.control import BASELINE, ControlClient, ControlError
-from pytest_cua.localorg.server import OrgCredentials, OrgServer
-from pytest_cua.localorg.soap import convert_lead_request, parse_convert_response
+from pytest_cua.orgs.localorg.control import BASELINE, ControlClient, ControlError
+from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
+from pytest_cua.orgs.localorg.soap import convert_lead_request, parse_convert_response
 
 V = "59.0"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.localorg.formula import Context, FormulaUnsupported, evaluate
+from pytest_cua.orgs.localorg.formula import Context, FormulaUnsupported, evaluate
 
 RECORD = {"amount": 1200.0, "stagename": "Closed Won", "name": "", "nextstep": None, "probability": 90.0,
           "industry": "Retail", "interests": "Golf;Tennis"}

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from pytest_cua.localorg import ids
-from pytest_cua.localorg.schema import SchemaError, load_schema, parse_object
+from pytest_cua.orgs.localorg import ids
+from pytest_cua.orgs.localorg.schema import SchemaError, load_schema, parse_object
 
 REQUIRED_OBJECTS = [
     "Account", "Contact", "Lead", "Opportunity", "OpportunityContactRole", "Case", "Task", "Event", "Campaign",

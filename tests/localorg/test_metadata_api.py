@@ -13,8 +13,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from pytest_cua.localorg.metadata.packages import build_zip
-from pytest_cua.localorg.server import OrgCredentials, OrgServer
+from pytest_cua.orgs.localorg.metadata.packages import build_zip
+from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
 
 V = "59.0"
 MD = "http://soap.sforce.com/2006/04/metadata"
@@ -347,8 +347,8 @@ def test_list_view_columns_are_salesforce_column_names(org_server: OrgServer, so
 
 def test_every_column_name_reads_back_as_its_field() -> None:
     """column_name and field_name are inverse on every field of the objects list views are made for."""
-    from pytest_cua.localorg.metadata.columns import column_name, field_name
-    from pytest_cua.localorg.seed import seeded_org
+    from pytest_cua.orgs.localorg.metadata.columns import column_name, field_name
+    from pytest_cua.orgs.localorg.seed import seeded_org
 
     schema = seeded_org().schema
     for obj_name in ("Account", "Opportunity", "Case", "Lead", "Contact", "Task", "Campaign", "Order", "Product2"):
@@ -365,7 +365,7 @@ def test_every_column_name_reads_back_as_its_field() -> None:
 def test_profile_full_names_are_encoded_as_salesforce_encodes_them(soap: Soap) -> None:
     """``Custom: Sales Profile`` is ``Custom%3A Sales Profile`` in the Metadata API (and so in the CLI's file
     names), standard profiles keep their own names; a read by either name finds the profile."""
-    from pytest_cua.localorg.metadata.components import profile_full_name
+    from pytest_cua.orgs.localorg.metadata.components import profile_full_name
 
     assert profile_full_name("Custom: Sales Profile") == "Custom%3A Sales Profile"
     assert profile_full_name("Force.com - Free User") == "Force%2Ecom - Free User"

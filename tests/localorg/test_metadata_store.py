@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.metadata import ComponentError, MetadataStore, install_defaults, parse
-from pytest_cua.localorg.metadata.components import record_residue
-from pytest_cua.localorg.metadata.packages import DeployOptions, build_zip, deploy, read_zip, retrieve
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.metadata import ComponentError, MetadataStore, install_defaults, parse
+from pytest_cua.orgs.localorg.metadata.components import record_residue
+from pytest_cua.orgs.localorg.metadata.packages import DeployOptions, build_zip, deploy, read_zip, retrieve
+from pytest_cua.orgs.localorg.store import Org
 
 MD = "http://soap.sforce.com/2006/04/metadata"
 

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cua.orgpool import (OrgChoice, OrgsFileError, check_enough, lease_one, load_orgs, resolve_choice,
+from pytest_cua.orgs.pool import (OrgChoice, OrgsFileError, check_enough, lease_one, load_orgs, resolve_choice,
                                 try_lease)
 
 from .served import served_orgs
@@ -117,7 +117,7 @@ def test_leases_are_exclusive_across_processes(two_orgs: tuple[Path, dict[str, d
     mine = lease_one(entries, worker_id="gw1", run_id="r1")
     assert mine.entry.name == "org-b"  # gw1 prefers the second org
     other = subprocess.run([sys.executable, "-c", (
-        "import sys; from pytest_cua.orgpool import load_orgs, lease_one, try_lease\n"
+        "import sys; from pytest_cua.orgs.pool import load_orgs, lease_one, try_lease\n"
         f"e = load_orgs({str(two_orgs[0])!r})\n"
         "print(try_lease(e[1], worker_id='gw9', run_id='r2') is None)\n"
         "print(lease_one(e, worker_id='gw1', run_id='r2', wait_s=0).entry.name)\n")],
@@ -136,7 +136,7 @@ def test_leases_are_exclusive_across_processes(two_orgs: tuple[Path, dict[str, d
 HOLDER = """
 import os, sys, time
 from pytest_cua.envs.salesforce import SalesforceEnvironment, ServedOrg
-from pytest_cua.orgpool import lease_one, load_orgs
+from pytest_cua.orgs.pool import lease_one, load_orgs
 env = SalesforceEnvironment(ServedOrg(lease_one(load_orgs(sys.argv[1]), worker_id="gw0", run_id="killed-run")),
                             None, worker_id="gw0")
 env.snapshot()
@@ -170,7 +170,7 @@ def test_a_killed_holders_lease_is_taken_over_and_the_org_reset(two_orgs: tuple[
         assert described["org"] == "org-a" and "reset to its baseline" in described["org_reset"]
         assert not hasattr(env, "store")  # the worker never touches a served org's store
         assert env.org.query("SELECT COUNT() FROM Lead WHERE Company = 'Killed Mid Task Ltd'")["totalSize"] == 0
-        from pytest_cua.localorg.control import BASELINE
+        from pytest_cua.orgs.localorg.control import BASELINE
 
         assert env.handle.control.residue(BASELINE) == []  # type: ignore[union-attr]
     finally:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.seed import seeded_org
-from pytest_cua.localorg.soap import ids_request, parse_convert_response
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.seed import seeded_org
+from pytest_cua.orgs.localorg.soap import ids_request, parse_convert_response
+from pytest_cua.orgs.localorg.store import Org
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cua.localorg.server import OrgCredentials, OrgServer
+from pytest_cua.orgs.localorg.server import OrgCredentials, OrgServer
 from pytest_cua.testing.sfcli import INSTALL_HINT, SfCli, find_sf
 
 SOAP_VERSION = "62.0"

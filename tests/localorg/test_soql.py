@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.store import Org
 
 
 def strip(value: Any) -> Any:
@@ -205,7 +205,7 @@ def test_query_errors(org: Org, soql: str, code: str, text: str) -> None:
 def test_date_ranges() -> None:
     from datetime import date
 
-    from pytest_cua.localorg.soql.engine import date_range
+    from pytest_cua.orgs.localorg.soql.engine import date_range
 
     today = date(2026, 11, 30)  # a Monday
     assert date_range("TODAY", None, today) == (today, date(2026, 12, 1))

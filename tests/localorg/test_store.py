@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from pytest_cua.localorg import ids
-from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.seed import SeedError, load_dir, load_records, seeded_org
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg import ids
+from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.seed import SeedError, load_dir, load_records, seeded_org
+from pytest_cua.orgs.localorg.store import Org
 
 
 def _one(org: Org, sobject: str, **equals: object) -> dict:

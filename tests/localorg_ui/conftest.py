@@ -9,8 +9,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.store import Org
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

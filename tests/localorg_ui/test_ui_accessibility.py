@@ -1,4 +1,4 @@
-"""Every catalogue page (``pytest_cua.localorg.ui.page_catalog``) is real for an agent, observed through the product's
+"""Every catalogue page (``pytest_cua.orgs.localorg.ui.page_catalog``) is real for an agent, observed through the product's
 own browser environment (``BrowserEnvironment.observe`` with the axtree and set-of-marks kinds, the code agents get
 their observations from):
 
@@ -26,9 +26,9 @@ from playwright.sync_api import expect
 
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.envs.browser.options import BrowserOptions
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.localorg.store import Org
-from pytest_cua.localorg.ui import page_catalog
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.ui import page_catalog
 from pytest_cua.observations import Observation
 
 pytestmark = pytest.mark.browser

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.metadata import MetadataStore
-from pytest_cua.localorg.metadata import xmltree as X
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.localorg.store import Org
-from pytest_cua.localorg.ui import page_catalog
+from pytest_cua.orgs.localorg.metadata import MetadataStore
+from pytest_cua.orgs.localorg.metadata import xmltree as X
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.ui import page_catalog
 from tests.localorg_ui.test_ui_object_manager import read
 
 ERRORS = "Review the errors on this page."

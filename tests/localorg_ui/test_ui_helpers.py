@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cua.localorg.errors import OrgError
-from pytest_cua.localorg.seed import seeded_org
-from pytest_cua.localorg.store import Org
-from pytest_cua.localorg.ui import listing
-from pytest_cua.localorg.ui.forms import (FormErrors, display_value, normalise_date, normalise_datetime, parse_form,
+from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.seed import seeded_org
+from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.ui import listing
+from pytest_cua.orgs.localorg.ui.forms import (FormErrors, display_value, normalise_date, normalise_datetime, parse_form,
                                           resolve_lookup)
-from pytest_cua.localorg.ui.setup_common import formula_syntax_problem
-from pytest_cua.localorg.ui.setup_common import api_name, valid_api_name
+from pytest_cua.orgs.localorg.ui.setup_common import formula_syntax_problem
+from pytest_cua.orgs.localorg.ui.setup_common import api_name, valid_api_name
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from xml.sax.saxutils import escape
 
 from playwright.sync_api import expect
 
-from pytest_cua import mdapi
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs import mdapi
+from pytest_cua.orgs.localorg.store import Org
 
 
 def read(sf: Any, type_name: str, full_name: str) -> ET.Element | None:

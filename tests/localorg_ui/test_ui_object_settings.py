@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
 
 
@@ -96,8 +96,8 @@ def test_permission_set_group_object_settings_combine_its_sets_less_the_muted(pa
                                                                               org: Org) -> None:
     """A group's Object Settings are read-only: its permission sets' permissions combined, less what its muting
     permission set mutes."""
-    from pytest_cua.localorg.metadata import MetadataStore
-    from pytest_cua.localorg.metadata import xmltree as X
+    from pytest_cua.orgs.localorg.metadata import MetadataStore
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
 
     def perms(obj: str, **on: bool) -> ET.Element:
         return X.element("objectPermissions", [*(X.leaf(k, on.get(k, False)) for k in (

@@ -10,7 +10,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_reports import start
 
 

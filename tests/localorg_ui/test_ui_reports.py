@@ -7,7 +7,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.store import Org
 
 
 def start(page: Any, base: str, label: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.store import Org
 
 
 def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: Any, org: Org) -> None:

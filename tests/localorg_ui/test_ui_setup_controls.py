@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from pytest_cua.localorg.store import Org
+from pytest_cua.orgs.localorg.store import Org
 
 
 def test_setup_tree_groups_and_quick_find(page: Any, base: str) -> None:

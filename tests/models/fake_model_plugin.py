@@ -32,7 +32,7 @@ import pytest
 
 from pytest_cua import actions as A
 from pytest_cua.agents.models.coords import smart_resize
-from pytest_cua.locators import is_locator, resolve_locator
+from pytest_cua.agents.locators import is_locator, resolve_locator
 from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, FakeRequest
 
 STYLES = ("browser", "openai-computer", "anthropic-computer", "uitars")

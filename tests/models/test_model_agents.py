@@ -22,7 +22,7 @@ from pytest_cua.agents.models.retry import ModelUnavailable
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry
 from pytest_cua.observations import Element, Observation
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, FakeRequest, ScriptedPolicy
 
 KEY = "sk-test-model-agents-0123456789"

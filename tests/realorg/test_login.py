@@ -17,9 +17,9 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cua.orgauth import OrgLogin, OrgLoginError
-from pytest_cua.orgpool import OrgsFileError, load_orgs
-from pytest_cua.realorg.client import OrgClient, OrgLimitExceeded
+from pytest_cua.orgs.auth import OrgLogin, OrgLoginError
+from pytest_cua.orgs.pool import OrgsFileError, load_orgs
+from pytest_cua.orgs.realorg.client import OrgClient, OrgLimitExceeded
 from tests.localorg.served import served_orgs
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The rollback of an org over its standard APIs alone (``pytest_cua.realorg``), against ``pytest-cua org serve``
+"""The rollback of an org over its standard APIs alone (``pytest_cua.orgs.realorg``), against ``pytest-cua org serve``
 in a separate process (an entry of kind ``salesforce``), reached over HTTPS and SOAP only:
 
 - the first lease takes the baseline and keeps it (mode 0600); a later lease finds it and does not reset;
@@ -20,9 +20,9 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cua import mdapi
-from pytest_cua.orgpool import OrgEntry, lease_one, load_orgs
-from pytest_cua.realorg.handle import ApiOrg, baseline_path
+from pytest_cua.orgs import mdapi
+from pytest_cua.orgs.pool import OrgEntry, lease_one, load_orgs
+from pytest_cua.orgs.realorg.handle import ApiOrg, baseline_path
 from tests.localorg.served import served_orgs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,8 +121,8 @@ def test_a_change_outside_the_scope_is_reported(orgs_file: Path, leases: Path) -
 
 KILLED = """
 import os, sys
-from pytest_cua.orgpool import lease_one, load_orgs
-from pytest_cua.realorg.handle import ApiOrg
+from pytest_cua.orgs.pool import lease_one, load_orgs
+from pytest_cua.orgs.realorg.handle import ApiOrg
 handle = ApiOrg(lease_one(load_orgs(sys.argv[1]), worker_id="gw7", run_id="killed", wait_s=5))
 handle.start()
 handle.snapshot()
@@ -150,7 +150,7 @@ def test_a_killed_holder_leaves_an_org_the_next_lease_resets(orgs_file: Path, le
 def test_batched_queries_follow_answers_longer_than_a_page(orgs_file: Path, leases: Path) -> None:
     """A composite batch answers a query with its first page (2,000 rows) only: the client then runs that
     query on its own and follows nextRecordsUrl, so the baseline holds every row."""
-    from pytest_cua.realorg.client import OrgClient
+    from pytest_cua.orgs.realorg.client import OrgClient
 
     client = OrgClient(_entry(orgs_file).login)  # type: ignore[arg-type]
     made: list[str] = []

@@ -1,6 +1,6 @@
 """The SCUBA suite on orgs reached over their standard APIs only: ``pytest-cua org serve`` processes whose orgs
 file entries are of kind ``salesforce`` (client credentials, the org's CA), so the workers take the real-org path
-(``pytest_cua.realorg``): provisioning by upsert, per-task rollback and its residue check over REST, SOAP and the
+(``pytest_cua.orgs.realorg``): provisioning by upsert, per-task rollback and its residue check over REST, SOAP and the
 Metadata API, the browser logged in by frontdoor with a session from the API.
 
 - the first task of each of SCUBA's 60 release templates passes under the oracle on two orgs with ``-n 2``, each

@@ -7,7 +7,7 @@ from typing import Iterator
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.server import OrgServer
 
 
 @pytest.fixture(scope="module")

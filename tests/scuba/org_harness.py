@@ -10,9 +10,9 @@ from typing import Any, Callable, Mapping, Sequence
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.scoring import ScoreCard, active_card
-from pytest_cua.suite import EvalContext, Template
-from pytest_cua.tasks import Task, load_task_file
+from pytest_cua.tasks.scoring import ScoreCard, active_card
+from pytest_cua.tasks.suite import EvalContext, Template
+from pytest_cua.tasks.task import Task, load_task_file
 from suites.scuba.templates import discover
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from pytest_cua.localorg.seed import SeedError, seeded_org  # noqa: E402
-from pytest_cua.tasks import TaskFileError  # noqa: E402
+from pytest_cua.orgs.localorg.seed import SeedError, seeded_org  # noqa: E402
+from pytest_cua.tasks.task import TaskFileError  # noqa: E402
 from suites.scuba import release  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("scuba_suite_copy", Path(__file__).parent / "fixtures" / "suite_copy.py")
@@ -128,7 +128,7 @@ def test_release_scope_falls_back_to_the_records_objects() -> None:
 
 
 def test_a_declared_template_scope_wins() -> None:
-    from pytest_cua.suite import Template
+    from pytest_cua.tasks.suite import Template
 
     class Declared(Template):
         name = "probe_seed"
@@ -208,7 +208,7 @@ def test_the_object_settings_of_scubas_admin_questions_are_added_once() -> None:
     """What qa_admin_039's ground truths rest on: the permission set "Account Access" may not delete accounts,
     the group "Product Admin" may (through its permission set), the profile "Analytics Cloud Integration User"
     only reads opportunities; a second install adds nothing, and settings the org already has stay."""
-    from pytest_cua.localorg.metadata import MetadataStore
+    from pytest_cua.orgs.localorg.metadata import MetadataStore
 
     org = seeded_org()
     added = release.install_object_settings(org)

@@ -19,10 +19,10 @@ from typing import Iterator
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.localorg.metadata import xmltree as X
-from pytest_cua.localorg.metadata.packages import read_zip
-from pytest_cua.localorg.seed import seeded_org
-from pytest_cua.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.metadata import xmltree as X
+from pytest_cua.orgs.localorg.metadata.packages import read_zip
+from pytest_cua.orgs.localorg.seed import seeded_org
+from pytest_cua.orgs.localorg.server import OrgServer
 from suites.scuba import release
 from suites.scuba.templates import metadata_io as md
 
@@ -224,8 +224,8 @@ def test_object_descriptions_template_on_the_deployed_objects(release_env: tuple
     task = task_of(tpl.name, truth)
 
     def score() -> float:
-        from pytest_cua.scoring import ScoreCard, active_card
-        from pytest_cua.suite import EvalContext
+        from pytest_cua.tasks.scoring import ScoreCard, active_card
+        from pytest_cua.tasks.suite import EvalContext
 
         card = ScoreCard(task.id, tpl.name)
         with active_card(card):

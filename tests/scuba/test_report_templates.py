@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.scoring import ScoreCard
+from pytest_cua.tasks.scoring import ScoreCard
 
 from .org_harness import TEMPLATES, evaluate_truth, task_of
 

@@ -17,9 +17,9 @@ import pytest
 
 from pytest_cua.actions import Answer, Done, GoTo
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.tasks import Task
-from pytest_cua.scoring import EvaluatorCrash
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.tasks.task import Task
+from pytest_cua.tasks.scoring import EvaluatorCrash
 from suites.scuba.templates import shared as s
 from suites.scuba.templates.common import first, soql_str
 

@@ -18,9 +18,9 @@ from typing import Any, Mapping
 import pytest
 from dateutil.relativedelta import relativedelta
 
-from pytest_cua.scoring import (EvaluatorCrash, ScoreCard, WeightError, active_card, declare, milestone,
+from pytest_cua.tasks.scoring import (EvaluatorCrash, ScoreCard, WeightError, active_card, declare, milestone,
                                 normalize_answer, record_answer, score_answer, token_f1)
-from pytest_cua.suite import EvalContext, Task
+from pytest_cua.tasks.suite import EvalContext, Task
 from suites.scuba.templates import discover
 from suites.scuba.templates import shared as s
 

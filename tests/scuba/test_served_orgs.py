@@ -19,8 +19,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cua.localorg.control import BASELINE, ControlClient
-from pytest_cua.orgpool import load_orgs
+from pytest_cua.orgs.localorg.control import BASELINE, ControlClient
+from pytest_cua.orgs.pool import load_orgs
 from tests.localorg.served import served_orgs
 
 pytestmark = pytest.mark.browser

@@ -13,8 +13,8 @@ from typing import Any, Callable
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.tasks import Task
-from pytest_cua.scoring import WeightError
+from pytest_cua.tasks.task import Task
+from pytest_cua.tasks.scoring import WeightError
 from suites.scuba.templates import shared as helpers
 from suites.scuba.templates.common import first, soql_str
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pytest_cua.agents.models.styles.base import Style
     from pytest_cua.agents.models.traffic import TrafficProxy
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 FORMAT_RETRIES = 2
 

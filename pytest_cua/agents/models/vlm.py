@@ -3,7 +3,7 @@
 A grammar knows how the model's authors prompt it, which image size to send and in which coordinate space the
 model answers; it turns the model's text into our typed actions with their points mapped to screen pixels.
 Nothing the model writes is executed: UI-TARS calls are read with regular expressions, OpenCUA's code with
-``ast`` (through ``pytest_cua.action_parser.parse_pyautogui``), Qwen's tool calls with ``json``. Text that does not
+``ast`` (through ``pytest_cua.agents.action_parser.parse_pyautogui``), Qwen's tool calls with ``json``. Text that does not
 parse raises ``ActionError`` with a message meant for the model.
 
 What the model's numbers mean:
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from pytest_cua.action_parser import (
+from pytest_cua.agents.action_parser import (
     MAX_ACTIONS,
     MAX_COORDINATE,
     MAX_OUTPUT_CHARS,

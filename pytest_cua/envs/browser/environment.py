@@ -51,7 +51,7 @@ from pytest_cua.redaction import redact, register_secrets
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, Playwright
 
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 DIALOG_SCRIPT = """(() => {
   // pytest-cua: alert/confirm/prompt are answered in the page (accept, default text) and recorded, so a

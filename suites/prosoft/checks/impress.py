@@ -29,7 +29,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.suite import EvalContext
 
 from ..artifacts import artifact as _artifact, squash as _squash
 

@@ -21,7 +21,7 @@ Constraints (the file must exist for any of them to hold):
 - ``ink`` fraction: at least that share of the image differs from white
 - ``grayscale`` true: every pixel is grey (R, G and B within 8 of each other)
 
-The rubric goes to ``pytest_cua.judge.rubric_checks`` with a rendering of the artifact made in the container
+The rubric goes to ``pytest_cua.episode.judge.rubric_checks`` with a rendering of the artifact made in the container
 (``inkscape --export-type=png``, ``soffice --headless --convert-to png``) or the PNG itself. Without a judge the
 rubric milestones are skipped: the task is partially scored, never passed.
 """
@@ -33,8 +33,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pytest_cua.judge import rubric_checks
-from pytest_cua.suite import EvalContext
+from pytest_cua.episode.judge import rubric_checks
+from pytest_cua.tasks.suite import EvalContext
 
 from ..artifacts import artifact as _artifact, squash as _squash
 

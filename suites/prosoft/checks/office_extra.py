@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.suite import EvalContext
 
 Check = tuple[str, Callable[[], None]]
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

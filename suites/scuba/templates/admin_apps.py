@@ -20,8 +20,8 @@ from xml.etree import ElementTree as ET
 
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption, Uncheck
 
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
@@ -29,7 +29,7 @@ from .common import goto
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _split(value: Any) -> list[str]:
@@ -96,7 +96,7 @@ class CreateApp(s.ScubaTemplate):
         """Setup > App Manager > New Lightning App: the name, Next through the options, each object as a navigation
         item, each profile, Save & Finish."""
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
-        from pytest_cua.localorg.ui.routes_apps import _PAGES
+        from pytest_cua.orgs.localorg.ui.routes_apps import _PAGES
 
         steps: list[Action] = [*s.setup_link(env, "App Manager"), s.click_button("New Lightning App"),
                                Fill("label=App Name", str(truth["app_name"])), s.click_button("Next"),

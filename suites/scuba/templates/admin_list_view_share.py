@@ -13,8 +13,8 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Check, Click, Done, Fill, Uncheck
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
@@ -22,7 +22,7 @@ from .common import first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _users(truth: Mapping[str, Any]) -> list[str]:

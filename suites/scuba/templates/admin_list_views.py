@@ -18,8 +18,8 @@ import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua.actions import Action, Click, Done, Fill, SelectOption
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
@@ -27,7 +27,7 @@ from .common import goto, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 # metadata operation -> UI label (the org's list-view form shows the labels, stores the operations)
 OPERATOR_LABELS = {"equals": "equals", "notEqual": "not equal to", "lessThan": "less than",

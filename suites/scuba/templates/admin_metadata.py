@@ -22,15 +22,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _listed(truth: Mapping[str, Any], key: str = "comma_separated_values") -> list[str]:
@@ -150,7 +150,7 @@ class UpdatePasswordPolicies(s.ScubaTemplate):
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         """Setup > Password Policies: each policy's select set to the value's label, Save."""
-        from pytest_cua.localorg.ui.routes_security import POLICIES
+        from pytest_cua.orgs.localorg.ui.routes_security import POLICIES
 
         steps: list[Action] = [*s.setup_link(env, "Password Policies")]
         for key, value in task.ground_truth.items():
@@ -211,7 +211,7 @@ class PicklistAdministrationActions(s.ScubaTemplate):
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         obj, field = str(truth["object_name"]), str(truth["field_name"])
         described = sf.restful(f"sobjects/{obj}/describe")
-        from pytest_cua.localorg.metadata.objects import STANDARD_VALUE_SETS
+        from pytest_cua.orgs.localorg.metadata.objects import STANDARD_VALUE_SETS
 
         # the field of the object that uses the value set (Lead's "Source" is LeadSource)
         api = next((f for o, f in STANDARD_VALUE_SETS.get(_value_set(truth), []) if o == obj), field)

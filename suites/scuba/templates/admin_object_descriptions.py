@@ -21,15 +21,15 @@ from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
 from pytest_cua.actions import Action, Done, Fill
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _members(truth: Mapping[str, Any]) -> tuple[str, str]:

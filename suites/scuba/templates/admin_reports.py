@@ -33,15 +33,15 @@ import json
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 CHAIN_LOGIC = "(1 OR 2) AND 3 AND NOT 4"
 
@@ -131,8 +131,8 @@ def _save_steps(truth: Mapping[str, Any], button: str = "Save") -> list[Action]:
 def _relative_date(truth: Mapping[str, Any], f: Sequence[Any]) -> str | None:
     """The builder's "Relative Date" option of a filter on a date field whose value is a relative date literal
     (``LAST WEEK`` -> "Last Week"), else None."""
-    from pytest_cua.localorg import analytics
-    from pytest_cua.localorg.ui.routes_reports import RELATIVE_DATES
+    from pytest_cua.orgs.localorg import analytics
+    from pytest_cua.orgs.localorg.ui.routes_reports import RELATIVE_DATES
 
     rt = analytics.report_type(truth_text(truth, "object_name"))
     column = rt.column(str(f[0])) if rt else None
@@ -143,8 +143,8 @@ def _relative_date(truth: Mapping[str, Any], f: Sequence[Any]) -> str | None:
 
 def _cross_label(truth: Mapping[str, Any]) -> str:
     """How the builder names the cross filter's related object ("Activities" of Activity, ...)."""
-    from pytest_cua.localorg import analytics
-    from pytest_cua.localorg.ui.routes_reports import CROSS_OBJECTS
+    from pytest_cua.orgs.localorg import analytics
+    from pytest_cua.orgs.localorg.ui.routes_reports import CROSS_OBJECTS
 
     rt = analytics.report_type(truth_text(truth, "object_name"))
     entity = truth_text(truth, "cross_object_name")
@@ -401,7 +401,7 @@ class CreateMatrixReport(_ReportTemplate):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         """The builder: the row and the column grouping (a date grouping by calendar month when it is a month
         column, "Group Date By"), the summary (``s!AMOUNT``: Sum of Amount), the name, Save & Run."""
-        from pytest_cua.localorg import analytics
+        from pytest_cua.orgs.localorg import analytics
 
         truth = task.ground_truth
         kind, _, field = truth_text(truth, "field_name").partition("!")

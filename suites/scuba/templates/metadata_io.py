@@ -22,8 +22,8 @@ from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
-from pytest_cua import mdapi
-from pytest_cua.mdapi import API_VERSION, MD_NS, MetadataCallError, call, plain  # noqa: F401 - the templates' names
+from pytest_cua.orgs import mdapi
+from pytest_cua.orgs.mdapi import API_VERSION, MD_NS, MetadataCallError, call, plain  # noqa: F401 - the templates' names
 
 #: package folder -> file suffix of the types the templates read
 SUFFIX = {"objects": "object", "tabs": "tab", "applications": "app", "profiles": "profile",

@@ -29,7 +29,7 @@ from .sales_qa import QuestionTemplate
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _words(text: str) -> set[str]:

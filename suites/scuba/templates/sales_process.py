@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import unquote
 
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
@@ -29,7 +29,7 @@ from .common import first, rows, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def _stages(truth: Mapping[str, Any]) -> list[str]:

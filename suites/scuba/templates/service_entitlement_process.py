@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, Done, Fill, SelectOption
-from pytest_cua.scoring import milestone
-from pytest_cua.suite import EvalContext
+from pytest_cua.tasks.scoring import milestone
+from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from xml.etree import ElementTree as ET
 
     from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 def steps(truth: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, str, str]]]]:

@@ -25,8 +25,8 @@ from urllib.parse import quote
 from dateutil.relativedelta import relativedelta
 
 from pytest_cua.actions import Action, Check, Click, Fill, SelectOption, Uncheck
-from pytest_cua.scoring import declare
-from pytest_cua.suite import EvalContext, Template
+from pytest_cua.tasks.scoring import declare
+from pytest_cua.tasks.suite import EvalContext, Template
 
 from .common import first, goto, rows, soql_str, split_name
 
@@ -339,7 +339,7 @@ def convert_lead(sf: Any, lead_id: str, *, account_id: str | None = None, opport
     """Convert a lead with the SOAP partner API's ``convertLead`` (Salesforce's REST API has none), through the
     simple-salesforce client's session and token; returns the call's result (accountId, contactId,
     opportunityId). An unsuccessful conversion raises ``RuntimeError`` with the org's message."""
-    from pytest_cua.localorg.soap import convert_lead_request, parse_convert_response
+    from pytest_cua.orgs.localorg.soap import convert_lead_request, parse_convert_response
 
     instance = sf.base_url.split("/services/", 1)[0]
     body = convert_lead_request(sf.session_id, [{"leadId": lead_id, "accountId": account_id,
@@ -508,7 +508,7 @@ def profile_labels(sf: Any) -> dict[str, str]:
     name the setup pages show (``System Administrator``)."""
     from urllib.parse import unquote
 
-    from pytest_cua.localorg.metadata.components import profile_full_name
+    from pytest_cua.orgs.localorg.metadata.components import profile_full_name
 
     return {unquote(profile_full_name(r["Name"])).strip(): r["Name"]
             for r in rows(sf, "SELECT Name FROM Profile ORDER BY Name")}
@@ -541,7 +541,7 @@ def picklist_value_steps(env: Any, sobject: str, field_name: str, value: str) ->
 def page_link(sobject: str, name: str) -> Action:
     """A link named like an object's tab (``Accounts``) in a page's content: the global navigation's own link of
     that name comes first on every page, so the page's is the second one."""
-    from pytest_cua.localorg.ui.web import NAV_OBJECTS
+    from pytest_cua.orgs.localorg.ui.web import NAV_OBJECTS
 
     return Click(f"{link(name)} >> nth=1") if sobject in NAV_OBJECTS else Click(link(name))
 
@@ -551,7 +551,7 @@ def column_field(env: Any, sobject: str, column: str) -> tuple[str, str]:
     its AccountId, labelled "Account"), read with the embedded org's column rules over the object's describe."""
     from types import SimpleNamespace
 
-    from pytest_cua.localorg.metadata.columns import field_name
+    from pytest_cua.orgs.localorg.metadata.columns import field_name
 
     described = describe(env, sobject) or {}
     fields = {f["name"]: SimpleNamespace(name=f["name"], type=f.get("type"), label=f.get("label"))

@@ -23,8 +23,8 @@ import dataclasses
 from typing import Any, Callable, Iterator, Mapping
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.suite import Template
-from pytest_cua.tasks import Task
+from pytest_cua.tasks.suite import Template
+from pytest_cua.tasks.task import Task
 
 MAX_TRIES = 16
 QA_EXTRA = "as far as the records show"

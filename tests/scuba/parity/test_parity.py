@@ -30,9 +30,9 @@ from typing import Any, Iterator
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.localorg.server import OrgServer
-from pytest_cua.scoring import ScoreCard, record_answer
-from pytest_cua.tasks import Task
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.tasks.scoring import ScoreCard, record_answer
+from pytest_cua.tasks.task import Task
 from pytest_cua.testing.scuba_parity import ScubaEvaluation, ScubaResult
 from pytest_cua.testing.sfcli import INSTALL_HINT, find_sf
 from suites.scuba import release

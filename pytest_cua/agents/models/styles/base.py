@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pytest_cua.agents.models.images import PreparedImage
     from pytest_cua.agents.prompts import Prompt
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 NOT_DONE = "not done: another call of this step was invalid, so nothing of it was carried out"
 

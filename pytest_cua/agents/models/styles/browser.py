@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_cua.action_parser import parse_function_call
+from pytest_cua.agents.action_parser import parse_function_call
 from pytest_cua.actions import Action, ActionError
 from pytest_cua.agents.models.conversation import Reply, ToolSpec, UserTurn
 from pytest_cua.agents.models.elements import render_elements
@@ -15,7 +15,7 @@ from pytest_cua.agents.prompts import load_prompt
 if TYPE_CHECKING:
     from pytest_cua.agents.base import AgentContext
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 _ID = {"element_id": {"type": "string", "description": "id of an element in the current list, like e12"}}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pytest_cua.action_parser import parse_function_call
+from pytest_cua.agents.action_parser import parse_function_call
 from pytest_cua.actions import (Action, ActionError, Answer, Back, Click, DoubleClick, Done, Drag, Forward, Hotkey,
                                 Move, Point, Press, RightClick, Scroll, Type, Wait)
 from pytest_cua.agents.models.conversation import Call, ComputerTool, Reply, UserTurn
@@ -26,7 +26,7 @@ from pytest_cua.agents.prompts import load_prompt
 if TYPE_CHECKING:
     from pytest_cua.agents.base import AgentContext
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 DEFAULT_IMAGE = {"openai": "1024x768", "anthropic": "1280x800"}
 WAIT_S = 2.0

@@ -13,7 +13,7 @@ from pytest_cua.agents.models.styles.base import Style, screen_size
 if TYPE_CHECKING:
     from pytest_cua.agents.base import AgentContext
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks import Task
+    from pytest_cua.tasks.task import Task
 
 
 class VLMStyle(Style):

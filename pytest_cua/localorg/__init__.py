@@ -1,7 +1,0 @@
-"""The embedded Salesforce-compatible org of pytest-cua: schema, record store, SOQL, REST API and server.
-
-Public entry points: :class:`pytest_cua.localorg.store.Org` (the in-memory store with snapshots) and
-:class:`pytest_cua.localorg.server.OrgServer` (the HTTPS server around it).
-"""
-
-from __future__ import annotations

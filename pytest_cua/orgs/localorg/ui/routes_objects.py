@@ -1,0 +1,243 @@
+"""Object Manager: the object list with its Create menu, the new custom object page and an object's details with
+their edit page (an object's fields are ``routes_fields``, its validation rules ``routes_setup``).
+
+Every save goes through the org's Metadata store (``MetadataStore``), as a deploy would: a custom object made here
+is at once an sObject (describe, SOQL, REST), and a Metadata API retrieve returns what the pages wrote (its label,
+plural label, description and deployment status).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from werkzeug.wrappers import Response
+
+from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
+from pytest_cua.orgs.localorg.metadata import MetadataStore
+from pytest_cua.orgs.localorg.metadata import xmltree as X
+from pytest_cua.orgs.localorg.metadata.components import ComponentError
+from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
+from pytest_cua.orgs.localorg.ui.forms import FormErrors
+from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
+from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, plural, redirect
+
+OM = "/lightning/setup/ObjectManager"
+
+def metadata_store(ctx: RequestContext) -> MetadataStore:
+    return MetadataStore(ctx.org, ctx.user_id)
+
+
+def objects_by_label(ctx: RequestContext) -> list[ObjectSchema]:
+    return sorted((o for o in ctx.org.schema.objects.values()), key=lambda o: o.label.lower())
+
+
+def type_label(f: FieldSchema, formula: bool) -> str:
+    if f.type == "reference":
+        return f"{'Master-Detail' if f.cascade_delete else 'Lookup'}({', '.join(f.reference_to)})"
+    kind = {"string": "Text", "textarea": "Text Area", "boolean": "Checkbox", "double": "Number", "int": "Number",
+            "datetime": "Date/Time", "url": "URL", "multipicklist": "Picklist (Multi-Select)"}.get(
+                f.type, f.type.capitalize())
+    if f.auto_number:
+        kind = "Auto Number"
+    return f"Formula ({kind})" if formula else kind
+
+
+def read_component(ctx: RequestContext, type_name: str, full_name: str) -> ET.Element | None:
+    return metadata_store(ctx).read(type_name, full_name)
+
+
+# ---------------------------------------------------------------------------------------------------- object list
+
+def object_manager(ctx: RequestContext) -> Response:
+    """``/lightning/setup/ObjectManager/home``: every object, a Quick Find box and the Create menu."""
+    rows = [{"url": f"{OM}/{o.name}/Details/view", "label": o.label, "api": o.name,
+             "kind": "Custom Object" if o.custom else "Standard Object"} for o in objects_by_label(ctx)]
+    return setup_render(ctx, "setup/object_manager.html", title="Object Manager", rows=rows)
+
+
+# ---------------------------------------------------------------------------------------------------- object pages
+
+def object_page(ctx: RequestContext, obj: ObjectSchema, **values: Any) -> Response:
+    """An object's page in the Object Manager layout (Details, Fields & Relationships, Validation Rules)."""
+    base = f"{OM}/{obj.name}"
+    values.setdefault("actions", [])
+    values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
+                       {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
+                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"},
+                       {"label": "Lightning Record Pages", "url": f"{base}/LightningPages/view"}]
+    values.setdefault("heading", obj.label)
+    values.setdefault("kicker", "Object Manager")
+    return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
+
+
+def object_details(ctx: RequestContext, obj_name: str) -> Response:
+    """An object's Details: label, plural label, API name, description; Edit for a custom object."""
+    obj = ctx.org.schema.get(obj_name)
+    if obj is None:
+        return not_found_page(ctx, f"There is no object called {obj_name}.")
+    body = read_component(ctx, "CustomObject", obj.name) if obj.custom else None
+    description = X.text_of(body, "description") if body is not None else None
+    actions = [{"label": "Edit", "url": f"{OM}/{obj.name}/edit"}] if obj.custom else []
+    return object_page(ctx, obj, actions=actions, sections=[],
+                       details=[("Label", obj.label), ("Plural Label", plural(obj)), ("API Name", obj.name),
+                                ("Description", description or ""), ("Key Prefix", obj.key_prefix),
+                                ("Custom", "Yes" if obj.custom else "No")])
+
+
+def _object_inputs(vals: dict[str, Any], creating: bool) -> list[dict[str, Any]]:
+    inputs: list[dict[str, Any]] = [
+        {"kind": "text", "name": "label", "label": "Label", "value": vals["label"], "required": True},
+        {"kind": "text", "name": "plural", "label": "Plural Label", "value": vals["plural"], "required": True},
+        {"kind": "text", "name": "name", "label": "Object Name", "value": vals["name"], "required": True,
+         "disabled": not creating, "help": "The API name is the object name followed by __c."},
+        {"kind": "textarea", "name": "description", "label": "Description", "value": vals["description"]}]
+    if creating:
+        inputs += [
+            {"kind": "text", "name": "record_name", "label": "Record Name", "value": vals["record_name"],
+             "required": True},
+            {"kind": "select", "name": "record_type", "label": "Data Type", "value": vals["record_type"],
+             "options": [("Text", "Text"), ("AutoNumber", "Auto Number")]},
+            {"kind": "text", "name": "display_format", "label": "Display Format", "value": vals["display_format"],
+             "help": "For an auto number, for example A-{0000}."},
+            {"kind": "text", "name": "starting_number", "label": "Starting Number", "value": vals["starting_number"]}]
+    inputs.append({"kind": "select", "name": "deployment", "label": "Deployment Status", "value": vals["deployment"],
+                   "options": [("Deployed", "Deployed"), ("InDevelopment", "In Development")]})
+    if creating:
+        inputs.append({"kind": "checkbox", "name": "launch_tab", "value": vals["launch_tab"],
+                       "label": "Launch New Custom Tab Wizard after saving this custom object"})
+    return inputs
+
+
+def _check_choices(vals: dict[str, Any], inputs: list[dict[str, Any]], errors: FormErrors) -> None:
+    """A select's value that is not one of its options (a tampered form) is refused the way Salesforce refuses a
+    value outside a restricted picklist."""
+    for i in inputs:
+        value = vals.get(i["name"])
+        if i["kind"] == "select" and not i.get("disabled") and value and value not in dict(i["options"]):
+            errors.add(f"{i['label']}: bad value for restricted picklist field: {value}", i["name"], i["label"])
+
+
+def object_new(ctx: RequestContext) -> Response:
+    """``/lightning/setup/ObjectManager/new``: New Custom Object."""
+    errors = FormErrors()
+    vals: dict[str, Any] = {"label": "", "plural": "", "name": "", "description": "", "record_name": "",
+                            "record_type": "Text", "display_format": "", "starting_number": "1",
+                            "deployment": "Deployed", "launch_tab": False}
+    if ctx.request.method == "POST":
+        if not csrf_ok(ctx):
+            return forbidden(ctx)
+        form = ctx.request.form
+        vals = {k: (form.get(k) or "").strip() for k in vals if k != "launch_tab"}
+        vals["launch_tab"] = form.get("launch_tab") is not None
+        if not vals["name"] and vals["label"]:
+            vals["name"] = api_name(vals["label"], 40)
+        if not vals["record_name"] and vals["label"]:
+            vals["record_name"] = f"{vals['label']} Name"
+        _check_choices(vals, _object_inputs(vals, creating=True), errors)
+        if not vals["label"]:
+            errors.add("Complete this field.", "label", "Label")
+        if not vals["plural"]:
+            errors.add("Complete this field.", "plural", "Plural Label")
+        if vals["name"] and not valid_api_name(vals["name"]):
+            errors.add(API_NAME_RULE, "name", "Object Name")
+        elif vals["name"] and ctx.org.schema.get(f"{vals['name']}__c") is not None:
+            errors.add(f"The Object Name {vals['name']} already exists or has been previously used in this "
+                       "organization. Please choose a different name.", "name", "Object Name")
+        auto = vals["record_type"] == "AutoNumber"
+        if auto and "{0" not in vals["display_format"]:
+            errors.add("The display format must contain a substitution variable, for example {0}.",
+                       "display_format", "Display Format")
+        if auto and not vals["starting_number"].isdigit():
+            errors.add("Enter a whole number.", "starting_number", "Starting Number")
+        if not errors:
+            api = f"{vals['name']}__c"
+            name_field = [X.leaf("label", vals["record_name"]), X.leaf("type", "AutoNumber" if auto else "Text")]
+            if auto:
+                name_field += [X.leaf("displayFormat", vals["display_format"]),
+                               X.leaf("startingNumber", vals["starting_number"])]
+            children = [X.leaf("label", vals["label"]), X.leaf("pluralLabel", vals["plural"]),
+                        X.element("nameField", name_field), X.leaf("deploymentStatus", vals["deployment"]),
+                        X.leaf("sharingModel", "ReadWrite")]
+            if vals["description"]:
+                children.append(X.leaf("description", vals["description"]))
+            try:
+                metadata_store(ctx).write("CustomObject", api, X.element("CustomObject", children))
+            except ComponentError as err:
+                errors.add(err.problem)
+            else:
+                if vals["launch_tab"]:
+                    return redirect(f"/lightning/setup/CustomTabs/new?object={api}",
+                                    f'Custom object "{vals["label"]}" was created.')
+                return redirect(f"{OM}/{api}/Details/view", f'Custom object "{vals["label"]}" was created.')
+    return setup_render(ctx, "setup/wizard.html", status=400 if errors else 200, title="New Custom Object",
+                        heading="New Custom Object", kicker="Object Manager", errors=errors, action=f"{OM}/new",
+                        cancel=f"{OM}/home", inputs=_object_inputs(vals, creating=True),
+                        buttons=[{"label": "Save", "brand": True}])
+
+
+def object_edit(ctx: RequestContext, obj_name: str) -> Response:
+    """``/lightning/setup/ObjectManager/{Object}/edit``: a custom object's label, plural label, description and
+    deployment status."""
+    obj = ctx.org.schema.get(obj_name)
+    if obj is None or not obj.custom:
+        return not_found_page(ctx, f"There is no custom object called {obj_name}.")
+    body = read_component(ctx, "CustomObject", obj.name)
+    assert body is not None
+    errors = FormErrors()
+    vals: dict[str, Any] = {"label": obj.label, "plural": obj.label_plural, "name": obj.name[:-3],
+                            "description": X.text_of(body, "description") or "",
+                            "deployment": X.text_of(body, "deploymentStatus") or "Deployed"}
+    if ctx.request.method == "POST":
+        if not csrf_ok(ctx):
+            return forbidden(ctx)
+        form = ctx.request.form
+        vals.update({k: (form.get(k) or "").strip() for k in ("label", "plural", "description", "deployment")})
+        _check_choices(vals, _object_inputs(vals, creating=False), errors)
+        if not vals["label"]:
+            errors.add("Complete this field.", "label", "Label")
+        if not vals["plural"]:
+            errors.add("Complete this field.", "plural", "Plural Label")
+        if not errors:
+            changed = {"label": vals["label"], "pluralLabel": vals["plural"], "description": vals["description"],
+                       "deploymentStatus": vals["deployment"] or "Deployed"}
+            try:
+                metadata_store(ctx).write("CustomObject", obj.name, with_leaves(body, changed, drop_children=True))
+            except ComponentError as err:
+                errors.add(err.problem)
+            else:
+                return redirect(f"{OM}/{obj.name}/Details/view", f'Custom object "{vals["label"]}" was saved.')
+    return setup_render(ctx, "setup/wizard.html", status=400 if errors else 200, title=f"Edit {obj.label}",
+                        heading=f"Edit {obj.label}", kicker="Custom Object", errors=errors,
+                        action=f"{OM}/{obj.name}/edit", cancel=f"{OM}/{obj.name}/Details/view",
+                        inputs=_object_inputs(vals, creating=False), buttons=[{"label": "Save", "brand": True}])
+
+
+def with_leaves(body: ET.Element, values: dict[str, str], drop_children: bool = False) -> ET.Element:
+    """``body`` with the leaves ``values`` set (an empty value removes the leaf); with ``drop_children`` the
+    object's child components (fields, list views, ...) are left out, so the write changes the object alone."""
+    from pytest_cua.orgs.localorg.metadata.types import TYPES
+
+    skip = set(values) | ({"fullName"} | set(TYPES["CustomObject"].children) if drop_children else {"fullName"})
+    out = ET.Element(body.tag)
+    out.extend(c for c in body if c.tag not in skip)
+    out.extend(X.leaf(tag, value) for tag, value in values.items() if value)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- fields
+
+def register(app: OrgApp) -> None:
+    """Add the Object Manager routes (the fields' ones too)."""
+    from pytest_cua.orgs.localorg.ui import routes_fields, routes_flexipages, routes_picklists
+
+    add = app.add_route
+    add(f"{OM}/home", object_manager, ["GET"], auth="ui", endpoint="ui.objects")
+    add(f"{OM}/new", object_new, ["GET", "POST"], auth="ui", endpoint="ui.object_new")
+    om = f"{OM}/<obj_name>"
+    add(f"{om}/Details/view", object_details, ["GET"], auth="ui", endpoint="ui.object")
+    add(f"{om}/view", object_details, ["GET"], auth="ui", endpoint="ui.object_short")
+    add(f"{om}/edit", object_edit, ["GET", "POST"], auth="ui", endpoint="ui.object_edit")
+    routes_fields.register(app)
+    routes_picklists.register(app)
+    routes_flexipages.register(app)

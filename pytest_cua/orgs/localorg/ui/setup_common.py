@@ -1,0 +1,145 @@
+"""Shared pieces of the setup screens: the setup navigation, rendering inside the setup layout, API-name
+derivation and small form helpers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from werkzeug.wrappers import Response
+
+from pytest_cua.orgs.localorg.app import RequestContext
+from pytest_cua.orgs.localorg.metadata.components import ComponentError
+from pytest_cua.orgs.localorg.ui.forms import FormErrors
+from pytest_cua.orgs.localorg.ui.web import redirect, render
+
+SETUP_NAV = [("Users", "ManageUsers"), ("Profiles", "EnhancedProfiles"), ("Roles", "Roles"), ("Queues", "Queues"), ("Public Groups", "PublicGroups"),
+             ("Permission Sets", "PermSets"), ("Permission Set Groups", "PermSetGroups"),
+             ("Sharing Settings", "SecuritySharing"), ("Object Manager", "ObjectManager"), ("Tabs", "CustomTabs"),
+             ("Picklist Value Sets", "Picklists"), ("Password Policies", "SecurityPolicies"),
+             ("Sales Processes", "OpportunityProcess"), ("Matching Rules", "MatchingRules"),
+             ("App Manager", "NavigationMenus"), ("Case Assignment Rules", "CaseRules"),
+             ("Entitlement Processes", "EntitlementProcess"), ("Territory Settings", "Territory2Settings"),
+             ("Territory Models", "Territory2Models"), ("Approval Processes", "ApprovalProcesses")]
+
+
+# Salesforce's grouped Setup tree: the page's section ("Administration", "Platform Tools", "Settings"), then its
+# collapsible groups, outermost first. A page missing here is listed under "Other".
+SETUP_GROUPS: dict[str, tuple[str, ...]] = {
+    **{page: ("Administration", "Users") for page in ("ManageUsers", "EnhancedProfiles", "Roles", "Queues",
+                                                        "PublicGroups", "PermSets", "PermSetGroups")},
+    "MatchingRules": ("Administration", "Data", "Duplicate Management"),
+    "NavigationMenus": ("Platform Tools", "Apps"),
+    "OpportunityProcess": ("Platform Tools", "Feature Settings", "Sales"),
+    "Territory2Settings": ("Platform Tools", "Feature Settings", "Sales", "Sales Territories"),
+    "Territory2Models": ("Platform Tools", "Feature Settings", "Sales", "Sales Territories"),
+    "CaseRules": ("Platform Tools", "Feature Settings", "Service"),
+    "EntitlementProcess": ("Platform Tools", "Feature Settings", "Service", "Entitlement Management"),
+    "Milestones": ("Platform Tools", "Feature Settings", "Service", "Entitlement Management"),
+    "ObjectManager": ("Platform Tools", "Objects and Fields"),
+    "Picklists": ("Platform Tools", "Objects and Fields"),
+    "ApprovalProcesses": ("Platform Tools", "Process Automation"),
+    "CustomTabs": ("Platform Tools", "User Interface"),
+    "SecuritySharing": ("Settings", "Security"),
+    "SecurityPolicies": ("Settings", "Security"),
+}
+SECTIONS = ("Administration", "Platform Tools", "Settings")
+# Setup items whose page is not a setup page: Milestones are the MilestoneType records (list and New).
+SETUP_EXTRA = [("Milestones", "/lightning/o/MilestoneType/list", "Milestones")]
+
+
+def setup_tree(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The setup items as Salesforce's Setup tree: sections holding nested groups (``{"label", "groups",
+    "items"}``), groups and items in alphabetical order."""
+    def node(label: str) -> dict[str, Any]:
+        return {"label": label, "groups": {}, "items": []}
+
+    roots: dict[str, dict[str, Any]] = {label: node(label) for label in SECTIONS}
+    for item in items:
+        path = SETUP_GROUPS.get(item["page"], ("Other",))
+        here = roots.setdefault(path[0], node(path[0]))
+        for label in path[1:]:
+            here = here["groups"].setdefault(label, node(label))
+        here["items"].append(item)
+
+    def ordered(n: dict[str, Any]) -> dict[str, Any]:
+        return {"label": n["label"], "items": sorted(n["items"], key=lambda i: i["label"]),
+                "groups": [ordered(g) for _, g in sorted(n["groups"].items())]}
+
+    return [ordered(r) for r in roots.values() if r["groups"] or r["items"]]
+
+
+def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
+    """Render a setup page (the setup navigation beside the content)."""
+    items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
+    items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
+    current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
+    return render(ctx, template, status=status, setup_nav=items, setup_tree=setup_tree(items),
+                  setup_current=current, **values)
+
+
+def saved(errors: FormErrors, write: Callable[[], Any], location: str, message: str) -> Response | None:
+    """Run ``write`` (a Metadata store write): the redirect to ``location`` with ``message`` when it worked, None
+    with the store's problem added to ``errors`` when the store refused it (nothing is written then)."""
+    try:
+        write()
+    except ComponentError as err:
+        errors.add(err.problem)
+        return None
+    return redirect(location, message)
+
+
+def profiles(ctx: RequestContext) -> list[dict[str, Any]]:
+    """The org's profiles by name (the rows of field-level security and tab visibility steps)."""
+    return sorted(ctx.org.records("Profile"), key=lambda p: str(p.get("Name") or "").lower())
+
+
+def api_name(text: str, limit: int = 80) -> str:
+    """A developer name from a label: ``"Tier 3 Support"`` -> ``"Tier_3_Support"``."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", text.strip()).strip("_")
+    if name and not name[0].isalpha():
+        name = "X" + name
+    return name[:limit]
+
+
+def valid_api_name(name: str) -> bool:
+    """Salesforce's rule for API names: a letter first, then letters, digits and single underscores, no
+    trailing underscore."""
+    return bool(re.match(r"^[A-Za-z](?:[A-Za-z0-9]|_(?!_))*$", name)) and not name.endswith("_")
+
+
+API_NAME_RULE = ("The API name can contain only underscores and alphanumeric characters. It must be unique, begin "
+                 "with a letter, not include spaces, not end with an underscore, and not contain two consecutive "
+                 "underscores.")
+
+
+def formula_syntax_problem(text: str) -> str | None:
+    """What is plainly wrong with a formula (unbalanced parentheses or quotes), else None.
+
+    Formulas beyond the local evaluator's subset are saved (Salesforce accepts them) and listed as not enforced
+    on the rule's page, so only mistakes every formula engine rejects block the save."""
+    depth = 0
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return "Extra ')'."
+    if quote:
+        return f"Missing closing {quote}."
+    if depth > 0:
+        return "Missing ')'."
+    return None

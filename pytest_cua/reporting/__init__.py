@@ -1,1 +1,0 @@
-"""Reports of pytest-cua runs: Allure results (``allure``) and the ``pytest-cua report`` command (``cli``)."""

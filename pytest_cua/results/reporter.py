@@ -1,0 +1,249 @@
+"""The controller-side reporter: collects task records, writes ``summary.json``, prints the table and
+applies the baseline gate. Registered only in the process that is not an xdist worker.
+
+It also keeps results when a worker dies: the test the worker was running gets a record of its own (error
+kind ``worker_crash``, see ``reruns.handle_crash``) and the dead worker's environments are swept before the
+session ends. With ``--cua-resume`` the records the earlier session left on disk join the summary.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from typing import Any, cast
+
+import pytest
+
+from pytest_cua.episode import reruns
+from pytest_cua.results.records import Settings, run_settings, run_store
+from pytest_cua.results.summary import RECORD_KEY, build_summary, format_table
+
+
+class SessionReporter:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.records: dict[str, dict[str, Any]] = {}  # nodeid -> last attempt's record
+        self.started = time.time()
+        self.summary: dict[str, Any] | None = None
+        self.gate_lines: list[str] = []
+        self.baseline: dict[str, Any] | None = None
+        self.kept_messages: list[str] = []
+        self.sweep_lines: list[str] = []
+        self.resumed: dict[str, dict[str, Any]] = {}  # nodeid -> record of the earlier session (--cua-resume)
+        self.requeued: set[str] = set()  # given back to xdist after a worker crash, not run again yet
+        self.failed: set[str] = set()  # test ids with a failed report (tasks and any other test)
+        self.collect_errors = 0
+        path = config.getoption("cua_baseline")
+        if path:
+            from pytest_cua.results.compare import CompareError, load_summary
+
+            try:
+                self.baseline = load_summary(path)
+            except CompareError as exc:
+                raise pytest.UsageError(f"--cua-baseline: {exc}") from None
+        if settings.resume:
+            self._resume()
+        else:
+            self._start_afresh()
+
+    def _run_settings(self) -> dict[str, Any]:
+        return run_settings(self.settings)
+
+    def _start_afresh(self) -> None:
+        """A run id used again without --cua-resume: the earlier run's records, trajectories and cost ledger go."""
+        shutil.rmtree(run_store(self.config).root, ignore_errors=True)
+        shutil.rmtree(self.settings.reports_dir / "trajectories" / self.settings.run_id, ignore_errors=True)
+        self.settings.ledger_path.unlink(missing_ok=True)
+
+    def _resume(self) -> None:
+        """--cua-resume: the earlier session's records (what is final is deselected by ``resume_filter``);
+        whatever that session left running is swept first (its processes are gone)."""
+        store = run_store(self.config)
+        if not store.exists():
+            raise pytest.UsageError(f"--cua-resume {self.settings.run_id}: no such run in "
+                                    f"{store.root.parent} (its records are kept in runs/<run id>/records)")
+        earlier = store.read_settings()
+        now = self._run_settings()
+        different = {k: (earlier[k], now[k]) for k in now if k in earlier and earlier[k] != now[k]}
+        if different:
+            raise pytest.UsageError(f"--cua-resume {self.settings.run_id}: the run was started with " + ", ".join(
+                f"{k} {a!r}" for k, (a, _) in different.items()) + "; resume it with the same (" + ", ".join(
+                f"not {b!r}" for _, (_, b) in different.items()) + ")")
+        self.resumed = store.records()
+        self.sweep_lines.extend(reruns.sweep_worker(self.config, None))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker's environments kept by --keep-env (a crashed worker has no workeroutput); a worker
+        that died leaves its environments behind: sweep them now."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.kept_messages.extend(output.get("cua_kept", []))
+        if error is not None:
+            worker = str(getattr(getattr(node, "gateway", None), "id", "") or "")
+            if worker:
+                self.sweep_lines.extend(reruns.sweep_worker(self.config, worker))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        record, requeued = reruns.handle_crash(self.config, crashitem, report, sched)
+        self.records[crashitem] = record  # until the retry's own record replaces it
+        if requeued:
+            self.requeued.add(crashitem)
+            return
+        alluredir = getattr(self.config.option, "allure_report_dir", None)
+        if alluredir:
+            from pytest_cua.results.allure import emit_crash
+
+            emit_crash(alluredir, record)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors += 1
+
+    @pytest.hookimpl(trylast=True)  # after junitxml's: a given-back crash report is taken out of it again
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self.failed.add(report.nodeid)
+        if report.when == "???" and report.outcome == "rerun":  # type: ignore[comparison-overlap]
+            _forget_junit_case(self.config, report)  # the test runs again on another worker: one case for it
+        if report.when not in ("teardown", "???"):  # "???": xdist's report of a test whose worker died
+            return
+        for key, value in report.user_properties:
+            if key == RECORD_KEY:
+                self.records[report.nodeid] = json.loads(cast(str, value))
+                self.requeued.discard(report.nodeid)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        records = {**self.resumed, **self.records}
+        if not records:
+            return
+        run = {"id": self.settings.run_id, "agent": self.settings.agent.text, "started": self.started,
+               "finished": time.time(), "wall_s": round(time.time() - self.started, 2),
+               "workers": getattr(self.config.option, "numprocesses", None) or 0,
+               "args": [a for a in self.config.invocation_params.args], "trials": self.settings.trials,
+               "retry_errors": self.settings.retry_errors,
+               "resumed": self._resumed_not_rerun() if self.settings.resume else None}
+        self.summary = build_summary(list(records.values()), run)
+        out = self.settings.reports_dir
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=1, default=str))
+        if self.baseline is not None:
+            from pytest_cua.results.compare import compare, render_text
+
+            comparison = compare(self.baseline, self.summary, alpha=float(self.config.getoption("cua_gate_alpha")),
+                                 max_drop=float(self.config.getoption("cua_max_drop") or 0.0),
+                                 quarantine_flaky=bool(self.config.getoption("cua_quarantine_flaky")))
+            (out / "comparison.json").write_text(json.dumps(comparison.to_dict(), indent=1, default=str))
+            self.gate_lines = render_text(comparison)
+            if not comparison.gate.ok and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            elif comparison.gate.ok and session.exitstatus == pytest.ExitCode.TESTS_FAILED and \
+                    self._only_task_outcomes(session):
+                # the exit status is the gate's: tasks an agent fails are the measurement, not a broken build
+                session.exitstatus = pytest.ExitCode.OK
+        if self.requeued and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a crashed test that never ran again
+
+    def _resumed_not_rerun(self) -> int:
+        """--cua-resume: how many of the earlier session's records stand in the summary as they were."""
+        return sum(1 for nodeid in self.resumed if nodeid not in self.records)
+
+    def _only_task_outcomes(self, session: pytest.Session) -> bool:
+        """Every failure of the session is a task's outcome (it has a record), nothing stopped the run early
+        (-x, --maxfail), no collection failed and no crashed test is still waiting for its retry."""
+        return (not (self.failed - set(self.records)) and not self.collect_errors and not self.requeued
+                and not session.shouldfail and not session.shouldstop)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        self._kept_summary(terminalreporter)
+        if self.summary is None:
+            return
+        tr = terminalreporter
+        tr.write_sep("=", f"pytest-cua summary (agent {self.settings.agent.text}, run {self.settings.run_id})")
+        for line in format_table(self.summary):
+            tr.write_line(line)
+        for line in partial_lines(self.summary.get("tasks") or []):
+            tr.write_line(line)
+        tr.write_line(f"summary: {self.settings.reports_dir / 'summary.json'}")
+        if self.settings.resume:
+            kept = self._resumed_not_rerun()
+            tr.write_line(f"resumed run {self.settings.run_id}: {kept} test(s) had a final record and were not run "
+                          f"again; {len(self.records)} ran now; the summary holds both")
+        if self.requeued:
+            tr.write_line(f"{len(self.requeued)} test(s) given back after a worker crash never ran again (xdist "
+                          f"stopped replacing workers: --max-worker-restart); they count as worker_crash errors: "
+                          + ", ".join(sorted(self.requeued)))
+        if self.sweep_lines:
+            tr.write_sep("-", "environments of dead workers, swept")
+            for line in self.sweep_lines:
+                tr.write_line(line)
+        if self.gate_lines:
+            tr.write_sep("-", f"baseline gate (against {self.config.getoption('cua_baseline')})")
+            for line in self.gate_lines:
+                tr.write_line(line)
+
+    def _kept_summary(self, tr: Any) -> None:
+        """--keep-env: say how to reach what was kept (each environment's ``keep_env_message``); what lives in
+        this process (``kept_in_process``: the embedded org) goes with it, so on a terminal (with -s) wait for
+        Enter before it goes."""
+        from pytest_cua.fixtures import KEPT_KEY, KEPT_MESSAGES_KEY
+
+        messages = self.kept_messages + self.config.stash.get(KEPT_MESSAGES_KEY, [])
+        if not messages:
+            return
+        tr.write_sep("=", "pytest-cua --keep-env")
+        for message in messages:
+            for line in message.splitlines():
+                tr.write_line(line)
+        kept = self.config.stash.get(KEPT_KEY, [])
+        in_process = [env for env in kept if env.kept_in_process]
+        if not in_process:
+            return
+        names = ", ".join(sorted({env.name for env in in_process}))
+        interactive = self.config.getoption("capture") == "no" and sys.stdin is not None and sys.stdin.isatty()
+        if interactive:
+            tr.write_line(f"the kept {names} environment runs inside this pytest process: press Enter to stop it "
+                          f"and exit")
+            sys.stdin.readline()
+        else:
+            tr.write_line(f"the kept {names} environment runs inside this pytest process and stops with it; run "
+                          f"one task without -n and with -s on a terminal to keep it up until you press Enter")
+        for env in in_process:
+            env.close()
+
+
+def partial_lines(records: list[dict[str, Any]]) -> list[str]:
+    """The partially scored tasks (outcome ``partial``): never a pass; what was not decided and why."""
+    partial = sorted((r for r in records if r.get("outcome") == "partial"), key=lambda r: str(r.get("nodeid")))
+    if not partial:
+        return []
+    lines = [f"partially scored (not a pass): {len(partial)} task(s); their undecided milestones earned nothing"]
+    for r in partial:
+        unscored = r.get("unscored") or {}
+        why = "; ".join(unscored.get("why") or []) or "not decided"
+        lines.append(f"  {r.get('id')}: score {float(r.get('score') or 0):.2f}, "
+                     f"{len(unscored.get('milestones') or [])} milestone(s) of weight "
+                     f"{float(unscored.get('weight') or 0):.2f} {why}")
+    return lines
+
+
+def _forget_junit_case(config: pytest.Config, report: pytest.TestReport) -> None:
+    """junitxml opened a test case for xdist's report of a crashed test that goes back to the scheduler; the
+    retry's reports make the test's case, so this one (of the dead worker) goes."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest without junitxml's stash key
+        return
+    xml: Any = config.stash.get(xml_key, None)  # LogXML: its node reporters are keyed (nodeid, xdist node)
+    if xml is None:
+        return
+    node = getattr(report, "node", None)
+    # keyed (nodeid, node): the nodeid a string before pytest 9.2, a NodeId (str() gives the string) since
+    for key in [k for k in xml.node_reporters if k[1] is node and str(k[0]) == report.nodeid]:
+        reporter = xml.node_reporters.pop(key)
+        if reporter in xml.node_reporters_ordered:
+            xml.node_reporters_ordered.remove(reporter)

@@ -1,0 +1,242 @@
+"""Aggregation of task records: the terminal table and ``reports/summary.json`` (the gate: ``compare``).
+
+Each task's record travels from the worker in the teardown report's ``user_properties`` (key
+``cua_record``, a JSON string), so the same code aggregates with and without xdist. A rerun replaces the
+earlier attempt: the last record of a nodeid wins.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Iterable, Mapping
+
+from pytest_cua.results.stats import mean_se
+
+RECORD_KEY = "cua_record"
+GROUP_FIELDS = ("persona", "difficulty", "level")
+SUMMARY_VERSION = 1
+
+
+def outcome_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    counts = {"passed": 0, "failed": 0, "partial": 0, "error": 0, "skipped": 0}
+    for r in records:
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    return counts
+
+
+def task_key(record: Mapping[str, Any]) -> str:
+    """A task across trials and runs: ``suite/id``."""
+    return f"{record.get('suite') or '-'}/{record['id']}"
+
+
+def per_task(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each task's figures over its trials: pass@k (a trial passed), pass^k (every trial passed), the mean
+    score of its scored trials and that mean's standard error. Errors and skips are not trials that scored."""
+    by_key: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        by_key.setdefault(task_key(r), []).append(r)
+    out: dict[str, dict[str, Any]] = {}
+    for key, trials in sorted(by_key.items()):
+        scored = [r for r in trials if r["outcome"] in ("passed", "failed")]
+        mean, se = mean_se([float(r["score"]) for r in scored])
+        passed = sum(r["outcome"] == "passed" for r in scored)
+        out[key] = {"key": key, "suite": trials[0].get("suite"), "id": trials[0]["id"], "trials": len(trials),
+                    "scored": len(scored), "passed": passed, "errors": sum(r["outcome"] == "error" for r in trials),
+                    "pass_at_k": passed > 0 if scored else None,
+                    "pass_hat_k": passed == len(scored) if scored else None,
+                    "mean_score": _round(mean), "score_se": _round(se)}
+    return out
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return round(value, digits) if value is not None else None
+
+
+def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Figures of one group. Success rate and mean score count passed and failed episodes only: an error is
+    neither an agent failure nor a pass, and a skipped task did not run. ``tasks`` counts tasks, ``episodes``
+    their trials; pass@k and pass^k are shares of the tasks that scored, ``score_se`` the standard error of
+    the mean score over those tasks (each task's mean over its trials)."""
+    counts = outcome_counts(records)
+    scored = [r for r in records if r["outcome"] in ("passed", "failed")]
+    ran = [r for r in records if r["outcome"] != "skipped"]
+    tasks = [t for t in per_task(records).values() if t["scored"]]
+    _, score_se = mean_se([t["mean_score"] for t in tasks])
+    return {
+        "tasks": len({task_key(r) for r in records}),
+        "episodes": len(records),
+        **counts,
+        "pass_at_k": _round(sum(bool(t["pass_at_k"]) for t in tasks) / len(tasks)) if tasks else None,
+        "pass_hat_k": _round(sum(bool(t["pass_hat_k"]) for t in tasks) / len(tasks)) if tasks else None,
+        "score_se": _round(score_se),
+        "retries": sum(int(r.get("retries") or 0) for r in records),
+        "success_rate": round(counts["passed"] / len(scored), 4) if scored else None,
+        "mean_score": round(statistics.fmean(r["score"] for r in scored), 4) if scored else None,
+        "mean_time_s": round(statistics.fmean(r["times"]["wall_s"] for r in ran), 3) if ran else None,
+        "mean_steps": round(statistics.fmean(r["steps"] for r in ran), 2) if ran else None,
+        "mean_reset_s": _mean(r["times"].get("reset_s") for r in ran),
+        "cost_usd": round(sum(r["cost_usd"] for r in records), 6),
+        "tokens_in": sum(r["tokens_in"] for r in records),
+        "tokens_out": sum(r["tokens_out"] for r in records),
+        "asks": sum(r.get("asks", 0) for r in records),
+        **help_stats(records),
+        # figures of other record fields join here (one helper function each, like help_stats)
+    }
+
+
+def help_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Human help (takeovers, ``pytest_cua.episode.human``): how much, and the success rate with and without it.
+    ``success_with_help`` is the success rate (every pass counts), ``success_without_help`` counts only the
+    passes with no takeover, over the same scored episodes; ``helped`` is how many scored episodes had one."""
+    scored = [r for r in records if r["outcome"] in ("passed", "failed")]
+    helped = [r for r in scored if int(r.get("takeovers") or 0) > 0]
+    passed = sum(r["outcome"] == "passed" for r in scored)
+    passed_helped = sum(r["outcome"] == "passed" for r in helped)
+    return {
+        "takeovers": sum(int(r.get("takeovers") or 0) for r in records),
+        "human_steps": sum(int(r.get("human_steps") or 0) for r in records),
+        "agent_steps": sum(int(r.get("agent_steps", r.get("steps")) or 0) for r in records),
+        "helped": len(helped),
+        "passed_with_help": passed_helped,
+        "passed_without_help": passed - passed_helped,
+        "success_with_help": round(passed / len(scored), 4) if scored else None,
+        "success_without_help": round((passed - passed_helped) / len(scored), 4) if scored else None,
+    }
+
+
+def help_lines(totals: Mapping[str, Any]) -> list[str]:
+    """The terminal's human-help line (none when no human took over)."""
+    if not totals.get("takeovers"):
+        return []
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    return [f"human help: {totals['takeovers']} takeover(s) in {totals['helped']} scored episode(s), "
+            f"{totals['human_steps']} human step(s), {totals['agent_steps']} agent step(s); success with help "
+            f"{pct(totals['success_with_help'])} ({totals['passed']} passed), without help "
+            f"{pct(totals['success_without_help'])} ({totals['passed_without_help']} passed with no takeover)"]
+
+
+def _thousands(n: int) -> str:
+    return str(n) if n < 1000 else f"{n / 1000:.1f}k" if n < 1_000_000 else f"{n / 1_000_000:.2f}M"
+
+
+def _mean(values: Iterable[Any]) -> float | None:
+    nums = [v for v in values if isinstance(v, (int, float))]
+    return round(statistics.fmean(nums), 4) if nums else None
+
+
+def orgs_by_worker(records: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Which org each worker's tasks ran against, by name (an org of an orgs file; never credentials):
+    ``{"gw0": ["org-a"], ...}``; empty when no task names an org other than an embedded one."""
+    out: dict[str, set[str]] = {}
+    for r in records:
+        env = r.get("environment") or {}
+        org, worker = env.get("org"), env.get("worker")
+        if isinstance(org, str) and org != "local" and worker:
+            out.setdefault(str(worker), set()).add(org)
+    return {w: sorted(names) for w, names in sorted(out.items())}
+
+
+def api_requests(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The org API requests the tasks used (``environment.api_requests``, from the org's limits resource
+    before and after each task, its rollback included): total, per task mean and most, and per org; None when
+    no task counted any (the embedded org in process does not)."""
+    used = [(str((r.get("environment") or {}).get("org") or "-"), r["environment"]["api_requests"]) for r in records
+            if isinstance((r.get("environment") or {}).get("api_requests"), int)]
+    if not used:
+        return None
+    by_org: dict[str, int] = {}
+    for org, n in used:
+        by_org[org] = by_org.get(org, 0) + n
+    counts = [n for _, n in used]
+    return {"total": sum(counts), "tasks": len(counts), "mean_per_task": round(statistics.fmean(counts), 1),
+            "max_per_task": max(counts), "by_org": dict(sorted(by_org.items()))}
+
+
+def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> dict[str, Any]:
+    records = sorted(records, key=lambda r: r["nodeid"])
+    groups: dict[str, dict[str, Any]] = {"suite": {}}
+    for field_name in GROUP_FIELDS:
+        groups[field_name] = {}
+    by_suite: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        by_suite.setdefault(r["suite"] or "-", []).append(r)
+    groups["suite"] = {k: group_stats(v) for k, v in sorted(by_suite.items())}
+    for field_name in GROUP_FIELDS:
+        buckets: dict[str, list[Mapping[str, Any]]] = {}
+        for r in records:
+            if r.get(field_name):
+                buckets.setdefault(f"{r['suite']}/{r[field_name]}", []).append(r)
+        groups[field_name] = {k: group_stats(v) for k, v in sorted(buckets.items())}
+    errors: dict[str, int] = {}
+    for r in records:
+        if r["outcome"] == "error":
+            errors[r["error_kind"] or "unknown"] = errors.get(r["error_kind"] or "unknown", 0) + 1
+    orgs = orgs_by_worker(records)
+    run = {**run, "orgs": orgs} if orgs else dict(run)
+    requests = api_requests(records)
+    if requests is not None:
+        run["api_requests"] = requests
+    return {"version": SUMMARY_VERSION, "run": dict(run), "totals": {**group_stats(records), "errors_by_kind": errors},
+            "groups": groups, "per_task": list(per_task(records).values()), "tasks": records}
+
+
+def format_table(summary: Mapping[str, Any]) -> list[str]:
+    """The terminal summary: one row per suite, then per persona / difficulty / level."""
+    trials = int(summary.get("run", {}).get("trials") or 1)
+    header: tuple[str, ...] = ("group", "tasks", "pass", "fail", "error", "success", "score", "time s", "steps",
+                               "tokens in/out", "cost $")
+    if trials > 1:  # the pass/fail/error columns count episodes (trials), pass@k and pass^k tasks
+        header = (*header[:6], "pass@k", "pass^k", "score \u00b1se", *header[7:])
+    rows: list[tuple[str, ...]] = []
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    def row(name: str, s: Mapping[str, Any]) -> tuple[str, ...]:
+        score = "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}"
+        t = "-" if s["mean_time_s"] is None else f"{s['mean_time_s']:.2f}"
+        steps = "-" if s["mean_steps"] is None else f"{s['mean_steps']:.1f}"
+        tokens = f"{_thousands(s['tokens_in'])}/{_thousands(s['tokens_out'])}"
+        cells = [name, str(s["tasks"]), str(s["passed"]), str(s["failed"]), str(s["error"]), pct(s["success_rate"])]
+        if trials > 1:
+            se = s.get("score_se")
+            cells += [pct(s.get("pass_at_k")), pct(s.get("pass_hat_k")),
+                      score if se is None else f"{score}\u00b1{se:.3f}"]
+        else:
+            cells.append(score)
+        return (*cells, t, steps, tokens, f"{s['cost_usd']:.4f}")
+
+    groups = summary["groups"]
+    for name, stats in groups["suite"].items():
+        rows.append(row(name, stats))
+    for field_name in GROUP_FIELDS:
+        for name, stats in groups[field_name].items():
+            rows.append(row(f"  {field_name} {name.split('/', 1)[1]}" if len(groups["suite"]) == 1 else
+                            f"  {field_name} {name}", stats))
+    rows.append(row("total", summary["totals"]))
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    out = ["  ".join(h.ljust(widths[i]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(header))]
+    for r in rows:
+        out.append("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+    orgs = summary.get("run", {}).get("orgs") or {}
+    if orgs:
+        out.append("orgs: " + ", ".join(f"{w} {'+'.join(names)}" for w, names in orgs.items()))
+    requests = summary.get("run", {}).get("api_requests")
+    if requests:
+        out.append(f"org API requests: {requests['total']} for {requests['tasks']} tasks (mean "
+                   f"{requests['mean_per_task']}, most {requests['max_per_task']} per task; " +
+                   ", ".join(f"{o} {n}" for o, n in requests["by_org"].items()) + ")")
+    out += help_lines(summary["totals"])
+    errors = summary["totals"].get("errors_by_kind") or {}
+    if errors:
+        out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
+    retries = summary["totals"].get("retries") or 0
+    if retries:
+        out.append(f"retries: {retries} attempt(s) that ended in error ran again (--cua-retry-errors); the "
+                   f"table counts each test's last attempt")
+    if trials > 1:
+        out.append(f"trials: {trials} per task; pass/fail/error count episodes, pass@k and pass^k tasks")
+    return out

@@ -1,0 +1,163 @@
+"""Collection: one test per task, markers per task, and one collection error per broken task source.
+
+A suite's test module declares ``CUA_SUITE = Suite(...)`` and a test function that requests ``cua_task``.
+Tasks are loaded once per session and suite, sorted by id (every xdist worker collects the same tests in the
+same order). A broken task file becomes a collector node of its own whose collection fails with the file,
+task and field in the message: the other files' tasks still collect (pytest stops before running on any
+collection error unless ``--continue-on-collection-errors`` is given).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from pytest_cua.tasks.suite import LoadedTasks, Suite
+from pytest_cua.tasks.task import Task, TaskFileError
+
+SUITE_ATTRIBUTE = "CUA_SUITE"
+TASK_ARG = "cua_task"
+TRIAL_ARG = "cua_trial"
+_LOADED = pytest.StashKey[dict[int, LoadedTasks]]()
+_MARK_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def suite_of(module: Any) -> Suite | None:
+    suite = getattr(module, SUITE_ATTRIBUTE, None)
+    if suite is None:
+        return None
+    if not isinstance(suite, Suite):
+        raise TypeError(f"{module.__name__}.{SUITE_ATTRIBUTE} must be a pytest_cua.Suite, got {type(suite).__name__}")
+    suite.bind(module.__file__)
+    return suite
+
+
+def loaded_tasks(config: pytest.Config, suite: Suite) -> LoadedTasks:
+    cache = config.stash.setdefault(_LOADED, {})
+    if id(suite) not in cache:
+        cache[id(suite)] = suite.load(config)
+    return cache[id(suite)]
+
+
+def mark_name(prefix: str, value: str) -> str:
+    return f"{prefix}{_MARK_NAME.sub('_', value)}"
+
+
+def registered_markers(config: pytest.Config) -> set[str]:
+    return {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
+
+
+def marks_for(config: pytest.Config, task: Task, registered: set[str]) -> list[pytest.MarkDecorator]:
+    """persona, difficulty and level as markers named after their values (``-m "sales and hard"``,
+    ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks."""
+    names: list[str] = []
+    for value in (task.persona, task.difficulty, task.level):
+        if value:
+            names.append(mark_name("", value))
+    if task.template:
+        names.append(mark_name("template_", task.template))
+    for app in task.extra.get("apps", []) if isinstance(task.extra.get("apps"), list) else []:
+        names.append(mark_name("app_", str(app)))
+    if task.is_question:
+        names.append("question")
+    for name in names:
+        if name not in registered:  # dynamic values are registered so --strict-markers accepts them
+            config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
+            registered.add(name)
+    marks = [getattr(pytest.mark, n) for n in names]
+    if config.pluginmanager.hasplugin("timeout"):
+        marks.append(pytest.mark.timeout(backstop_timeout(config, task)))
+    return marks
+
+
+def backstop_timeout(config: pytest.Config, task: Task) -> float:
+    """pytest-timeout's limit for a task: past the episode's own limit (which always fires first, so that
+    rollback runs), plus time for provisioning, evaluation and rollback."""
+    from pytest_cua.results.records import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    limit = settings.time_limit_s if settings is not None and settings.time_limit_s else task.limits.time_limit_s
+    return round(limit * 1.1 + 300, 1)
+
+
+def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
+    if TASK_ARG not in metafunc.fixturenames:
+        return
+    suite = suite_of(metafunc.module)
+    if suite is None:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid} requests {TASK_ARG!r} but its module declares no {SUITE_ATTRIBUTE} "
+            f"= pytest_cua.Suite(...)")
+    loaded = loaded_tasks(metafunc.config, suite)
+    registered = registered_markers(metafunc.config)  # marks_for adds the new ones to it
+    trials = trials_of(metafunc.config)
+    if trials == 1:
+        params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task, registered))
+                  for task in loaded.tasks]
+        metafunc.parametrize(TASK_ARG, params)
+        return
+    # --cua-trials K: K tests per task, next to each other, ids <task id>-trial<n> (-k and --lf see them)
+    params = []
+    for task in loaded.tasks:
+        marks = marks_for(metafunc.config, task, registered)
+        params.extend(pytest.param(task, n, id=trial_id(task.id, n), marks=marks) for n in range(1, trials + 1))
+    metafunc.parametrize([TASK_ARG, TRIAL_ARG], params)
+
+
+def trials_of(config: pytest.Config) -> int:
+    from pytest_cua.results.records import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    return settings.trials if settings is not None else 1
+
+
+def trial_id(task_id: str, trial: int) -> str:
+    """The test id of one trial of a task under --cua-trials (also its trajectory folder's name)."""
+    return f"{task_id}-trial{trial}"
+
+
+class FailingCollector(pytest.Collector):
+    """A node whose collection fails with an error found before it (a broken task file, a misused marker):
+    a collection error of its own, named after what it stands for, while the rest still collects."""
+
+    def __init__(self, *, error: Exception, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def collect(self) -> list[Any]:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.name
+
+
+class BrokenTaskSource(FailingCollector):
+    """A task file that failed to load: its collection fails with the loader's message."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, TaskFileError):
+            return f"task file error: {excinfo.value}"
+        return str(pytest.Collector.repr_failure(self, excinfo))
+
+
+def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) -> Any:
+    """After the test function's items are made, add one failing collector per broken task source."""
+    module = getattr(collector, "module", None)
+    items = list(result) if isinstance(result, list) else ([result] if result is not None else [])
+    if module is None or not any(TASK_ARG in getattr(i, "fixturenames", ()) for i in items):
+        return result
+    suite = suite_of(module)
+    if suite is None:
+        return result
+    errors = loaded_tasks(collector.config, suite).errors
+    if not errors:
+        return result
+    for label, error in errors:
+        items.append(BrokenTaskSource.from_parent(collector, name=f"{getattr(obj, '__name__', 'test')}[{label}]",
+                                                  error=error))
+    return items

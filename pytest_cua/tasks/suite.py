@@ -1,0 +1,169 @@
+"""Suites and templates: how a benchmark tells the plugin where its tasks are and how to score them.
+
+A suite's test module declares ``CUA_SUITE = Suite(...)`` and one test function that requests ``cua_task``;
+the plugin parametrizes it with one test per task (ids = task ids, sorted the same way on every worker).
+
+A template is the code behind a family of tasks: its evaluator (milestones), its oracle solver and its
+demonstration, plus the objects its tasks touch (the rollback scope).
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+from pytest_cua.tasks.task import Task, TaskFileError, check_unique, load_task_file
+
+if TYPE_CHECKING:
+    from pytest_cua.actions import Action
+    from pytest_cua.envs.base import EnvContext, Environment
+    from pytest_cua.tasks.scoring import ScoreCard
+
+
+@dataclass
+class EvalContext:
+    """What an evaluator reads: the task, the environment (after the episode), the agent's answer and the
+    artifacts the environment copied out. Milestones go to ``card`` (``pytest_cua.milestone`` finds it)."""
+
+    task: Task
+    env: "Environment"
+    card: "ScoreCard"
+    answer: str | None = None
+    artifacts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def truth(self) -> Mapping[str, Any]:
+        return self.task.ground_truth
+
+
+class Template:
+    """Base class of a task template. Subclasses set ``name`` and implement what they support."""
+
+    name: str = ""
+    objects: tuple[str, ...] = ()  # what its tasks may change: the rollback scope
+    milestones: Mapping[str, float] | None = None  # declared weights, checked at load
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        raise NotImplementedError(f"template {self.name!r} has no evaluator")
+
+    def solve(self, task: Task, env: "Environment") -> None:
+        raise NotImplementedError(f"template {self.name!r} has no oracle solver")
+
+    def demonstrate(self, task: Task, env: "Environment") -> Sequence["Action"]:
+        raise NotImplementedError(f"template {self.name!r} has no demonstration")
+
+    def arrange(self, task: Task, env: "Environment") -> None:
+        """What the task takes for granted that the environment's snapshot lacks, made after the snapshot and
+        before the agent starts; rolled back (and checked) with the task's own changes. A failure here is an
+        environment error of the task."""
+
+    def has(self, method: str) -> bool:
+        return getattr(type(self), method) is not getattr(Template, method)
+
+
+@dataclass
+class TaskSource:
+    """One unit of task data (usually a file): a collection error is reported per source."""
+
+    label: str  # shown in the collection error and used as the node name
+    load: Callable[[], list[Task]]
+
+
+@dataclass
+class LoadedTasks:
+    tasks: list[Task]
+    errors: list[tuple[str, TaskFileError]]  # (source label, error)
+
+
+class Suite:
+    """A benchmark suite. ``environment`` is a provider name (entry point of ``pytest_cua.environments``)
+    or a factory ``(EnvContext) -> Environment``; ``environment_options`` are that provider's settings for
+    this suite (the docker provider's image, memory and cpus, say); command-line options override them.
+
+    ``observation_kinds`` are the observations the suite's environment offers (a model agent's wish is narrowed
+    to them); ``default_observation_kinds`` what an agent that asks for nothing gets (replay, noop; default: all
+    offered), e.g. the screenshot alone where the accessibility tree costs seconds a step."""
+
+    def __init__(self, name: str, *, environment: "str | Callable[[EnvContext], Environment]",
+                 tasks: Sequence[str] = ("tasks/*.json",), templates: Mapping[str, Template] | None = None,
+                 base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None,
+                 environment_options: Mapping[str, Any] | None = None,
+                 default_observation_kinds: Iterable[str] | None = None) -> None:
+        self.name = name
+        self.environment = environment
+        self.task_globs = tuple(tasks)
+        self.templates: dict[str, Template] = dict(templates or {})
+        self.base_dir = Path(base_dir) if base_dir is not None else None
+        self.observation_kinds = frozenset(observation_kinds) if observation_kinds else None
+        self.default_observation_kinds = frozenset(default_observation_kinds) if default_observation_kinds else None
+        if self.default_observation_kinds and self.observation_kinds and \
+                not self.default_observation_kinds <= self.observation_kinds:
+            raise ValueError(f"suite {name!r}: default_observation_kinds {sorted(self.default_observation_kinds)} "
+                             f"are not all offered by observation_kinds {sorted(self.observation_kinds)}")
+        self.environment_options: dict[str, Any] = dict(environment_options or {})  # read by the provider
+
+    def bind(self, module_file: str | Path) -> None:
+        if self.base_dir is None:
+            self.base_dir = Path(module_file).resolve().parent
+
+    def task_sources(self, config: Any) -> list[TaskSource]:
+        """The task files of the suite, sorted. Override to add sources (a release checkout, say)."""
+        assert self.base_dir is not None, "Suite.bind() was not called"
+        paths: set[Path] = set()
+        for pattern in self.task_globs:
+            paths.update(Path(p) for p in glob.glob(str(self.base_dir / pattern), recursive=True))
+        root = self.base_dir
+        return [TaskSource(str(p.relative_to(root)), _file_loader(p, self.name, root)) for p in sorted(paths)]
+
+    def load(self, config: Any) -> LoadedTasks:
+        """Load every source; a broken source is an error of its own, the others still load."""
+        tasks: list[Task] = []
+        errors: list[tuple[str, TaskFileError]] = []
+        for source in self.task_sources(config):
+            try:
+                loaded = source.load()
+                for task in loaded:
+                    self.check_task(task)
+            except TaskFileError as exc:
+                errors.append((source.label, exc))
+                continue
+            tasks.extend(loaded)
+        try:
+            check_unique(tasks)
+        except TaskFileError as exc:
+            errors.append((exc.path, exc))
+            dup = exc.task_id
+            tasks = [t for t in tasks if t.id != dup]
+        tasks.sort(key=lambda t: t.id)
+        return LoadedTasks(tasks, errors)
+
+    def check_task(self, task: Task) -> None:
+        """Suite-level checks of one task (its template exists, declared weights sum to 1)."""
+        if not self.templates or task.template is None:
+            return
+        template = self.templates.get(task.template)
+        if template is None:
+            return  # collected and skipped with the reason at run time, never dropped
+        if template.milestones is not None:
+            from pytest_cua.tasks.scoring import check_weights
+
+            problem = check_weights(template.milestones)
+            if problem:
+                raise TaskFileError(task.source.split("#")[0], f"template {template.name!r}: {problem}",
+                                    task_id=task.id, field_name="template")
+
+    def prepare(self, env: "Environment", config: Any) -> None:
+        """Called once per provisioned environment, before its snapshot: install suite data here."""
+
+    def template_for(self, task: Task) -> Template | None:
+        return self.templates.get(task.template) if task.template else None
+
+    def rollback_scope(self, task: Task) -> tuple[str, ...] | None:
+        template = self.template_for(task)
+        return tuple(template.objects) if template is not None and template.objects else None
+
+
+def _file_loader(path: Path, suite: str, root: Path) -> Callable[[], list[Task]]:
+    return lambda: load_task_file(path, suite=suite, root=root)
