@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Union
+from typing import Any, ClassVar, Mapping, Union, dataclass_transform
 
 
 class ActionError(ValueError):
@@ -30,12 +30,40 @@ Target = Union[str, Point]
 """An element id from the current observation, or a screen point."""
 
 
+TARGET_FIELDS: tuple[str, ...] = ("target", "source", "destination")
+"""The fields that hold a ``Target``; a semantic locator in one is resolved by ``pytest_cua.agents.builtin``."""
+
+ACTION_TYPES: dict[str, type["Action"]] = {}
+"""Every action type by its wire name (``kind``); an ``Action`` subclass registers itself here."""
+
+
+@dataclass_transform(frozen_default=True)
 @dataclass(frozen=True)
 class Action:
-    """Base of every action. ``kind`` is the wire name (``{"type": kind, ...}``)."""
+    """Base of every action. ``kind`` is the wire name (``{"type": kind, ...}``).
+
+    An action type declares only what is its own: its wire name (and ``terminal=True`` when it ends the
+    episode) as class keywords, its fields as annotations::
+
+        class Fill(Action, kind="fill"):
+            target: Target
+            text: str
+
+    Defining the subclass makes it a frozen dataclass and registers it in ``ACTION_TYPES``. Building one
+    from a dict, checking its fields, its dict form and its short description are this base class's, driven
+    by the fields' annotations (``Target`` fields: ``TARGET_FIELDS``).
+    """
 
     kind: ClassVar[str] = ""
     terminal: ClassVar[bool] = False
+
+    def __init_subclass__(cls, *, kind: str, terminal: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if kind in ACTION_TYPES:
+            raise TypeError(f"action kind {kind!r} is taken by {ACTION_TYPES[kind].__name__}")
+        cls.kind, cls.terminal = kind, terminal
+        dataclass(frozen=True)(cls)
+        ACTION_TYPES[kind] = cls
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.kind}
@@ -79,7 +107,7 @@ class Action:
         """Check field types; raise ActionError naming the field."""
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name in ("target", "source", "destination"):
+            if f.name in TARGET_FIELDS:
                 if value is None and f.default is None:
                     continue
                 object.__setattr__(self, f.name, _coerce_target(self.kind, f.name, value))
@@ -127,68 +155,39 @@ def _point(kind: str, name: str, x: Any, y: Any) -> Point:
     return Point(float(x), float(y))
 
 
-ACTION_TYPES: dict[str, type[Action]] = {}
-
-
-def _register(cls: type[Action]) -> type[Action]:
-    ACTION_TYPES[cls.kind] = cls
-    return cls
-
-
 # --- pointer -------------------------------------------------------------------------------------------
 
-@_register
-@dataclass(frozen=True)
-class Click(Action):
-    kind: ClassVar[str] = "click"
+class Click(Action, kind="click"):
     target: Target
     button: str = "left"
 
 
-@_register
-@dataclass(frozen=True)
-class DoubleClick(Action):
-    kind: ClassVar[str] = "double_click"
+class DoubleClick(Action, kind="double_click"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class RightClick(Action):
-    kind: ClassVar[str] = "right_click"
+class RightClick(Action, kind="right_click"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Hover(Action):
-    kind: ClassVar[str] = "hover"
+class Hover(Action, kind="hover"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Move(Action):
+class Move(Action, kind="move"):
     """Move the pointer without clicking (desktop environments)."""
 
-    kind: ClassVar[str] = "move"
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Drag(Action):
-    kind: ClassVar[str] = "drag"
+class Drag(Action, kind="drag"):
     source: Target
     destination: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Scroll(Action):
+class Scroll(Action, kind="scroll"):
     """Scroll by (dx, dy) pixels; positive dy scrolls down. At ``target`` when given."""
 
-    kind: ClassVar[str] = "scroll"
     dx: float = 0
     dy: float = 0
     target: Target | None = None
@@ -196,159 +195,102 @@ class Scroll(Action):
 
 # --- keyboard and forms --------------------------------------------------------------------------------
 
-@_register
-@dataclass(frozen=True)
-class Fill(Action):
+class Fill(Action, kind="fill"):
     """Replace the value of an input with ``text``."""
 
-    kind: ClassVar[str] = "fill"
     target: Target
     text: str
 
 
-@_register
-@dataclass(frozen=True)
-class Type(Action):
+class Type(Action, kind="type"):
     """Type ``text`` key by key, into ``target`` when given, else where the focus is."""
 
-    kind: ClassVar[str] = "type"
     text: str
     target: Target | None = None
 
 
-@_register
-@dataclass(frozen=True)
-class Clear(Action):
-    kind: ClassVar[str] = "clear"
+class Clear(Action, kind="clear"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class SelectOption(Action):
+class SelectOption(Action, kind="select_option"):
     """Choose an option of a select by its label (or value)."""
 
-    kind: ClassVar[str] = "select_option"
     target: Target
     option: str
 
 
-@_register
-@dataclass(frozen=True)
-class Check(Action):
-    kind: ClassVar[str] = "check"
+class Check(Action, kind="check"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Uncheck(Action):
-    kind: ClassVar[str] = "uncheck"
+class Uncheck(Action, kind="uncheck"):
     target: Target
 
 
-@_register
-@dataclass(frozen=True)
-class Press(Action):
+class Press(Action, kind="press"):
     """Press one key (``Enter``, ``Tab``, ``a``)."""
 
-    kind: ClassVar[str] = "press"
     key: str
 
 
-@_register
-@dataclass(frozen=True)
-class Hotkey(Action):
+class Hotkey(Action, kind="hotkey"):
     """Press keys together (``["ctrl", "s"]``)."""
 
-    kind: ClassVar[str] = "hotkey"
     keys: tuple[str, ...]
 
 
 # --- navigation ----------------------------------------------------------------------------------------
 
-@_register
-@dataclass(frozen=True)
-class GoTo(Action):
-    kind: ClassVar[str] = "goto"
+class GoTo(Action, kind="goto"):
     url: str
 
 
-@_register
-@dataclass(frozen=True)
-class Back(Action):
-    kind: ClassVar[str] = "back"
+class Back(Action, kind="back"):
+    """Go back in the tab's history."""
 
 
-@_register
-@dataclass(frozen=True)
-class Forward(Action):
-    kind: ClassVar[str] = "forward"
+class Forward(Action, kind="forward"):
+    """Go forward in the tab's history."""
 
 
-@_register
-@dataclass(frozen=True)
-class NewTab(Action):
-    kind: ClassVar[str] = "new_tab"
+class NewTab(Action, kind="new_tab"):
     url: str | None = None
 
 
-@_register
-@dataclass(frozen=True)
-class SwitchTab(Action):
-    kind: ClassVar[str] = "switch_tab"
+class SwitchTab(Action, kind="switch_tab"):
     index: int
 
 
-@_register
-@dataclass(frozen=True)
-class CloseTab(Action):
-    kind: ClassVar[str] = "close_tab"
+class CloseTab(Action, kind="close_tab"):
     index: int | None = None
 
 
-@_register
-@dataclass(frozen=True)
-class Wait(Action):
-    kind: ClassVar[str] = "wait"
+class Wait(Action, kind="wait"):
     seconds: float = 1.0
 
 
 # --- terminal and human-in-the-loop ------------------------------------------------------------------------
 
-@_register
-@dataclass(frozen=True)
-class Answer(Action):
+class Answer(Action, kind="answer", terminal=True):
     """The agent's answer to a question task; ends the episode."""
 
-    kind: ClassVar[str] = "answer"
-    terminal: ClassVar[bool] = True
     text: str
 
 
-@_register
-@dataclass(frozen=True)
-class Done(Action):
-    kind: ClassVar[str] = "done"
-    terminal: ClassVar[bool] = True
+class Done(Action, kind="done", terminal=True):
+    """The agent says the task is done; ends the episode."""
 
 
-@_register
-@dataclass(frozen=True)
-class Fail(Action):
+class Fail(Action, kind="fail", terminal=True):
     """The agent gives up, saying why."""
 
-    kind: ClassVar[str] = "fail"
-    terminal: ClassVar[bool] = True
     reason: str = ""
 
 
-@_register
-@dataclass(frozen=True)
-class Ask(Action):
+class Ask(Action, kind="ask"):
     """Ask a human; the answer comes back in the next observation."""
 
-    kind: ClassVar[str] = "ask"
     question: str
 
 

@@ -7,8 +7,8 @@ Agent output is data. A model-backed agent turns its raw output into typed actio
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action
@@ -49,10 +49,22 @@ class Usage:
                 "cache_write": self.cache_write, "reasoning": self.reasoning, "requests": self.requests,
                 "cost_usd": round(self.cost_usd, 6)}
 
+    def totals(self) -> dict[str, Any]:
+        """The headline figures of a task's summary and record: tokens in and out, cost."""
+        return {"tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cost_usd": round(self.cost_usd, 6)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Usage":
+        """Read ``to_dict`` (or any mapping holding some of the fields) back; other keys are ignored."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
 
 @dataclass
 class Turn:
-    """One agent step: the actions it chose, its reasoning text and what the step cost."""
+    """One agent step: the actions it chose, its reasoning text and what the step cost.
+
+    The episode records it as a trajectory step (``pytest_cua.episode.trajectory.StepRecord``, a Turn with the
+    observation, the results and the timings), which serialises it."""
 
     actions: list["Action"]
     reasoning: str = ""

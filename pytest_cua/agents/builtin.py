@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Sequence
 
-from pytest_cua.actions import Action, Answer, Done, Fail
+from pytest_cua.actions import TARGET_FIELDS, Action, Answer, Done, Fail, actions_from_dicts
 from pytest_cua.agents.locators import LocatorError, is_locator, resolve_locator
 from pytest_cua.agents.base import Agent, AgentContext, AgentError, Turn
 
@@ -86,7 +86,7 @@ class OracleAgent(Agent):
 def resolve_targets(action: Action, observation: "Observation") -> Action:
     """Replace semantic targets (``role=button[name="Save"]``) with this observation's element ids."""
     changes = {}
-    for name in ("target", "source", "destination"):
+    for name in TARGET_FIELDS:
         value = getattr(action, name, None)
         if is_locator(value):
             if not observation.elements:
@@ -102,8 +102,6 @@ def _final_action(task: "Task") -> Action:
 
 def demonstration_from_task(task: "Task") -> Sequence[Action]:
     """The task's own demonstration actions (from its data file)."""
-    from pytest_cua.actions import actions_from_dicts
-
     if task.demonstration_actions is None:
         raise AgentError(f"task {task.id!r} has no demonstration actions")
     return actions_from_dicts(list(task.demonstration_actions), where=f"task {task.id} demonstration.actions")

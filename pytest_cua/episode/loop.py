@@ -73,8 +73,7 @@ class EpisodeResult:
                 "steps": self.steps, **self.help_fields(),
                 "actions": self.actions, "failed_actions": self.failed_actions, "asks": self.asks,
                 "agent_s": round(self.agent_s, 3), "env_s": round(self.env_s, 3), "wall_s": round(self.wall_s, 3),
-                "tokens_in": self.usage.tokens_in, "tokens_out": self.usage.tokens_out,
-                "cost_usd": round(self.usage.cost_usd, 6)}
+                **self.usage.totals()}
 
 
 class EpisodeError(Exception):
@@ -243,11 +242,9 @@ class Episode:
                     r.failed_actions += 1
                     last_error = f"{action.describe()} failed: {result.error}"
                     break  # the rest of this turn was planned on a state that did not happen
-            self.recorder.record_step(StepRecord(
-                index=index, observation=observation, actions=list(turn.actions), results=results,
-                reasoning=turn.reasoning, raw=turn.raw, usage=turn.usage, agent_s=r.agent_s - agent_before,
-                env_s=r.env_s - env_before, started_at=step_started,
-                extra={**turn.extra, "by": "agent"} if self._helping else dict(turn.extra), images=dict(turn.images)))
+            self.recorder.record_step(StepRecord.of_turn(
+                turn, index=index, observation=observation, results=results, agent_s=r.agent_s - agent_before,
+                env_s=r.env_s - env_before, started_at=step_started, extra={"by": "agent"} if self._helping else None))
             if r.end:
                 return
             if self._over_budget(run_total):

@@ -19,10 +19,10 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from pytest_cua.actions import Action, ActionError, ActionResult
-from pytest_cua.agents.base import Usage
+from pytest_cua.agents.base import Turn, Usage
 from pytest_cua.observations import Observation
 from pytest_cua.redaction import redact, redact_data
 
@@ -31,23 +31,26 @@ TRAJECTORY_FILE = "trajectory.json"
 STEPS_FILE = "steps.jsonl"
 
 
-@dataclass
-class StepRecord:
-    """One agent step as the episode loop saw it."""
+@dataclass(kw_only=True)
+class StepRecord(Turn):
+    """One trajectory step: the ``Turn`` played (the agent's, or a human's during a takeover: ``extra.by``),
+    with the observation it was chosen on, what came of its actions and the time it took. ``to_dict`` is the
+    step's JSON form; ``LoadedStep.from_dict`` reads it back."""
 
     index: int
     observation: Observation
-    actions: list[Action]
     results: list[ActionResult]
-    reasoning: str = ""
-    raw: str | None = None
-    usage: Usage = field(default_factory=Usage)
     agent_s: float = 0.0
     env_s: float = 0.0
     started_at: float = field(default_factory=time.time)
     error: str | None = None  # e.g. the agent's output could not be parsed
-    extra: dict[str, Any] = field(default_factory=dict)
-    images: dict[str, bytes] = field(default_factory=dict)  # e.g. "model": the image the model was sent
+
+    @classmethod
+    def of_turn(cls, turn: Turn, *, extra: Mapping[str, Any] | None = None, **step: Any) -> "StepRecord":
+        """``turn`` as a step; ``step`` gives this class's own fields and ``extra`` is added to the turn's.
+        The turn's actions, extra and images are copied, so the agent may reuse them."""
+        return cls(actions=list(turn.actions), reasoning=turn.reasoning, usage=turn.usage, raw=turn.raw,
+                   extra={**turn.extra, **(extra or {})}, images=dict(turn.images), **step)
 
     def to_dict(self, *, screenshot: str | None = None, som: str | None = None,
                 images: dict[str, str] | None = None) -> dict[str, Any]:
@@ -153,6 +156,9 @@ class TrajectoryError(Exception):
 
 @dataclass
 class LoadedStep:
+    """A step read back from a trajectory file: ``StepRecord.to_dict`` parsed (``from_dict``); the observation
+    and the results stay JSON data, the images are file paths."""
+
     index: int
     observation: dict[str, Any]
     actions: list[Action]
@@ -161,13 +167,38 @@ class LoadedStep:
     raw: str | None = None
     screenshot: Path | None = None
     som: Path | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)
     agent_s: float = 0.0
     env_s: float = 0.0
     started_at: float = 0.0
     error: str | None = None
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any], *, directory: Path, position: int) -> "LoadedStep":
+        """One entry of a trajectory's ``steps`` (``position``: its place, the index when it has none); image
+        names are resolved in ``directory``. Raises ActionError for an action that cannot be read."""
+        actions = [Action.from_dict(a) for a in entry.get("actions", [])]
+        shot, som = entry.get("screenshot"), entry.get("som")
+        # the step's own figures are the unrounded ones; "usage" adds the token details (older files lack it)
+        figures: dict[str, Any] = {k: entry[k] for k in ("tokens_in", "tokens_out", "cost_usd") if k in entry}
+        return cls(
+            index=int(entry.get("index", position)), observation=entry.get("observation", {}), actions=actions,
+            results=entry.get("results", []), reasoning=entry.get("reasoning", ""), raw=entry.get("raw"),
+            screenshot=directory / shot if shot else None, som=directory / som if som else None,
+            usage=Usage.from_dict({**(entry.get("usage") or {}), **figures}), agent_s=entry.get("agent_s", 0.0),
+            env_s=entry.get("env_s", 0.0), started_at=entry.get("started_at", 0.0), error=entry.get("error"))
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    @property
+    def cost_usd(self) -> float:
+        return self.usage.cost_usd
 
     def screenshot_bytes(self) -> bytes | None:
         return self.screenshot.read_bytes() if self.screenshot is not None and self.screenshot.exists() else None
@@ -210,21 +241,12 @@ def load_trajectory(path: str | Path) -> Trajectory:
         raise TrajectoryError(f"{file}: cannot be read: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise TrajectoryError(f"{file}: not a trajectory (expected an object with 'steps')")
-    directory = file.parent
     steps = []
     for i, entry in enumerate(data["steps"]):
         try:
-            actions = [Action.from_dict(a) for a in entry.get("actions", [])]
+            steps.append(LoadedStep.from_dict(entry, directory=file.parent, position=i))
         except ActionError as exc:
             raise TrajectoryError(f"{file}: step {entry.get('index', i)}: {exc}") from None
-        shot, som = entry.get("screenshot"), entry.get("som")
-        steps.append(LoadedStep(
-            index=int(entry.get("index", i)), observation=entry.get("observation", {}), actions=actions,
-            results=entry.get("results", []), reasoning=entry.get("reasoning", ""), raw=entry.get("raw"),
-            screenshot=directory / shot if shot else None, som=directory / som if som else None,
-            tokens_in=entry.get("tokens_in", 0), tokens_out=entry.get("tokens_out", 0),
-            cost_usd=entry.get("cost_usd", 0.0), agent_s=entry.get("agent_s", 0.0), env_s=entry.get("env_s", 0.0),
-            started_at=entry.get("started_at", 0.0), error=entry.get("error")))
     return Trajectory(path=file, summary=data.get("summary", {}), steps=steps)
 
 

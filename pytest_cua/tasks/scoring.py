@@ -5,6 +5,14 @@ Inside an evaluator::
     with milestone("queue exists", weight=0.3):
         assert queue, f"no queue named {name!r}"
 
+Who owns the card: the plugin makes one ``ScoreCard`` per task and hands it to the evaluator as ``ctx.card``
+(``pytest_cua.tasks.suite.EvalContext``). Its methods ``milestone``, ``declare``, ``note``, ``record`` and
+``record_answer`` record into it directly. The free functions ``milestone``, ``declare`` and ``note`` are a
+convenience for evaluator code and the helpers it calls (the suites' templates, the LLM judge): each delegates
+to the card bound by ``with active_card(card):``, which the plugin opens around the evaluator with
+``ctx.card``; outside it they raise. That binding is a context variable, private to this module and set only
+by ``active_card`` (each thread and context sees its own). ``record_answer(card, ...)`` names its card.
+
 A failed milestone records the assertion message and the evaluation goes on. The score is the sum of the
 weights that held; weights of a task sum to 1 (checked). The task passes when the score is 1. Any exception
 other than an AssertionError inside an evaluator is an ``EvaluatorCrash``: an error outcome, not a failure.
@@ -38,7 +46,8 @@ from typing import Iterator, Mapping
 
 WEIGHT_TOLERANCE = 1e-6
 
-_current_card: contextvars.ContextVar["ScoreCard | None"] = contextvars.ContextVar("pytest_cua_card", default=None)
+# the card the free functions record into; set only by ``active_card``
+_bound_card: contextvars.ContextVar["ScoreCard | None"] = contextvars.ContextVar("pytest_cua_card", default=None)
 
 
 class WeightError(ValueError):
@@ -177,6 +186,12 @@ class ScoreCard:
         self.record(name, weight, credit >= 1, detail)
         self.results[-1].credit = float(credit)
 
+    def record_answer(self, answer: str | None, truth: str, name: str = "answer") -> AnswerScore:
+        """Score a question's answer with SCUBA's rule (``score_answer``): one milestone that earns the F1."""
+        verdict = score_answer(answer, truth)
+        self.record_credit(name, None if self.declared is not None else 1.0, verdict.credit, verdict.detail)
+        return verdict
+
     @property
     def total_weight(self) -> float:
         return sum(r.weight for r in self.results)
@@ -241,7 +256,7 @@ class ScoreCard:
 
 
 def _active() -> ScoreCard:
-    card = _current_card.get()
+    card = _bound_card.get()
     if card is None:
         raise RuntimeError("milestone() used outside of a task evaluation (no score card is active)")
     return card
@@ -267,12 +282,12 @@ def declare(weights: Mapping[str, float]) -> None:
 
 @contextlib.contextmanager
 def active_card(card: ScoreCard) -> Iterator[ScoreCard]:
-    """Make ``card`` the one ``milestone()`` records into."""
-    token = _current_card.set(card)
+    """Bind ``card`` as the one the free functions ``milestone``, ``declare`` and ``note`` record into."""
+    token = _bound_card.set(card)
     try:
         yield card
     finally:
-        _current_card.reset(token)
+        _bound_card.reset(token)
 
 
 def check_weights(weights: Mapping[str, float]) -> str | None:
@@ -352,7 +367,6 @@ def score_answer(answer: str | None, truth: str) -> AnswerScore:
 
 
 def record_answer(card: ScoreCard, answer: str | None, truth: str, name: str = "answer") -> AnswerScore:
-    """Score a question's answer on ``card`` with SCUBA's rule: one milestone that earns the F1."""
-    verdict = score_answer(answer, truth)
-    card.record_credit(name, None if card.declared is not None else 1.0, verdict.credit, verdict.detail)
-    return verdict
+    """Score a question's answer on ``card`` with SCUBA's rule: one milestone that earns the F1
+    (``ScoreCard.record_answer``)."""
+    return card.record_answer(answer, truth, name)
