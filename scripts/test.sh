@@ -12,7 +12,12 @@ if [ "$rc" -ne 0 ]; then
   echo "test.sh: static checks failed (exit $rc)"
   exit "$rc"
 fi
-python3 -m pytest tests -n 2 -p no:cacheprovider --durations=25 "$@"
+# arguments go to pytest; paths among them (tests/core, tests/x.py::name) replace the default tests/
+paths=(tests)
+for arg in "$@"; do
+  if [ -e "${arg%%::*}" ]; then paths=(); break; fi
+done
+python3 -m pytest "${paths[@]}" -n 2 -p no:cacheprovider --durations=25 "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "test.sh: pytest collected no tests (exit 5)"
