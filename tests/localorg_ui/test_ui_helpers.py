@@ -10,7 +10,7 @@ from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import (FormErrors, display_value, normalise_date, normalise_datetime, parse_form,
                                           resolve_lookup)
-from pytest_cua.orgs.localorg.ui.setup_common import formula_syntax_problem
+from pytest_cua.orgs.localorg.ui.formulas import formula_syntax_problem
 from pytest_cua.orgs.localorg.ui.setup_common import api_name, valid_api_name
 
 

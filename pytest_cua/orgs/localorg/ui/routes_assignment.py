@@ -15,8 +15,7 @@ from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.ui.criteria import OPERATORS, Rows
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.routes_objects import metadata_store
-from pytest_cua.orgs.localorg.ui.setup_common import saved, setup_render
+from pytest_cua.orgs.localorg.ui.setup_common import metadata_store, saved, setup_render
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page
 
 RULES = "/lightning/setup/CaseRules"

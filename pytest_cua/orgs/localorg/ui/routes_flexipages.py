@@ -14,8 +14,8 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.routes_objects import OM, metadata_store, object_page
-from pytest_cua.orgs.localorg.ui.setup_common import api_name, saved, setup_render
+from pytest_cua.orgs.localorg.ui.object_manager import OM, object_page
+from pytest_cua.orgs.localorg.ui.setup_common import api_name, metadata_store, saved, setup_render
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page
 
 #: visibility operator (metadata value) -> the builder's label

@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
+from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, record_form, setup_render, valid_api_name
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, page_binder, redirect
 
 KINDS = {"Queues": ("Queue", "Queue", "Queues"), "PublicGroups": ("Regular", "Public Group", "Public Groups")}
@@ -209,11 +209,7 @@ def group_form(ctx: RequestContext, page: str, group_id: str | None = None) -> R
                    "kinds": {i: k for i, _, k in everyone},
                    "filter": {"label": "Search", "options": [(k, k) for k in options]}})
     heading = f"Edit {label} {g.get('Name')}" if group else f"New {label}"
-    base = f"/lightning/setup/{page}"
-    return setup_render(ctx, "setup/form.html", status=400 if errors else 200, title=heading, heading=heading,
-                        errors=errors, inputs=inputs, groups=groups,
-                        action=f"{base}/{group_id}/edit" if group_id else f"{base}/new",
-                        cancel=f"{base}/{group_id}/view" if group_id else f"{base}/home")
+    return record_form(ctx, errors, heading, f"/lightning/setup/{page}", group_id, inputs=inputs, groups=groups)
 
 
 def group_delete(ctx: RequestContext, page: str, group_id: str) -> Response:

@@ -1,5 +1,6 @@
 """Object Manager: the object list with its Create menu, the new custom object page and an object's details with
-their edit page (an object's fields are ``routes_fields``, its validation rules ``routes_setup``).
+their edit page (an object's fields are ``routes_fields`` and ``routes_field_wizard``, its validation rules
+``routes_validation_rules``; the layout they share is ``object_manager``).
 
 Every save goes through the org's Metadata store (``MetadataStore``), as a deploy would: a custom object made here
 is at once an sObject (describe, SOQL, REST), and a Metadata API retrieve returns what the pages wrote (its label,
@@ -9,42 +10,17 @@ plural label, description and deployment status).
 from __future__ import annotations
 
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
-from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.metadata.components import ComponentError
-from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
+from pytest_cua.orgs.localorg.ui.object_manager import OM, object_page, objects_by_label, read_component, with_leaves
+from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, metadata_store, setup_render, \
+    valid_api_name
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, plural, redirect
-
-OM = "/lightning/setup/ObjectManager"
-
-def metadata_store(ctx: RequestContext) -> MetadataStore:
-    return MetadataStore(ctx.org, ctx.user_id)
-
-
-def objects_by_label(ctx: RequestContext) -> list[ObjectSchema]:
-    return sorted((o for o in ctx.org.schema.objects.values()), key=lambda o: o.label.lower())
-
-
-def type_label(f: FieldSchema, formula: bool) -> str:
-    if f.type == "reference":
-        return f"{'Master-Detail' if f.cascade_delete else 'Lookup'}({', '.join(f.reference_to)})"
-    kind = {"string": "Text", "textarea": "Text Area", "boolean": "Checkbox", "double": "Number", "int": "Number",
-            "datetime": "Date/Time", "url": "URL", "multipicklist": "Picklist (Multi-Select)"}.get(
-                f.type, f.type.capitalize())
-    if f.auto_number:
-        kind = "Auto Number"
-    return f"Formula ({kind})" if formula else kind
-
-
-def read_component(ctx: RequestContext, type_name: str, full_name: str) -> ET.Element | None:
-    return metadata_store(ctx).read(type_name, full_name)
 
 
 # ---------------------------------------------------------------------------------------------------- object list
@@ -54,21 +30,6 @@ def object_manager(ctx: RequestContext) -> Response:
     rows = [{"url": f"{OM}/{o.name}/Details/view", "label": o.label, "api": o.name,
              "kind": "Custom Object" if o.custom else "Standard Object"} for o in objects_by_label(ctx)]
     return setup_render(ctx, "setup/object_manager.html", title="Object Manager", rows=rows)
-
-
-# ---------------------------------------------------------------------------------------------------- object pages
-
-def object_page(ctx: RequestContext, obj: ObjectSchema, **values: Any) -> Response:
-    """An object's page in the Object Manager layout (Details, Fields & Relationships, Validation Rules)."""
-    base = f"{OM}/{obj.name}"
-    values.setdefault("actions", [])
-    values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
-                       {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
-                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"},
-                       {"label": "Lightning Record Pages", "url": f"{base}/LightningPages/view"}]
-    values.setdefault("heading", obj.label)
-    values.setdefault("kicker", "Object Manager")
-    return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
 
 
 def object_details(ctx: RequestContext, obj_name: str) -> Response:
@@ -213,24 +174,8 @@ def object_edit(ctx: RequestContext, obj_name: str) -> Response:
                         inputs=_object_inputs(vals, creating=False), buttons=[{"label": "Save", "brand": True}])
 
 
-def with_leaves(body: ET.Element, values: dict[str, str], drop_children: bool = False) -> ET.Element:
-    """``body`` with the leaves ``values`` set (an empty value removes the leaf); with ``drop_children`` the
-    object's child components (fields, list views, ...) are left out, so the write changes the object alone."""
-    from pytest_cua.orgs.localorg.metadata.types import TYPES
-
-    skip = set(values) | ({"fullName"} | set(TYPES["CustomObject"].children) if drop_children else {"fullName"})
-    out = ET.Element(body.tag)
-    out.extend(c for c in body if c.tag not in skip)
-    out.extend(X.leaf(tag, value) for tag, value in values.items() if value)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------- fields
-
 def register(app: OrgApp) -> None:
-    """Add the Object Manager routes (the fields' ones too)."""
-    from pytest_cua.orgs.localorg.ui import routes_fields, routes_flexipages, routes_picklists
-
+    """Add the Object Manager routes (object list, new custom object, an object's details and edit)."""
     add = app.add_route
     add(f"{OM}/home", object_manager, ["GET"], auth="ui", endpoint="ui.objects")
     add(f"{OM}/new", object_new, ["GET", "POST"], auth="ui", endpoint="ui.object_new")
@@ -238,6 +183,3 @@ def register(app: OrgApp) -> None:
     add(f"{om}/Details/view", object_details, ["GET"], auth="ui", endpoint="ui.object")
     add(f"{om}/view", object_details, ["GET"], auth="ui", endpoint="ui.object_short")
     add(f"{om}/edit", object_edit, ["GET", "POST"], auth="ui", endpoint="ui.object_edit")
-    routes_fields.register(app)
-    routes_picklists.register(app)
-    routes_flexipages.register(app)

@@ -10,7 +10,8 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, setup_render, valid_api_name
+from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, chosen_ids, record_form, save_links, \
+    save_record, setup_render, valid_api_name
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, page_binder, redirect
 
 # page -> (object, label field, api-name field, assignment field, singular label, plural label)
@@ -109,11 +110,7 @@ def perm_form(ctx: RequestContext, page: str, rid: str | None = None) -> Respons
         if not errors:
             data = {label_f: vals["label"], name_f: vals["name"], "Description": vals["description"] or None}
             try:
-                if item is None:
-                    new_id = ctx.org.create(sobject, data, user_id=ctx.user_id)
-                else:
-                    new_id = item["Id"]
-                    ctx.org.update(sobject, new_id, data, user_id=ctx.user_id)
+                new_id = save_record(ctx, sobject, item, data)
             except OrgError as err:
                 where = {label_f: "label", name_f: "name"}
                 message = err.message
@@ -123,10 +120,8 @@ def perm_form(ctx: RequestContext, page: str, rid: str | None = None) -> Respons
             else:
                 return redirect(f"/lightning/setup/{page}/{new_id}/view", f'{label} "{vals["label"]}" was saved.')
     heading = f"Edit {label} {it.get(label_f)}" if item else f"New {label}"
-    return setup_render(
-        ctx, "setup/form.html", status=400 if errors else 200, title=heading, heading=heading, errors=errors,
-        action=f"/lightning/setup/{page}/{rid}/edit" if rid else f"/lightning/setup/{page}/new",
-        cancel=f"/lightning/setup/{page}/{rid}/view" if rid else f"/lightning/setup/{page}/home",
+    return record_form(
+        ctx, errors, heading, f"/lightning/setup/{page}", rid,
         inputs=[{"kind": "text", "name": "label", "label": "Label", "value": vals["label"], "required": True},
                 {"kind": "text", "name": "name", "label": "API Name", "value": vals["name"],
                  "help": "Filled from the label when left blank."},
@@ -181,18 +176,12 @@ def add_assignment(ctx: RequestContext, page: str, rid: str) -> Response:
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
-        chosen = set(ctx.request.form.getlist("users"))
-        allowed = {u["Id"] for u in candidates}
-        if not chosen:
-            errors.add("Select at least one user.", "users", "Users")
-        elif chosen - allowed:
-            errors.add("Some selected users cannot be assigned (already assigned or inactive).", "users", "Users")
-        else:
+        chosen = chosen_ids(ctx, errors, "users", (u["Id"] for u in candidates), label="Users",
+                            empty="Select at least one user.",
+                            foreign="Some selected users cannot be assigned (already assigned or inactive).")
+        if not errors:
             try:
-                with ctx.org.transaction():
-                    for uid in sorted(chosen):
-                        ctx.org.create("PermissionSetAssignment", {"AssigneeId": uid, field: item["Id"]},
-                                       user_id=ctx.user_id)
+                save_links(ctx, "PermissionSetAssignment", lambda uid: {"AssigneeId": uid, field: item["Id"]}, chosen)
             except OrgError as err:
                 errors.add(err.message)
             else:
@@ -219,18 +208,12 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
-        chosen = set(ctx.request.form.getlist("sets"))
-        if chosen - {p["Id"] for p in sets}:
-            errors.add("Choose permission sets from the list.", "sets", "Permission Sets")
-        else:
-            with ctx.org.transaction():
-                for pid in sorted(chosen - set(current)):
-                    ctx.org.create("PermissionSetGroupComponent", {"PermissionSetGroupId": item["Id"],
-                                                                   "PermissionSetId": pid}, user_id=ctx.user_id)
-                shown = {p["Id"] for p in sets}
-                for pid, cid in current.items():
-                    if pid in shown and pid not in chosen:
-                        ctx.org.delete("PermissionSetGroupComponent", cid)  # unshown components are kept
+        shown = {p["Id"] for p in sets}
+        chosen = chosen_ids(ctx, errors, "sets", shown, label="Permission Sets",
+                            foreign="Choose permission sets from the list.")
+        if not errors:
+            save_links(ctx, "PermissionSetGroupComponent", lambda pid: _component(item, pid), chosen, current,
+                       shown=shown)  # components the page does not show are kept
             return redirect(f"/lightning/setup/PermSetGroups/{item['Id']}/view",
                             "The permission sets in the group were saved.")
     return setup_render(
@@ -242,6 +225,11 @@ def components(ctx: RequestContext, page: str, rid: str) -> Response:
         groups=[{"title": "Permission Sets", "name": "sets", "region": True,
                  "options": [{"value": p["Id"], "label": p.get("Label") or p.get("Name"), "checked": p["Id"] in chosen}
                              for p in sets]}])
+
+
+def _component(group: dict[str, Any], set_id: str) -> dict[str, Any]:
+    """The PermissionSetGroupComponent that puts permission set ``set_id`` in ``group``."""
+    return {"PermissionSetGroupId": group["Id"], "PermissionSetId": set_id}
 
 
 LETTERS = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
@@ -270,18 +258,13 @@ def add_components(ctx: RequestContext, rid: str) -> Response:
     if ctx.request.method == "POST":
         if not csrf_ok(ctx):
             return forbidden(ctx)
-        chosen = set(ctx.request.form.getlist("sets"))
-        allowed = {p["Id"] for p in _items(ctx, "PermSets") if p["Id"] not in inside}
-        if not chosen:
-            errors.add("Select at least one permission set.", "sets", "Permission Sets")
-        elif chosen - allowed:
-            errors.add("Choose permission sets that are not in the group yet.", "sets", "Permission Sets")
-        else:
+        allowed = (p["Id"] for p in _items(ctx, "PermSets") if p["Id"] not in inside)
+        chosen = chosen_ids(ctx, errors, "sets", allowed, label="Permission Sets",
+                            empty="Select at least one permission set.",
+                            foreign="Choose permission sets that are not in the group yet.")
+        if not errors:
             try:
-                with ctx.org.transaction():
-                    for pid in sorted(chosen):
-                        ctx.org.create("PermissionSetGroupComponent", {"PermissionSetGroupId": item["Id"],
-                                                                       "PermissionSetId": pid}, user_id=ctx.user_id)
+                save_links(ctx, "PermissionSetGroupComponent", lambda pid: _component(item, pid), chosen)
             except OrgError as err:
                 errors.add(err.message)
             else:

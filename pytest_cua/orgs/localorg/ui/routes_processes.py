@@ -13,8 +13,8 @@ from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.metadata.components import profile_full_name
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.routes_objects import metadata_store
-from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, saved, setup_render, valid_api_name
+from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, metadata_store, saved, \
+    setup_render, valid_api_name
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page
 
 SALES = "/lightning/setup/OpportunityProcess"

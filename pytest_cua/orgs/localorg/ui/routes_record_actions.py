@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.forms import FormErrors, record_name
+from pytest_cua.orgs.localorg.ui.record_page import opportunity_stages, related_lists
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
 
 MISSING = "The record does not exist or was deleted."
@@ -35,12 +36,6 @@ def _number(text: str | None) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------------- path
-
-def opportunity_stages(ctx: RequestContext) -> list[str]:
-    """The stages of an opportunity's path (the StageName picklist, in order)."""
-    f = ctx.org.object("Opportunity").fields.get("StageName")
-    return list(f.values) if f is not None else []
-
 
 def mark_stage(ctx: RequestContext, rid: str) -> Response:
     """``POST /lightning/r/Opportunity/{Id}/stage`` (``stage``): the path's "Mark as Current Stage"."""
@@ -92,8 +87,6 @@ def account_hierarchy(ctx: RequestContext, rid: str) -> Response:
 
 def related_all(ctx: RequestContext, obj_name: str, rid: str, rel_name: str) -> Response:
     """``/lightning/r/{Object}/{Id}/related/{Relationship}/view``: every record of one related list."""
-    from pytest_cua.orgs.localorg.ui.routes_records import related_lists
-
     obj = ctx.org.schema.get(obj_name)
     record = ctx.org.get(obj.name, rid) if obj is not None else None
     if obj is None or record is None:

@@ -12,18 +12,16 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
-from pytest_cua.orgs.localorg.ui import listing, routes_record_actions
+from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, display_fields, display_value, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
-from pytest_cua.orgs.localorg.ui.routes_record_actions import opportunity_stages
+from pytest_cua.orgs.localorg.ui.record_page import opportunity_stages, related_lists, user_actions, user_login
 from pytest_cua.orgs.localorg.ui.setup_common import api_name
 from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, plural, redirect, render,
                                         url)
 
 # System fields as a record page names them.
 DETAIL_LABELS = {"OwnerId": "Owner", "CreatedById": "Created By", "LastModifiedById": "Last Modified By"}
-# Related lists whose Salesforce names differ from the child object's plural label.
-RELATED_LABELS = {"OpportunityContactRole": ("Contact Roles", "New Contact Role")}
 
 
 def lookup_hint(f: FieldSchema) -> str:
@@ -269,72 +267,6 @@ def delete_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
 
 # ---------------------------------------------------------------------------------------------------- record page
 
-# Related-list actions besides "New <Child>" (Salesforce's "Add Products", "Add Leads", ...).
-RELATED_ACTIONS = {
-    ("Pricebook2", "PricebookEntry"): [("Add Products", "/lightning/r/Pricebook2/{rid}/addproducts")],
-    ("Quote", "QuoteLineItem"): [("Add Products", "/lightning/r/Quote/{rid}/addproducts")],
-    ("Campaign", "CampaignMember"): [("Add Leads", "/lightning/r/Campaign/{rid}/addmembers?type=Lead"),
-                                     ("Add Contacts", "/lightning/r/Campaign/{rid}/addmembers?type=Contact")],
-}
-
-
-def related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str, limit: int | None = 50) -> list[dict[str, Any]]:
-    """The related lists of a record page (``limit`` rows each, None = all), with their "View All" link."""
-    counts: dict[str, int] = {}
-    for rel in obj.child_relationships:
-        counts[rel.child_object] = counts.get(rel.child_object, 0) + 1
-    out = []
-    for rel in obj.child_relationships:
-        child = ctx.org.schema.get(rel.child_object)
-        if child is None:
-            continue
-        fixed = RELATED_LABELS.get(child.name)
-        label, new_label = fixed if fixed else (plural(child), f"New {child.label}")
-        if child.name == obj.name:
-            label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", rel.name)
-        if counts[child.name] > 1:
-            pretty = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", rel.name)
-            label = pretty
-            new_label = f"{new_label} ({child.fields[rel.field].label})"
-        columns = listing.columns_of(child, listing.name_field_first(child, listing.default_columns(child)))
-        columns = [c for c in columns if c.name != rel.field] or columns
-        every = [r for r in ctx.org.records(child.name) if r.get(rel.field) == rid]
-        rows = every if limit is None else every[:limit]
-        actions = [{"label": a_label, "url": a_url.format(rid=rid)}
-                   for a_label, a_url in RELATED_ACTIONS.get((obj.name, child.name), [])]
-        out.append({"label": label, "new_label": new_label, "object": child.name, "rel": rel.name,
-                    "total": len(every), "actions": actions,
-                    "view_all_url": f"/lightning/r/{obj.name}/{rid}/related/{rel.name}/view",
-                    "new_url": url(f"/lightning/o/{child.name}/new",
-                                   {rel.field: rid, "retURL": f"/lightning/r/{obj.name}/{rid}/view"}),
-                    "columns": columns,
-                    "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]})
-    if obj.name == "Incident" and "ChangeRequestRelatedIssue" in ctx.org.schema:
-        out.append(_change_requests(ctx, rid, limit))
-    activities = {"Task": 1, "Event": 2}
-    return sorted(out, key=lambda rl: (activities.get(rl["object"], 0), rl["label"].lower()))
-
-
-def _change_requests(ctx: RequestContext, rid: str, limit: int | None) -> dict[str, Any]:
-    """An incident's "Change Requests" (through ChangeRequestRelatedIssue): "Add New Change Request" opens a new
-    change request that is linked to the incident on save; "Add Existing Change Request" links one."""
-    child = ctx.org.object("ChangeRequest")
-    linked = [j["ChangeRequestId"] for j in ctx.org.records("ChangeRequestRelatedIssue")
-              if j.get("RelatedIssueId") == rid and j.get("ChangeRequestId")]
-    every = [r for r in (ctx.org.get("ChangeRequest", i) for i in linked) if r is not None]
-    rows = every if limit is None else every[:limit]
-    columns = listing.columns_of(child, listing.name_field_first(child, listing.default_columns(child)))
-    back = f"/lightning/r/Incident/{rid}/view"
-    return {"label": "Change Requests", "new_label": "Add New Change Request", "object": "ChangeRequest",
-            "rel": "ChangeRequests", "total": len(every),
-            "new_url": url("/lightning/o/ChangeRequest/new", {"RelatedIssueId": rid, "retURL": back}),
-            "actions": [{"label": "Add Existing Change Request",
-                         "url": url("/lightning/o/ChangeRequestRelatedIssue/new",
-                                    {"RelatedIssueId": rid, "retURL": back})}],
-            "view_all_url": f"/lightning/r/Incident/{rid}/related/ChangeRequests/view", "columns": columns,
-            "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]}
-
-
 def _link_related_issue(ctx: RequestContext, obj: ObjectSchema, rid: str) -> None:
     """A change request created from an incident's "Add New Change Request" is linked to the incident."""
     issue = ctx.request.args.get("RelatedIssueId") or ""
@@ -368,8 +300,6 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
     stages = opportunity_stages(ctx) if obj.name == "Opportunity" else []
     post_actions: list[dict[str, str]] = []
     if obj.name == "User":
-        from pytest_cua.orgs.localorg.ui.routes_setup import user_actions, user_login
-
         post_actions = user_actions(ctx, record)
         login = user_login(ctx, record["Id"])
         if login is not None:
@@ -482,8 +412,7 @@ def share_targets(ctx: RequestContext, chosen: list[str]) -> dict[str, list[str]
 
 
 def register(app: OrgApp) -> None:
-    """Add the record routes (and the record page actions of :mod:`routes_record_actions`)."""
-    routes_record_actions.register(app)
+    """Add the record routes (the record pages' other actions are ``routes_record_actions``)."""
     app.add_route("/", home, ["GET"], auth="ui", endpoint="ui.root")
     app.add_route("/lightning/page/home", home, ["GET"], auth="ui", endpoint="ui.home")
     app.add_route("/lightning/search", global_search, ["GET"], auth="ui", endpoint="ui.search")

@@ -17,8 +17,7 @@ from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.metadata.components import ComponentError, profile_full_name
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.routes_objects import metadata_store
-from pytest_cua.orgs.localorg.ui.setup_common import profiles, setup_render
+from pytest_cua.orgs.localorg.ui.setup_common import metadata_store, profiles, setup_render
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, redirect
 
 TABS = "/lightning/setup/CustomTabs"

@@ -14,8 +14,7 @@ from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.criteria import OPERATORS, Rows
-from pytest_cua.orgs.localorg.ui.routes_objects import metadata_store
-from pytest_cua.orgs.localorg.ui.setup_common import api_name, saved, setup_render
+from pytest_cua.orgs.localorg.ui.setup_common import api_name, metadata_store, saved, setup_render
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect
 
 SETTINGS = "/lightning/setup/Territory2Settings/home"

@@ -1,14 +1,17 @@
-"""Shared pieces of the setup screens: the setup navigation, rendering inside the setup layout, API-name
-derivation and small form helpers."""
+"""Shared pieces of the setup screens: the setup navigation, rendering inside the setup layout, the request's
+Metadata store, API-name derivation and the handlers setup forms share (``saved`` for a Metadata store write,
+``save_record`` for a new / edit form's record, ``chosen_ids`` and ``save_links`` for a choice of items saved as
+link records: assignments, group components)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Container, Iterable, Mapping
 
 from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg.app import RequestContext
+from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata.components import ComponentError
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.web import redirect, render
@@ -78,6 +81,11 @@ def setup_render(ctx: RequestContext, template: str, status: int = 200, **values
                   setup_current=current, **values)
 
 
+def metadata_store(ctx: RequestContext) -> MetadataStore:
+    """The org's Metadata store, writing as the request's user (every setup save goes through it, as a deploy)."""
+    return MetadataStore(ctx.org, ctx.user_id)
+
+
 def saved(errors: FormErrors, write: Callable[[], Any], location: str, message: str) -> Response | None:
     """Run ``write`` (a Metadata store write): the redirect to ``location`` with ``message`` when it worked, None
     with the store's problem added to ``errors`` when the store refused it (nothing is written then)."""
@@ -113,33 +121,49 @@ API_NAME_RULE = ("The API name can contain only underscores and alphanumeric cha
                  "underscores.")
 
 
-def formula_syntax_problem(text: str) -> str | None:
-    """What is plainly wrong with a formula (unbalanced parentheses or quotes), else None.
+def save_record(ctx: RequestContext, sobject: str, record: dict[str, Any] | None, data: dict[str, Any]) -> str:
+    """Create a ``sobject`` record from ``data`` (``record`` None: a new form) or update ``record`` with it (an
+    edit form); the record's id. The org's ``OrgError`` passes through for the form to show."""
+    if record is None:
+        return ctx.org.create(sobject, data, user_id=ctx.user_id)
+    ctx.org.update(sobject, record["Id"], data, user_id=ctx.user_id)
+    return str(record["Id"])
 
-    Formulas beyond the local evaluator's subset are saved (Salesforce accepts them) and listed as not enforced
-    on the rule's page, so only mistakes every formula engine rejects block the save."""
-    depth = 0
-    quote: str | None = None
-    escaped = False
-    for ch in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return "Extra ')'."
-    if quote:
-        return f"Missing closing {quote}."
-    if depth > 0:
-        return "Missing ')'."
-    return None
+
+def chosen_ids(ctx: RequestContext, errors: FormErrors, name: str, allowed: Iterable[str], *, label: str,
+               foreign: str, empty: str | None = None) -> set[str]:
+    """The ids of the checkboxes (or dual listbox) ``name`` of a posted setup form. A problem goes to ``errors``
+    (at ``name``, named ``label``): ``empty`` when none is chosen (if given), else ``foreign`` when one is not
+    ``allowed``."""
+    chosen = set(ctx.request.form.getlist(name))
+    if empty is not None and not chosen:
+        errors.add(empty, name, label)
+    elif chosen - set(allowed):
+        errors.add(foreign, name, label)
+    return chosen
+
+
+def save_links(ctx: RequestContext, sobject: str, link: Callable[[str], dict[str, Any]], chosen: Iterable[str],
+               current: Mapping[str, str] | None = None, shown: Container[str] | None = None) -> None:
+    """Save a choice of items as link records (assignments, group components) in one transaction: a ``sobject``
+    record ``link(item)`` for each chosen item not linked yet (in id order), and the ``current`` links (item ->
+    link record id) of the items not chosen deleted, of the ``shown`` items only when given (a link the page did
+    not offer is kept). The org's ``OrgError`` passes through."""
+    chosen = set(chosen)
+    current = current or {}
+    with ctx.org.transaction():
+        for item in sorted(chosen - set(current)):
+            ctx.org.create(sobject, link(item), user_id=ctx.user_id)
+        for item, link_id in current.items():
+            if item not in chosen and (shown is None or item in shown):
+                ctx.org.delete(sobject, link_id)
+
+
+def record_form(ctx: RequestContext, errors: FormErrors, heading: str, base: str, rid: str | None, *,
+                back: str | None = None, **values: Any) -> Response:
+    """A setup new / edit form (``setup/form.html``) of a record whose pages are under ``base``: it posts to
+    ``{base}/{rid}/edit`` (``{base}/new`` for a new record) and its Cancel goes to the record's page
+    ``{base}/{rid}/view`` (for a new record to ``back``, by default ``{base}/home``); status 400 with ``errors``."""
+    return setup_render(ctx, "setup/form.html", status=400 if errors else 200, title=heading, heading=heading,
+                        errors=errors, action=f"{base}/{rid}/edit" if rid else f"{base}/new",
+                        cancel=f"{base}/{rid}/view" if rid else back or f"{base}/home", **values)
