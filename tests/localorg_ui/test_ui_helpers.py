@@ -98,3 +98,17 @@ def test_formula_syntax_and_api_names() -> None:
     assert api_name("Tier 3 - Support!") == "Tier_3_Support" and api_name("3rd line") == "X3rd_line"
     assert valid_api_name("Good_Name1")
     assert not any(valid_api_name(n) for n in ("1abc", "bad__name", "trailing_", "with space"))
+
+
+def test_a_field_named_like_a_dict_method_shows_no_error_when_it_has_none():
+    """``errors.fields['values']`` in Jinja falls back to ``dict.values``: the macros read with .get, so a fresh
+    Values textarea is not marked invalid with a "built-in method" text."""
+    from pytest_cua.orgs.localorg.ui.web import env
+
+    macros = env.from_string('{% import "setup/_inputs.html" as f %}[{{ f.ferr(errors, "values") }}]'
+                             '[{{ f.invalid(errors, "values") }}][{{ f.ferr(errors, "label") }}]')
+    fresh = macros.render(errors={"fields": {}})
+    assert fresh == "[][][]"
+    shown = macros.render(errors={"fields": {"values": "Enter at least one value", "label": "Required"}})
+    assert 'id="err-values">Enter at least one value' in shown and 'aria-invalid="true"' in shown
+    assert 'id="err-label">Required' in shown
