@@ -271,7 +271,7 @@ def test_sweep_removes_leftovers_from_both_daemons(remote_docker: RemoteDocker, 
                                                    base_image: str) -> None:
     """Two killed workers of one run, one on each daemon: the provider's sweep after a dead worker reaches the
     remote one (the run recorded its hosts); ``pytest-cua docker sweep --hosts`` covers both."""
-    from pytest_cua.envs.docker.environment import PROVIDER
+    from pytest_cua.envs.docker.provider import PROVIDER
 
     run_id = f"test-{uuid.uuid4().hex[:8]}"
     remote = remote_docker.client()

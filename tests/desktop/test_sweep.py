@@ -80,7 +80,7 @@ def test_provider_sweeps_one_dead_worker_and_leaves_its_siblings(base_image: str
     the live worker of the same run keeps its own."""
     import uuid
 
-    from pytest_cua.envs.docker.environment import PROVIDER
+    from pytest_cua.envs.docker.provider import PROVIDER
 
     run_id = f"test-{uuid.uuid4().hex[:8]}"
     def held(worker: str) -> tuple[int, int]:

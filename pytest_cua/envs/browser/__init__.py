@@ -2,14 +2,28 @@
 
 - ``chromium``: finding the Chromium to launch, its flags, the display a headed browser needs;
 - ``driver``: the shared Playwright (one sync instance per thread);
-- ``environment``: ``BrowserEnvironment`` (lifecycle, contexts, tasks and rollback, observation);
-- ``actions``: the table of action handlers;
+- ``connection``: ``BrowserConnection``, the browser itself: launched, detached (--keep-env) or remote
+  (--cua-browser-endpoint, reconnected); crashes; closing;
+- ``contexts``: ``BrowserContexts``, the fresh context per task: its tabs, dialogs, the kept login session and
+  the spare context made in the background;
+- ``login``: the login session kept between contexts (``KeptLogin``);
+- ``spare``: the spare context made while a task runs;
+- ``observation``: ``BrowserObservation``, what the agent sees of the active tab;
+- ``environment``: ``BrowserEnvironment``, the ``Environment``: tasks, rollback and residue, actions;
+- ``actions``: the table of action handlers (they see the environment as an ``ActingBrowser``);
+- ``errors``: ``ActionFailed`` and short error texts;
 - ``outline``: element ids and the accessibility outline of every frame, the flattened DOM;
 - ``marks``: set-of-marks drawing;
-- ``video``: the screencast of a task and its encoding;
+- ``recording``: the trace and the screencasts of a task (``TaskRecording``);
+- ``video``: the screencast of a tab and its encoding;
 - ``traces``: trace redaction;
 - ``options``: the command-line options and ``BrowserOptions``;
 - ``provider``: the ``browser`` provider of the ``pytest_cua.environments`` entry-point group.
+
+Each class builds on the one before: ``BrowserConnection`` < ``BrowserContexts`` < ``BrowserObservation`` <
+``BrowserEnvironment``; ``actions`` never imports them. The package may import the core modules
+(``pytest_cua.actions``, ``observations``, ``redaction``), ``tasks``, ``orgs``, ``envs.base`` and
+``envs.marks``; never ``agents``, ``episode``, ``results``, the plugin or the fixtures.
 
 The names other code uses are importable from here.
 """

@@ -2,20 +2,24 @@
 ``(env, page, action) -> detail or None``; ``dispatch`` picks it. A handler raises ``ActionFailed`` (its message
 goes to the agent) or lets a Playwright error through (``BrowserEnvironment.act`` turns it into a failed
 result). A target is an element id of the latest observation (resolved to a locator) or a viewport point.
+
+The handlers see the environment only as an ``ActingBrowser``: the active tab and its context, the element
+ids of the latest observation and the navigation counters (this module never imports the environment).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cua import actions as A
 from pytest_cua.actions import Action, Point
 from pytest_cua.envs.browser.errors import ActionFailed
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import BrowserContext, Page
 
-    from pytest_cua.envs.browser.environment import BrowserEnvironment
+    from pytest_cua.envs.browser.options import BrowserOptions
+    from pytest_cua.envs.browser.outline import Resolved
 
 ALLOWED_URL_SCHEMES = ("http://", "https://", "about:blank")
 MAX_WAIT_S = 60.0
@@ -31,7 +35,38 @@ _KEY_NAMES = {
     "command": "Meta", "win": "Meta", "super": "Meta", "capslock": "CapsLock",
 }
 
-Handler = Callable[["BrowserEnvironment", "Page", Any], "dict[str, Any] | None"]
+
+
+class ActingBrowser(Protocol):
+    """What the handlers need of the browser environment."""
+
+    options: "BrowserOptions"
+    active_tab: int  # index of the active tab in the context (the tab actions switch it)
+    navigations: int  # main-frame navigation requests seen so far
+    commits: int  # main-frame navigations committed so far
+
+    @property
+    def context(self) -> "BrowserContext": ...
+
+    @property
+    def page(self) -> "Page":
+        """The active tab."""
+        ...
+
+    def resolve(self, element_id: str) -> "Resolved":
+        """The frame and locator of an element id of the latest observation; ActionFailed when it is gone."""
+        ...
+
+    def adopt_page(self, page: "Page") -> None:
+        """Watch a tab the page opened and make it the active tab."""
+        ...
+
+    def watch_page(self, page: "Page") -> None:
+        """Watch a tab (crashes, dialogs, navigations)."""
+        ...
+
+
+Handler = Callable[[ActingBrowser, "Page", Any], "dict[str, Any] | None"]
 
 
 def normalize_key(key: str) -> str:
@@ -45,7 +80,7 @@ def normalize_key(key: str) -> str:
     return k
 
 
-def dispatch(env: "BrowserEnvironment", action: Action) -> dict[str, Any] | None:
+def dispatch(env: ActingBrowser, action: Action) -> dict[str, Any] | None:
     """Carry out ``action`` on the active tab with its handler; terminal actions and ``ask`` are the
     episode's business."""
     page = env.page
@@ -59,18 +94,18 @@ def dispatch(env: "BrowserEnvironment", action: Action) -> dict[str, Any] | None
 
 # --- helpers ------------------------------------------------------------------------------------------------
 
-def _timeout_ms(env: "BrowserEnvironment") -> float:
+def _timeout_ms(env: ActingBrowser) -> float:
     return env.options.action_timeout_s * 1000
 
 
-def check_point(env: "BrowserEnvironment", p: Point) -> None:
+def check_point(env: ActingBrowser, p: Point) -> None:
     """A point must lie in the viewport."""
     w, h = env.options.viewport
     if not (0 <= p.x < w and 0 <= p.y < h):
         raise ActionFailed(f"point ({p.x:g}, {p.y:g}) is outside the {w}x{h} viewport")
 
 
-def point_of(env: "BrowserEnvironment", target: A.Target) -> tuple[float, float]:
+def point_of(env: ActingBrowser, target: A.Target) -> tuple[float, float]:
     """The viewport point of a target: the point itself, or the centre of the element (scrolled into view)."""
     if isinstance(target, Point):
         check_point(env, target)
@@ -88,7 +123,7 @@ def check_url(url: str) -> None:
         raise ActionFailed(f"goto: only http(s) URLs are allowed, got {url[:100]!r}")
 
 
-def await_navigation_start(env: "BrowserEnvironment", page: "Page", before: int) -> None:
+def await_navigation_start(env: ActingBrowser, page: "Page", before: int) -> None:
     """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key
     press or click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``settle`` waits
     for the new page, not the old."""
@@ -104,7 +139,7 @@ def await_navigation_start(env: "BrowserEnvironment", page: "Page", before: int)
         waited += 0.025
 
 
-def settle(env: "BrowserEnvironment", page: "Page") -> None:
+def settle(env: ActingBrowser, page: "Page") -> None:
     """After a click or key press: if it started a navigation, let the new document load."""
     try:
         page.wait_for_load_state("domcontentloaded", timeout=env.options.navigation_timeout_s * 1000)
@@ -118,7 +153,7 @@ def _click_point(page: "Page", p: Point, button: str = "left") -> None:
 
 # --- pointer ------------------------------------------------------------------------------------------------
 
-def click(env: "BrowserEnvironment", page: "Page", action: A.Click | A.DoubleClick | A.RightClick) -> None:
+def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.RightClick) -> None:
     button = "right" if isinstance(action, A.RightClick) else getattr(action, "button", "left")
     double = isinstance(action, A.DoubleClick)
     if isinstance(action.target, Point):
@@ -165,7 +200,7 @@ def _opens_tab(loc: Any) -> bool:
     return None
 
 
-def hover(env: "BrowserEnvironment", page: "Page", action: A.Hover | A.Move) -> None:
+def hover(env: ActingBrowser, page: "Page", action: A.Hover | A.Move) -> None:
     if isinstance(action.target, Point):
         check_point(env, action.target)
         page.mouse.move(action.target.x, action.target.y)
@@ -174,7 +209,7 @@ def hover(env: "BrowserEnvironment", page: "Page", action: A.Hover | A.Move) -> 
     return None
 
 
-def scroll(env: "BrowserEnvironment", page: "Page", action: A.Scroll) -> dict[str, Any]:
+def scroll(env: ActingBrowser, page: "Page", action: A.Scroll) -> dict[str, Any]:
     if action.target is not None:
         x, y = point_of(env, action.target)
     else:
@@ -187,7 +222,7 @@ def scroll(env: "BrowserEnvironment", page: "Page", action: A.Scroll) -> dict[st
     return {}
 
 
-def drag(env: "BrowserEnvironment", page: "Page", action: A.Drag) -> None:
+def drag(env: ActingBrowser, page: "Page", action: A.Drag) -> None:
     if isinstance(action.source, str) and isinstance(action.destination, str):
         src, dst = env.resolve(action.source), env.resolve(action.destination)
         if src.frame is dst.frame:
@@ -209,7 +244,7 @@ def _select_all_and_delete(page: "Page") -> None:
     page.keyboard.press("Delete")
 
 
-def fill(env: "BrowserEnvironment", page: "Page", action: A.Fill) -> None:
+def fill(env: ActingBrowser, page: "Page", action: A.Fill) -> None:
     if isinstance(action.target, Point):
         check_point(env, action.target)
         _click_point(page, action.target)
@@ -220,7 +255,7 @@ def fill(env: "BrowserEnvironment", page: "Page", action: A.Fill) -> None:
     return None
 
 
-def type_text(env: "BrowserEnvironment", page: "Page", action: A.Type) -> None:
+def type_text(env: ActingBrowser, page: "Page", action: A.Type) -> None:
     if action.target is None:
         page.keyboard.type(action.text)
     elif isinstance(action.target, Point):
@@ -232,7 +267,7 @@ def type_text(env: "BrowserEnvironment", page: "Page", action: A.Type) -> None:
     return None
 
 
-def clear(env: "BrowserEnvironment", page: "Page", action: A.Clear) -> None:
+def clear(env: ActingBrowser, page: "Page", action: A.Clear) -> None:
     if isinstance(action.target, Point):
         check_point(env, action.target)
         _click_point(page, action.target)
@@ -242,14 +277,14 @@ def clear(env: "BrowserEnvironment", page: "Page", action: A.Clear) -> None:
     return None
 
 
-def select_option(env: "BrowserEnvironment", page: "Page", action: A.SelectOption) -> dict[str, Any]:
+def select_option(env: ActingBrowser, page: "Page", action: A.SelectOption) -> dict[str, Any]:
     if isinstance(action.target, Point):
         raise ActionFailed("select_option needs an element id of a <select>, not a point")
     chosen = env.resolve(action.target).locator.select_option(action.option, timeout=_timeout_ms(env))
     return {"selected": chosen}
 
 
-def check(env: "BrowserEnvironment", page: "Page", action: A.Check | A.Uncheck) -> None:
+def check(env: ActingBrowser, page: "Page", action: A.Check | A.Uncheck) -> None:
     if isinstance(action.target, Point):
         check_point(env, action.target)
         _click_point(page, action.target)
@@ -264,7 +299,7 @@ def check(env: "BrowserEnvironment", page: "Page", action: A.Check | A.Uncheck) 
 
 # --- keyboard -----------------------------------------------------------------------------------------------
 
-def press(env: "BrowserEnvironment", page: "Page", action: A.Press | A.Hotkey) -> None:
+def press(env: ActingBrowser, page: "Page", action: A.Press | A.Hotkey) -> None:
     keys = [action.key] if isinstance(action, A.Press) else list(action.keys)
     before = env.navigations
     page.keyboard.press("+".join(normalize_key(k) for k in keys))
@@ -276,27 +311,27 @@ def press(env: "BrowserEnvironment", page: "Page", action: A.Press | A.Hotkey) -
 
 # --- navigation and tabs ------------------------------------------------------------------------------------
 
-def goto(env: "BrowserEnvironment", page: "Page", action: A.GoTo) -> None:
+def goto(env: ActingBrowser, page: "Page", action: A.GoTo) -> None:
     check_url(action.url)
     page.goto(action.url, wait_until="domcontentloaded")
     return None
 
 
-def back(env: "BrowserEnvironment", page: "Page", action: A.Back) -> None:
+def back(env: ActingBrowser, page: "Page", action: A.Back) -> None:
     before = page.url
     if page.go_back(wait_until="domcontentloaded") is None and page.url == before:
         raise ActionFailed("back: there is no previous page in this tab")
     return None
 
 
-def forward(env: "BrowserEnvironment", page: "Page", action: A.Forward) -> None:
+def forward(env: ActingBrowser, page: "Page", action: A.Forward) -> None:
     before = page.url
     if page.go_forward(wait_until="domcontentloaded") is None and page.url == before:
         raise ActionFailed("forward: there is no next page in this tab")
     return None
 
 
-def new_tab(env: "BrowserEnvironment", page: "Page", action: A.NewTab) -> dict[str, Any]:
+def new_tab(env: ActingBrowser, page: "Page", action: A.NewTab) -> dict[str, Any]:
     if action.url:
         check_url(action.url)
     new = env.context.new_page()
@@ -307,7 +342,7 @@ def new_tab(env: "BrowserEnvironment", page: "Page", action: A.NewTab) -> dict[s
     return {"tab": env.active_tab}
 
 
-def switch_tab(env: "BrowserEnvironment", page: "Page", action: A.SwitchTab) -> None:
+def switch_tab(env: ActingBrowser, page: "Page", action: A.SwitchTab) -> None:
     pages = env.context.pages
     if not 0 <= action.index < len(pages):
         raise ActionFailed(f"switch_tab: no tab {action.index}; open tabs are 0..{len(pages) - 1}")
@@ -316,7 +351,7 @@ def switch_tab(env: "BrowserEnvironment", page: "Page", action: A.SwitchTab) -> 
     return None
 
 
-def close_tab(env: "BrowserEnvironment", page: "Page", action: A.CloseTab) -> None:
+def close_tab(env: ActingBrowser, page: "Page", action: A.CloseTab) -> None:
     pages = env.context.pages
     index = env.active_tab if action.index is None else action.index
     if not 0 <= index < len(pages):
@@ -330,7 +365,7 @@ def close_tab(env: "BrowserEnvironment", page: "Page", action: A.CloseTab) -> No
     return None
 
 
-def wait(env: "BrowserEnvironment", page: "Page", action: A.Wait) -> None:
+def wait(env: ActingBrowser, page: "Page", action: A.Wait) -> None:
     seconds = max(0.0, min(float(action.seconds), MAX_WAIT_S))
     page.wait_for_timeout(seconds * 1000)
     return None

@@ -18,22 +18,15 @@
 Actions are typed action dicts sent to the executor in the container (``pytest_cua/envs/docker/executor.py``),
 which checks them against its own whitelist. Agent output never runs on the host.
 
-Observations: ``screenshot``; ``axtree`` and ``som`` from the accessibility tree (AT-SPI, read in the container
-by ``executor_axtree.py``; text, elements and marks made by ``pytest_cua.envs.docker.axtree``); ``dom`` is not
-offered. The elements of the last observation stay with the container: an action whose target is one of their
-ids (``e12``) goes to the centre of that element's box on the screen; an id the last observation did not show
-is a failed action naming it.
+Observations: ``screenshot``, ``axtree`` and ``som`` (``pytest_cua.envs.docker.observation``). An action whose
+target is an element id of the last observation (``e12``) goes to the centre of that element's box on the
+screen; an id the last observation did not show is a failed action naming it.
 
-Task data read from ``task.extra``::
+A task starts with the files, programs and windows of its ``task.extra`` (``pytest_cua.envs.docker.startup``);
+``"artifacts": {"workbook": "/root/sales.xlsx"}`` are copied out by end_task, returned as {name: host path}.
 
-    "start_files": [{"src": "fixtures/prosoft/sales.xlsx", "dest": "/root/sales.xlsx"}]   (or {dest: src})
-    "start_command": ["soffice", "--calc", "/root/sales.xlsx"]                           (or a string)
-    "window": "sales.xlsx"              title regex of the window to wait for after the start command
-    "window_timeout_s": 90
-    "start_commands": [{"command": [...], "window": "..."}, ...]   more programs, started and waited for
-                                        in order (the last one has the focus)
-    "settle": true                      after each window: wait until the screen is painted and still
-    "artifacts": {"workbook": "/root/sales.xlsx"}   copied out by end_task, returned as {name: host path}
+The containers themselves (``Box``) are in ``pytest_cua.envs.docker.containers``; the ``docker`` provider that
+makes this environment is in ``pytest_cua.envs.docker.provider``.
 """
 
 from __future__ import annotations
@@ -41,9 +34,6 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import itertools
-import json
-import re
-import shlex
 import threading
 import time
 import uuid
@@ -51,76 +41,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from pytest_cua.actions import Action, ActionResult
-from pytest_cua.envs.docker.axtree import build_tree, missing_windows, target_point
+from pytest_cua.envs.base import Environment, EnvironmentCrash, ProvisioningError, Snapshot
+from pytest_cua.envs.docker.axtree import target_point
 from pytest_cua.envs.docker.client import ExecutorClient, ExecutorError, executor_bundle
+from pytest_cua.envs.docker.containers import (HOME, ORPHANS, Box, remove_orphans, rename_quietly, slug,
+                                               wait_ready)
 from pytest_cua.envs.docker.leftovers import owner_labels, sweep
-from pytest_cua.envs.docker.options import INI_NAMES, OPTION_NAMES, DockerSettings, add_docker_options, resolve_settings
+from pytest_cua.envs.docker.observation import observe
+from pytest_cua.envs.docker.options import DockerSettings
 from pytest_cua.envs.docker.overlay import upper_diff
-from pytest_cua.envs.base import (EnvContext, Environment, EnvironmentCrash, EnvironmentProvider, ProvisioningError,
-                                  Snapshot)
-from pytest_cua.envs.marks import draw_marks
-from pytest_cua.observations import Element, Observation
+from pytest_cua.envs.docker.startup import start_task
+from pytest_cua.observations import Observation
 
 if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
 
 SNAPSHOT_REPOSITORY = "pytest-cua-snapshot"
-HOME = "/root"
-SWEEP_SETTLE_S = 2.0  # a dead worker's sweep looks again after this long, for a container created meanwhile
 # what a fresh container writes by itself: the X server's lock and socket, logs, caches
 EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/openbox", "/root/.Xauthority",
                  "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init",
                  "/opt/cua", "/tmp/dbus-")  # /opt/cua: the executor, copied in at creation; a bus's autolaunch file
 HOME_SKIP = (".cache/openbox", ".Xauthority")
-UNSUPPORTED_KINDS = ("dom",)
-TREE_KINDS = frozenset({"axtree", "som"})
-AXTREE_IO_TIMEOUT_S = 60.0  # the executor bounds its walk (20 s) and the walk's process (30 s) itself
 TARGET_FIELDS = ("target", "source", "destination")
 TERMINAL_TYPES = ("done", "answer", "fail", "ask")
-
-
-def _slug(text: str) -> str:
-    """``text`` usable in container names and image tags (the labels keep it as it is)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "x"
-
-
-def _rename_quietly(container: Any, name: str) -> None:
-    try:
-        container.rename(name)
-    except Exception:
-        pass
-
-
-# what close() could not remove because its daemon did not answer: (kind, id) by host url, removed at the next
-# environment start on that host in this process
-_ORPHANS: dict[str, list[tuple[str, str]]] = {}
-
-
-class _Box:
-    """One running container and the connection to its executor."""
-
-    def __init__(self, container: Any, client: ExecutorClient, image: str, started_s: float) -> None:
-        self.container = container
-        self.client = client
-        self.image = image
-        self.started_s = started_s
-        self.graph_driver: dict[str, Any] | None = None  # read once, for the fast diff
-        # the elements of the last observation of this container, by id (an id resolves to its box)
-        self.elements: dict[str, Element] = {}
-        self.screen: tuple[int, int] = (1280, 800)
-
-    def remove(self) -> bool:
-        """Remove the container; False when the daemon did not take the request (it is down)."""
-        import docker.errors
-
-        self.client.close()
-        try:
-            self.container.remove(force=True, v=True)
-        except docker.errors.NotFound:
-            pass
-        except Exception:
-            return False
-        return True
 
 
 class DockerEnvironment(Environment):
@@ -141,8 +84,8 @@ class DockerEnvironment(Environment):
         self.image_on_host: Any = None
         self.docker: Any = None
         self._counter = itertools.count(1)
-        self.box: _Box | None = None
-        self._spare: _Box | None = None
+        self.box: Box | None = None
+        self._spare: Box | None = None
         self._spare_error: BaseException | None = None
         self._spare_thread: threading.Thread | None = None
         self._reapers: list[threading.Thread] = []
@@ -171,7 +114,7 @@ class DockerEnvironment(Environment):
         from pytest_cua.envs.docker.hosts import DockerHostError, ensure_image, place, record_run_host
 
         def before(host: Any, client: Any) -> None:
-            _remove_orphans(host.url, client)
+            remove_orphans(host.url, client)
             sweep(client)
 
         try:
@@ -206,10 +149,10 @@ class DockerEnvironment(Environment):
                     else "no recipe of that name in fixtures/images/")
             raise ProvisioningError(f"docker image {self.settings.image!r} does not exist ({hint})")
 
-    def _start_box(self, image: str, role: str) -> _Box:
+    def _start_box(self, image: str, role: str) -> Box:
         started = time.monotonic()
         labels = owner_labels(self.run_id, self.worker_id, role)
-        name = (f"pytest-cua-{_slug(self.run_id)[:16]}-{_slug(self.worker_id)}-{role}-{next(self._counter)}-"
+        name = (f"pytest-cua-{slug(self.run_id)[:16]}-{slug(self.worker_id)}-{role}-{next(self._counter)}-"
                 f"{uuid.uuid4().hex[:4]}")
         container = None
         try:
@@ -222,7 +165,7 @@ class DockerEnvironment(Environment):
             client = ExecutorClient(container)
             deadline = started + self.settings.ready_timeout_s
             client.connect(deadline)
-            self._wait_ready(client, deadline)
+            wait_ready(client, deadline)
         except Exception as exc:
             logs = ""
             if container is not None:
@@ -233,30 +176,17 @@ class DockerEnvironment(Environment):
                 try:
                     container.remove(force=True, v=True)
                 except Exception:  # its daemon is down: removed once it answers again
-                    _ORPHANS.setdefault(self._host_key(), []).append(("container", container.id))
+                    ORPHANS.setdefault(self._host_key(), []).append(("container", container.id))
             where = f" on docker host {self.host.url}" if self.host is not None else ""
             raise ProvisioningError(f"container {name} from image {image!r}{where} did not become ready: {exc}"
                                     + (f"\ncontainer log:\n{logs}" if logs else "")) from exc
-        return _Box(container, client, image, time.monotonic() - started)
-
-    @staticmethod
-    def _wait_ready(client: ExecutorClient, deadline: float) -> None:
-        """Poll the executor until the display answers and the window manager runs; bounded."""
-        delay = 0.05
-        while True:
-            answer = client.request("ping", io_timeout=10)
-            if answer.get("display") and answer.get("wm"):
-                return
-            if time.monotonic() > deadline:
-                raise ExecutorError("ping", f"display or window manager not up: {answer}")
-            time.sleep(delay)
-            delay = min(delay * 1.5, 0.5)
+        return Box(container, client, image, time.monotonic() - started)
 
     # --- snapshot and rollback -----------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
         box = self._box()
-        tag = f"{_slug(self.run_id)[:40]}-{_slug(self.worker_id)}-{len(self._snapshots) + 1}".lower()
+        tag = f"{slug(self.run_id)[:40]}-{slug(self.worker_id)}-{len(self._snapshots) + 1}".lower()
         home = box.client.request("listing", root=HOME, skip=list(HOME_SKIP))["files"]
         changes = [f"LABEL {k}={v}" for k, v in owner_labels(self.run_id, self.worker_id, "snapshot").items()]
         image = box.container.commit(repository=SNAPSHOT_REPOSITORY, tag=tag, changes=changes)
@@ -280,7 +210,7 @@ class DockerEnvironment(Environment):
         self._spare_thread = threading.Thread(target=run, name=f"pytest-cua-spare-{self.worker_id}", daemon=True)
         self._spare_thread.start()
 
-    def _take_spare(self, image_id: str) -> _Box | None:
+    def _take_spare(self, image_id: str) -> Box | None:
         thread, self._spare_thread = self._spare_thread, None
         if thread is not None:
             thread.join(self.settings.ready_timeout_s + 10)
@@ -303,19 +233,19 @@ class DockerEnvironment(Environment):
             # labels are fixed at creation (role=spare stays); the name says what it is now (off the
             # critical path: a rename costs tens of milliseconds)
             container = fresh.container
-            threading.Thread(target=_rename_quietly, args=(container, container.name.replace("-spare-", "-env-", 1)),
+            threading.Thread(target=rename_quietly, args=(container, container.name.replace("-spare-", "-env-", 1)),
                              daemon=True).start()
         if fresh is None:
             fresh = self._start_box(snapshot.data, role="env")
         self.box = fresh
         self._start_spare(snapshot.data)
-        if _ORPHANS.get(self._host_key()):  # what a daemon that was down could not remove earlier
-            self._reapers.append(threading.Thread(target=_remove_orphans, args=(self._host_key(), self.docker),
+        if ORPHANS.get(self._host_key()):  # what a daemon that was down could not remove earlier
+            self._reapers.append(threading.Thread(target=remove_orphans, args=(self._host_key(), self.docker),
                                                   name="pytest-cua-orphans", daemon=True))
             self._reapers[-1].start()
         self.timings["restore"].append(time.monotonic() - started)
 
-    def _reap(self, box: _Box) -> None:
+    def _reap(self, box: Box) -> None:
         """Remove a used container in the background (removal takes a while and nobody waits for it)."""
         thread = threading.Thread(target=box.remove, name="pytest-cua-reaper", daemon=True)
         thread.start()
@@ -349,7 +279,7 @@ class DockerEnvironment(Environment):
                 left.append(line)
         return left
 
-    def _diff(self, box: _Box) -> list[dict[str, Any]]:
+    def _diff(self, box: Box) -> list[dict[str, Any]]:
         """What the container changed against its image: the overlay upper directory walked on this machine
         (milliseconds) when the daemon is the local one, else ``docker diff`` (seconds on a busy daemon). A
         remote daemon's paths name its own file system, never this one's, even when both are on one machine."""
@@ -364,102 +294,7 @@ class DockerEnvironment(Environment):
     # --- tasks -------------------------------------------------------------------------------------------------
 
     def begin_task(self, task: "Task") -> None:
-        box = self._box()
-        extra = task.extra
-        for src, dest in self._start_files(task):
-            box.client.put_file(src, dest)
-        steps: list[tuple[str, Any, Any, Any]] = []
-        if extra.get("start_command"):
-            steps.append(("start_command", extra["start_command"], extra.get("window"),
-                          extra.get("window_timeout_s")))
-        elif extra.get("window"):
-            steps.append(("window", None, extra["window"], extra.get("window_timeout_s")))
-        raw_steps = extra.get("start_commands") or []
-        if not isinstance(raw_steps, list):
-            raise ProvisioningError(f"task {task.id!r}: field 'start_commands' must be a list of "
-                                    f"{{'command': ..., 'window': ...}} objects")
-        for i, step in enumerate(raw_steps):
-            if not isinstance(step, Mapping) or "command" not in step:
-                raise ProvisioningError(f"task {task.id!r}: field 'start_commands[{i}]' must be an object with "
-                                        f"'command' (and 'window'), got {step!r}")
-            steps.append((f"start_commands[{i}]", step["command"], step.get("window"), step.get("window_timeout_s")))
-        for field_name, command, window, window_timeout in steps:
-            if command:
-                argv = shlex.split(command) if isinstance(command, str) else list(command)
-                if not argv or not all(isinstance(a, str) for a in argv):
-                    raise ProvisioningError(f"task {task.id!r}: field {field_name!r} must be a string or a list of "
-                                            f"strings, got {command!r}")
-                box.client.request("spawn", argv=argv, cwd=HOME)
-            if window:
-                timeout = float(window_timeout or self.settings.window_timeout_s)
-                try:
-                    box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
-                except ExecutorError as exc:
-                    raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
-                                            f"{exc}") from None
-                if extra.get("settle", True):
-                    self._wait_settled(box, timeout, task.id)
-
-    def _wait_settled(self, box: _Box, timeout: float, task_id: str, stable_s: float = 1.5,
-                      min_colors: int = 12, max_changed_px: int = 40) -> None:
-        """Wait until the screen shows more than a blank frame and stopped changing for ``stable_s``: an
-        application maps its window before it paints the document, and keys sent earlier may be lost."""
-        import io
-
-        from PIL import Image
-
-        from PIL import ImageChops
-
-        deadline = time.monotonic() + timeout
-        last: Any = None
-        since = time.monotonic()
-        while True:
-            image = Image.open(io.BytesIO(box.client.screenshot())).convert("L").resize((320, 200))
-            colors = image.getcolors(maxcolors=256)
-            painted = colors is None or len(colors) >= min_colors
-            now = time.monotonic()
-            # a blinking text cursor changes a few pixels: "still" tolerates that much
-            moved = last is None or sum(ImageChops.difference(image, last).point(
-                lambda v: 255 if v > 24 else 0).histogram()[255:]) > max_changed_px
-            if moved:
-                last, since = image, now
-            elif painted and now - since >= stable_s:
-                return
-            if now > deadline:
-                raise ProvisioningError(f"task {task_id!r}: the screen did not settle within {timeout:.0f} s "
-                                        f"({'still changing' if painted else 'nothing painted'})")
-            time.sleep(0.25)
-
-    def _start_files(self, task: "Task") -> list[tuple[Path, str]]:
-        raw = task.extra.get("start_files") or []
-        items: list[tuple[Any, Any]]
-        if isinstance(raw, Mapping):
-            items = [(src, dest) for dest, src in raw.items()]
-        elif isinstance(raw, list):
-            items = []
-            for i, item in enumerate(raw):
-                if not isinstance(item, Mapping) or "src" not in item or "dest" not in item:
-                    raise ProvisioningError(f"task {task.id!r}: field 'start_files[{i}]' must be "
-                                            f"{{'src': ..., 'dest': ...}}, got {item!r}")
-                items.append((item["src"], item["dest"]))
-        else:
-            raise ProvisioningError(f"task {task.id!r}: field 'start_files' must be a list or a mapping")
-        out = []
-        for src, dest in items:
-            if not isinstance(dest, str) or not dest.startswith("/"):
-                raise ProvisioningError(f"task {task.id!r}: field 'start_files': dest must be an absolute path in "
-                                        f"the container, got {dest!r}")
-            out.append((self._find_file(task, str(src)), dest))
-        return out
-
-    def _find_file(self, task: "Task", src: str) -> Path:
-        path = Path(src)
-        candidates = [path] if path.is_absolute() else [root / path for root in self.files_roots]
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate
-        raise ProvisioningError(f"task {task.id!r}: field 'start_files': {src!r} not found (looked in "
-                                f"{', '.join(str(c) for c in candidates)})")
+        start_task(self._box(), task, files_roots=self.files_roots, window_timeout_s=self.settings.window_timeout_s)
 
     def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
         box = self._box()
@@ -485,80 +320,7 @@ class DockerEnvironment(Environment):
     # --- agent interface ---------------------------------------------------------------------------------------
 
     def observe(self, kinds: frozenset[str]) -> Observation:
-        box = self._box()
-        timings: dict[str, float] = {}
-        tree_answer: dict[str, Any] | None = None
-        try:
-            wins = box.client.request("windows")
-            if kinds & TREE_KINDS:  # first: the screenshot then shows the screen the ids were given on
-                started = time.perf_counter()
-                tree_answer = self._axtree(box)
-                timings["axtree_ms"] = (time.perf_counter() - started) * 1000
-            shot = None
-            if kinds & {"screenshot", "som"}:
-                started = time.perf_counter()
-                shot = box.client.screenshot()
-                timings["screenshot_ms"] = (time.perf_counter() - started) * 1000
-                box.screen = _png_size(shot) or box.screen
-        except ExecutorError as exc:
-            raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
-        titles = [w["title"] for w in wins["windows"]]
-        extra: dict[str, Any] = {"windows": titles, "active_window": wins["active_title"]}
-        obs = Observation(screenshot=shot if "screenshot" in kinds else None, title=wins["active_title"], extra=extra)
-        unsupported = sorted(set(kinds) & set(UNSUPPORTED_KINDS))
-        if unsupported:
-            extra["unsupported_kinds"] = unsupported
-            extra["note"] = (f"{', '.join(unsupported)} not available on the docker desktop; use axtree or som "
-                             f"(the accessibility tree) or screenshot")
-        if tree_answer is None:
-            box.elements = {}  # ids name what the last observation showed: this one showed none
-        else:
-            self._add_tree(box, obs, kinds, tree_answer, titles)
-            if "som" in kinds and shot is not None:
-                started = time.perf_counter()
-                obs.som = draw_marks(shot, obs.elements)
-                timings["som_ms"] = (time.perf_counter() - started) * 1000
-        extra["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
-        return obs
-
-    def _axtree(self, box: _Box) -> dict[str, Any]:
-        """The executor's accessibility walk; an op that fails (not the connection) is an unavailable tree."""
-        try:
-            return box.client.request("axtree", io_timeout=AXTREE_IO_TIMEOUT_S)
-        except ExecutorError as exc:
-            if exc.broken:
-                raise
-            return {"available": False, "reason": str(exc)}
-
-    @staticmethod
-    def _add_tree(box: _Box, obs: Observation, kinds: frozenset[str], answer: dict[str, Any],
-                  titles: list[str]) -> None:
-        """The tree's text and elements into ``obs``; the elements become the container's id map (an
-        unavailable tree empties it: no id resolves to an older screen)."""
-        if answer.get("screen"):
-            box.screen = (int(answer["screen"][0]), int(answer["screen"][1]))
-        if not answer.get("available"):
-            box.elements = {}
-            reason = str(answer.get("reason") or "unknown")
-            obs.extra["axtree_unavailable"] = reason
-            if "axtree" in kinds:
-                obs.axtree = f"(no accessibility tree: {reason})"
-            return
-        tree = build_tree(answer.get("nodes") or [], box.screen)
-        box.elements = dict(tree.elements)
-        obs.elements = tree.elements
-        apps = list(answer.get("apps") or [])
-        silent = missing_windows(titles, apps)
-        if "axtree" in kinds:
-            note = ("\n(windows without an accessibility tree, see the screenshot: "
-                    + "; ".join(json.dumps(t, ensure_ascii=False) for t in silent) + ")") if silent else ""
-            obs.axtree = (tree.text or "(no program on the screen exports an accessibility tree)") + note
-        obs.extra["axtree"] = {"apps": [{"name": a.get("name"), "nodes": a.get("nodes")} for a in apps],
-                               "nodes": tree.nodes, "elements": len(tree.elements),
-                               "truncated": list(answer.get("truncated") or []),
-                               "walk_ms": round(float(answer.get("walk_s") or 0) * 1000, 1)}
-        if silent:
-            obs.extra["axtree"]["windows_without_tree"] = silent
+        return observe(self._box(), kinds)
 
     def act(self, action: Action) -> ActionResult:
         started = time.monotonic()
@@ -582,7 +344,7 @@ class DockerEnvironment(Environment):
         return ActionResult(action, ok=True, duration_s=time.monotonic() - started, detail=detail)
 
     @staticmethod
-    def _resolve(box: _Box, action: Action) -> tuple[Action, dict[str, Any]]:
+    def _resolve(box: Box, action: Action) -> tuple[Action, dict[str, Any]]:
         """``action`` with each element id replaced by the screen point of that element in the last
         observation; LookupError naming the id when that observation did not show it."""
         changes: dict[str, Any] = {}
@@ -608,7 +370,7 @@ class DockerEnvironment(Environment):
     def _host_key(self) -> str:
         return self.host.url if self.host is not None else "local"
 
-    def _box(self) -> _Box:
+    def _box(self) -> Box:
         if self.box is None:
             raise EnvironmentCrash("the docker environment has no running container (closed or failed restore)")
         return self.box
@@ -670,122 +432,6 @@ class DockerEnvironment(Environment):
                 orphans.append(("image", image_id))
         self._snapshots = []
         if orphans:
-            _ORPHANS.setdefault(self._host_key(), []).extend(orphans)
-        if self.docker is not None and _ORPHANS.get(self._host_key()):
-            _remove_orphans(self._host_key(), self.docker)
-
-
-class DockerProvider(EnvironmentProvider):
-    """The ``docker`` provider: a desktop container per xdist worker (entry point of
-    ``pytest_cua.environments``). Settings: ``--cua-docker-*`` options over the suite's
-    ``environment_options`` over the defaults (``pytest_cua.envs.docker.options``)."""
-
-    name = "docker"
-
-    def add_options(self, group: Any) -> None:
-        add_docker_options(group)
-
-    def configure(self, config: Any) -> None:
-        """The ``--cua-docker-*`` options and ini keys (hosts, certificate folder, sizes) are checked before
-        anything runs; what a suite's ``environment_options`` add is checked when its desktop is made."""
-        if not any(getattr(config.option, dest, None) is not None for dest in OPTION_NAMES.values()) \
-                and not any(_ini(config, key) for key in INI_NAMES.values()):
-            return
-        try:
-            resolve_settings(config)
-        except ValueError as exc:
-            import pytest
-
-            raise pytest.UsageError(str(exc)) from None
-
-    def create(self, ctx: EnvContext) -> DockerEnvironment:
-        try:
-            settings = resolve_settings(ctx.config, ctx.suite)
-        except ValueError as exc:
-            raise ProvisioningError(str(exc)) from None
-        roots = []
-        base_dir = getattr(ctx.suite, "base_dir", None) if ctx.suite is not None else None
-        if base_dir is not None:
-            roots.append(Path(base_dir))
-        rootpath = getattr(ctx.config, "rootpath", None)
-        if rootpath is not None:
-            roots.append(Path(rootpath))
-        env = DockerEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id,
-                                artifacts_dir=ctx.artifacts_dir, files_roots=roots)
-        try:
-            return env.start()
-        except BaseException:
-            env.close()
-            raise
-
-
-    def sweep(self, run_id: str, worker_id: str | None) -> list[str]:
-        """The containers, spares and snapshot images of a dead worker (or of every process of the run), on the
-        local daemon and on every host the run placed desktops on (``hosts.run_hosts``)."""
-        try:
-            import docker  # noqa: F401
-        except ModuleNotFoundError:
-            return []
-        from pytest_cua.envs.docker.hosts import LOCAL, DockerHost, DockerHostError, connect, run_hosts
-
-        lines: list[str] = []
-        for host in [DockerHost(LOCAL), *run_hosts(run_id)]:
-            try:
-                client = connect(host, timeout=30)
-            except DockerHostError as exc:
-                if not host.is_local:  # no local daemon: nothing of ours can be running there
-                    lines.append(f"docker: sweeping {host.url} failed: {exc}")
-                continue
-            prefix = "" if host.is_local else f"{host.url}: "
-            found: list[str] = []
-            errors: list[str] = []
-            try:
-                report = sweep(client, run_id=run_id, worker_id=worker_id, progress=found.append)
-                errors += report.errors
-                if report.containers:
-                    # a container the dead process was creating (its warm spare) may appear after the first pass
-                    time.sleep(SWEEP_SETTLE_S)
-                    again = sweep(client, run_id=run_id, worker_id=worker_id, progress=found.append)
-                    errors += again.errors
-            finally:
-                client.close()
-            lines += [prefix + line for line in found] + [f"docker: {prefix}{e}" for e in errors]
-        return lines
-
-
-def _png_size(png: bytes) -> tuple[int, int] | None:
-    """Width and height from a PNG's header (no decoding)."""
-    if len(png) >= 24 and png[:8] == b"\x89PNG\r\n\x1a\n":
-        return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    return None
-
-
-def _ini(config: Any, name: str) -> str:
-    try:
-        return str(config.getini(name) or "")
-    except ValueError:  # not registered
-        return ""
-
-
-def _remove_orphans(host_url: str, client: Any) -> None:
-    """Remove what an earlier environment of this process could not remove from ``host_url`` (its daemon was
-    down then); what still fails stays listed."""
-    import docker.errors
-
-    left = []
-    for kind, ident in _ORPHANS.pop(host_url, []):
-        try:
-            if kind == "container":
-                client.api.remove_container(ident, force=True, v=True)
-            else:
-                client.api.remove_image(ident, force=True)
-        except docker.errors.NotFound:
-            pass
-        except Exception:
-            left.append((kind, ident))
-    if left:
-        _ORPHANS.setdefault(host_url, []).extend(left)
-
-
-PROVIDER = DockerProvider()
-provide = create = PROVIDER.create
+            ORPHANS.setdefault(self._host_key(), []).extend(orphans)
+        if self.docker is not None and ORPHANS.get(self._host_key()):
+            remove_orphans(self._host_key(), self.docker)

@@ -1,0 +1,128 @@
+"""What a desktop task starts with, from ``task.extra``: files put in the container, programs started, their
+windows waited for and the screen settled (``start_task``)::
+
+    "start_files": [{"src": "fixtures/prosoft/sales.xlsx", "dest": "/root/sales.xlsx"}]   (or {dest: src})
+    "start_command": ["soffice", "--calc", "/root/sales.xlsx"]                           (or a string)
+    "window": "sales.xlsx"              title regex of the window to wait for after the start command
+    "window_timeout_s": 90
+    "start_commands": [{"command": [...], "window": "..."}, ...]   more programs, started and waited for
+                                        in order (the last one has the focus)
+    "settle": true                      after each window: wait until the screen is painted and still
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from pytest_cua.envs.base import ProvisioningError
+from pytest_cua.envs.docker.client import ExecutorError
+from pytest_cua.envs.docker.containers import HOME, Box
+
+if TYPE_CHECKING:
+    from pytest_cua.tasks.task import Task
+
+
+def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_timeout_s: float) -> None:
+    """Put the task's start files in the container, run its start commands and wait for their windows (and
+    for the screen to settle); a bad field or a window that does not come is a ``ProvisioningError``."""
+    extra = task.extra
+    for src, dest in _start_files(task, files_roots):
+        box.client.put_file(src, dest)
+    steps: list[tuple[str, Any, Any, Any]] = []
+    if extra.get("start_command"):
+        steps.append(("start_command", extra["start_command"], extra.get("window"),
+                      extra.get("window_timeout_s")))
+    elif extra.get("window"):
+        steps.append(("window", None, extra["window"], extra.get("window_timeout_s")))
+    raw_steps = extra.get("start_commands") or []
+    if not isinstance(raw_steps, list):
+        raise ProvisioningError(f"task {task.id!r}: field 'start_commands' must be a list of "
+                                f"{{'command': ..., 'window': ...}} objects")
+    for i, step in enumerate(raw_steps):
+        if not isinstance(step, Mapping) or "command" not in step:
+            raise ProvisioningError(f"task {task.id!r}: field 'start_commands[{i}]' must be an object with "
+                                    f"'command' (and 'window'), got {step!r}")
+        steps.append((f"start_commands[{i}]", step["command"], step.get("window"), step.get("window_timeout_s")))
+    for field_name, command, window, window_timeout in steps:
+        if command:
+            argv = shlex.split(command) if isinstance(command, str) else list(command)
+            if not argv or not all(isinstance(a, str) for a in argv):
+                raise ProvisioningError(f"task {task.id!r}: field {field_name!r} must be a string or a list of "
+                                        f"strings, got {command!r}")
+            box.client.request("spawn", argv=argv, cwd=HOME)
+        if window:
+            timeout = float(window_timeout or window_timeout_s)
+            try:
+                box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
+            except ExecutorError as exc:
+                raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
+                                        f"{exc}") from None
+            if extra.get("settle", True):
+                _wait_settled(box, timeout, task.id)
+
+
+def _wait_settled(box: Box, timeout: float, task_id: str, stable_s: float = 1.5,
+                  min_colors: int = 12, max_changed_px: int = 40) -> None:
+    """Wait until the screen shows more than a blank frame and stopped changing for ``stable_s``: an
+    application maps its window before it paints the document, and keys sent earlier may be lost."""
+    import io
+
+    from PIL import Image
+
+    from PIL import ImageChops
+
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    since = time.monotonic()
+    while True:
+        image = Image.open(io.BytesIO(box.client.screenshot())).convert("L").resize((320, 200))
+        colors = image.getcolors(maxcolors=256)
+        painted = colors is None or len(colors) >= min_colors
+        now = time.monotonic()
+        # a blinking text cursor changes a few pixels: "still" tolerates that much
+        moved = last is None or sum(ImageChops.difference(image, last).point(
+            lambda v: 255 if v > 24 else 0).histogram()[255:]) > max_changed_px
+        if moved:
+            last, since = image, now
+        elif painted and now - since >= stable_s:
+            return
+        if now > deadline:
+            raise ProvisioningError(f"task {task_id!r}: the screen did not settle within {timeout:.0f} s "
+                                    f"({'still changing' if painted else 'nothing painted'})")
+        time.sleep(0.25)
+
+
+def _start_files(task: "Task", files_roots: Sequence[Path]) -> list[tuple[Path, str]]:
+    raw = task.extra.get("start_files") or []
+    items: list[tuple[Any, Any]]
+    if isinstance(raw, Mapping):
+        items = [(src, dest) for dest, src in raw.items()]
+    elif isinstance(raw, list):
+        items = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, Mapping) or "src" not in item or "dest" not in item:
+                raise ProvisioningError(f"task {task.id!r}: field 'start_files[{i}]' must be "
+                                        f"{{'src': ..., 'dest': ...}}, got {item!r}")
+            items.append((item["src"], item["dest"]))
+    else:
+        raise ProvisioningError(f"task {task.id!r}: field 'start_files' must be a list or a mapping")
+    out = []
+    for src, dest in items:
+        if not isinstance(dest, str) or not dest.startswith("/"):
+            raise ProvisioningError(f"task {task.id!r}: field 'start_files': dest must be an absolute path in "
+                                    f"the container, got {dest!r}")
+        out.append((_find_file(task, str(src), files_roots), dest))
+    return out
+
+
+def _find_file(task: "Task", src: str, files_roots: Sequence[Path]) -> Path:
+    path = Path(src)
+    candidates = [path] if path.is_absolute() else [root / path for root in files_roots]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ProvisioningError(f"task {task.id!r}: field 'start_files': {src!r} not found (looked in "
+                            f"{', '.join(str(c) for c in candidates)})")
