@@ -3,6 +3,8 @@
 Each file starts with a ``version: N`` line; ``load_prompt(name)`` returns the text after it with its version
 and the SHA-256 of the file, which the agent reports in ``summary.json`` (``agent.prompt``), so two runs can
 tell whether they used the same prompt.
+
+May import nothing of ``pytest_cua``: it reads its own package data only.
 """
 
 from __future__ import annotations
