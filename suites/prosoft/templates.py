@@ -26,16 +26,13 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pytest_cua.package_data import fixtures_dir
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext, Template
+from pytest_cua import EvalContext, Template, fixtures_dir, milestone
 
 from .artifacts import Check
 from .artifacts import artifact as _artifact
+from .namespaces import SVG_NS, W_NS
 
 FIXTURES = fixtures_dir("prosoft")  # the start files: package data (the repository's fixtures/prosoft)
-W_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
 

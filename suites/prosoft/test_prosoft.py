@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from pytest_cua.package_data import fixtures_dir
-from pytest_cua.tasks.suite import LoadedTasks, Suite
-from pytest_cua.tasks.task import Task
+from pytest_cua import LoadedTasks, Suite, Task, fixtures_dir
 
 from .templates import TEMPLATES
 

@@ -29,7 +29,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    from .release import SEED_DIR, demos_wanted, release_file, release_root
+    from .release.seed import SEED_DIR
+    from .release.suite import demos_wanted, release_root
+    from .release.task_records import release_file
 
     root = release_root(config)
     if root is None:
@@ -47,7 +49,8 @@ def _seed_dry_run(seed: Any) -> tuple[str, list[str]]:
     """The release's seed records installed into a throw-away org: what each worker's org will get."""
     from pytest_cua.orgs.localorg.seed import seeded_org
 
-    from .release import install_org_defaults, install_seed
+    from .release.org_defaults import install_org_defaults
+    from .release.seed import install_seed
 
     try:
         org = seeded_org()

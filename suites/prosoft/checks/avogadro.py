@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_cua.package_data import fixtures_dir
+from pytest_cua import fixtures_dir
 
 from .imaging_common import Check, artifact
 

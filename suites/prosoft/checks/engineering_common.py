@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Mapping
 
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext
 
 from ..artifacts import Check, artifact  # noqa: F401 - the engineering checks import both from here
 

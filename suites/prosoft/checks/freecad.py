@@ -25,7 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext
 
 from .engineering_common import Check, artifact, container_path, run_json, same_value
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pytest_cua.package_data import fixtures_dir
+from pytest_cua import fixtures_dir
 
 from ..artifacts import Check, artifact  # noqa: F401 - the imaging checks import both from here
 FIXTURES = fixtures_dir("prosoft")

@@ -27,25 +27,19 @@ import zlib
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext
 
+from ..artifacts import Check
 from ..artifacts import artifact as _artifact, squash as _squash
+from ..namespaces import DRAW, OFFICE, PRES, SVG_NS, TABLE, TEXT
 
-Check = tuple[str, Callable[[], None]]
-
-OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
-DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
-TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
-TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
-PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 XLINK = "{http://www.w3.org/1999/xlink}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
 @dataclass

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext
 
 from .engineering_common import Check, artifact
 

@@ -31,22 +31,15 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
+from pytest_cua import EvalContext
 from pytest_cua.episode.judge import rubric_checks
-from pytest_cua.tasks.suite import EvalContext
 
+from ..artifacts import Check
 from ..artifacts import artifact as _artifact, squash as _squash
+from ..namespaces import CHART, DRAW, FO, STYLE, SVG_NS, TEXT
 
-Check = tuple[str, Callable[[], None]]
-
-SVG_NS = "{http://www.w3.org/2000/svg}"
-OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
-TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
-STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
-FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
-CHART = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
-DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 C_NS = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 RENDER_DIR = "/tmp/cua-render"
 _UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72, "pc": 25.4 / 6, "px": 25.4 / 96}

@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext
 
-Check = tuple[str, Callable[[], None]]
-W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-SVG_NS = "{http://www.w3.org/2000/svg}"
+from ..artifacts import Check
+from ..namespaces import SVG_NS, W_NS
 
 
 def _artifact(ctx: EvalContext, name: str) -> Path:
@@ -41,14 +40,14 @@ def docx_paragraphs(path: Path) -> list[tuple[str, str, str]]:
     except (zipfile.BadZipFile, KeyError):
         raise AssertionError(f"{path.name}: not a Word document (.docx)") from None
     out = []
-    for p in root.iter(f"{W}p"):
-        text = "".join(t.text or "" for t in p.iter(f"{W}t")).strip()
+    for p in root.iter(f"{W_NS}p"):
+        text = "".join(t.text or "" for t in p.iter(f"{W_NS}t")).strip()
         if not text:
             continue
-        style = p.find(f"{W}pPr/{W}pStyle")
-        jc = p.find(f"{W}pPr/{W}jc")
-        out.append((text, style.get(f"{W}val", "") if style is not None else "",
-                    jc.get(f"{W}val", "") if jc is not None else ""))
+        style = p.find(f"{W_NS}pPr/{W_NS}pStyle")
+        jc = p.find(f"{W_NS}pPr/{W_NS}jc")
+        out.append((text, style.get(f"{W_NS}val", "") if style is not None else "",
+                    jc.get(f"{W_NS}val", "") if jc is not None else ""))
     return out
 
 

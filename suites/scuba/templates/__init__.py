@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from pytest_cua.tasks.suite import Template
+from pytest_cua import Template
 
 
 def discover() -> dict[str, Template]:

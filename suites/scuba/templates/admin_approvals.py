@@ -19,16 +19,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def criteria(truth: Mapping[str, Any]) -> list[tuple[str, str, str]]:

@@ -20,16 +20,14 @@ from xml.etree import ElementTree as ET
 
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption, Uncheck
 
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
+from pytest_cua import EvalContext, milestone
 
 from . import metadata_io as md
 from . import shared as s
 from .common import goto
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _split(value: Any) -> list[str]:

@@ -17,17 +17,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from .admin_reports import find_report, report_type_of, save_report, truth_text
 from . import shared as s
 from .common import first, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 class CreateDashboard(s.ScubaTemplate):

@@ -17,17 +17,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Click, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .shared import ScubaTemplate, checked_rows
 from .common import soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 # milestone -> (ListViewChart field, ground-truth key) of the checks on the chart found
 _CHECKS = {"chart type": ("ChartType", "chart_type"), "aggregation type": ("AggregateType", "aggregate_type"),

@@ -17,17 +17,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Click, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 from .common import goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 # metadata operation -> UI label (the org's list-view form shows the labels, stores the operations)
 OPERATOR_LABELS = {"equals": "equals", "notEqual": "not equal to", "lessThan": "less than",

@@ -20,16 +20,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _members(truth: Mapping[str, Any]) -> tuple[str, str]:

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption, Uncheck
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from .shared import ScubaTemplate, checked_rows, click_button, click_link, user_by_name
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _group(sf: Any, label: str) -> dict[str, Any] | None:

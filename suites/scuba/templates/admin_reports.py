@@ -32,16 +32,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import first, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 CHAIN_LOGIC = "(1 OR 2) AND 3 AND NOT 4"
 

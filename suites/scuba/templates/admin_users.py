@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill, Uncheck
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import first, goto, soql_str, split_name
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _open_user(env: Any, name: str) -> list[Action]:

@@ -13,7 +13,7 @@ records a person reads to answer:
 - ``qa_admin_039``: the object settings of the permission sets, permission set groups and profiles the question
   names, for the objects it names (Setup > Permission Sets, Permission Set Groups or Profiles > the holder >
   Object Settings > the object). The release's seed does not carry these holders' settings: each task arranges
-  them (``suites.scuba.release.ORG_DEFAULT_ACCESS``) and they are rolled back with it.
+  them (``suites.scuba.release.org_defaults.ORG_DEFAULT_ACCESS``) and they are rolled back with it.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from .common import goto, soql_str
 from .sales_qa import QuestionTemplate
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _words(text: str) -> set[str]:
@@ -119,9 +118,9 @@ class ObjectSettingsQuestion(QuestionTemplate):
     objects = ("PermissionSet", "PermissionSetGroup", "PermissionSetGroupComponent", "Profile")
 
     def arrange(self, task: "Task", env: "Environment") -> None:
-        """The holders and settings the questions rest on (``release.ORG_DEFAULT_ACCESS``), in an org this process
+        """The holders and settings the questions rest on (``release.org_defaults.ORG_DEFAULT_ACCESS``), in an org this process
         serves; they go with the task's rollback. An org reached over its APIs is taken to hold its own."""
-        from ..release import install_object_settings
+        from ..release.org_defaults import install_object_settings
 
         org = getattr(env, "store", None)
         if org is not None:

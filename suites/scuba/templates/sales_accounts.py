@@ -9,16 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import field, soql_str, split_name
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 PHONES = ("Phone", "MobilePhone", "HomePhone")
 

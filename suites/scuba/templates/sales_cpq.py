@@ -7,16 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import field, first, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 STANDARD_BOOK = "Standard Price Book"
 
@@ -78,7 +76,7 @@ class CreatePriceBooks(s.ScubaTemplate):
             steps += [*s.new_from_list(env, "Pricebook2", {"Name": t[f"price_book_name{n}"], "IsActive": True}),
                       s.click_link("Related"), s.click_button("Add Products"),
                       Check(f'label={t["product_name"]}'), s.click_button("Next"),
-                      Fill("label=List Price", s._ui_text(t[f"unit_price{n}"])), *s.save()]
+                      Fill("label=List Price", s.ui_text(t[f"unit_price{n}"])), *s.save()]
         return [*steps, Done()]
 
 
@@ -149,8 +147,8 @@ class CreateQuote(s.ScubaTemplate):
                 *s.new_related(env, "Quote", {"Name": t["quote_name"], "ExpirationDate": self._expires(t)}),
                 s.click_button("Add Products"), SelectOption("label=Price Book", str((book or {}).get("Name"))),
                 *s.save(), Check(f'label={t["product_name"]}'), s.click_button("Next"),
-                Fill("label=Quantity", s._ui_text(t["quantity"])),
-                Fill("label=Discount", s._ui_text(t["discount_percentage"])), *s.save(), Done()]
+                Fill("label=Quantity", s.ui_text(t["quantity"])),
+                Fill("label=Discount", s.ui_text(t["discount_percentage"])), *s.save(), Done()]
 
 
 class CreateContractAndOrder(s.ScubaTemplate):

@@ -14,16 +14,14 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import quote
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import goto
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 _DASHES = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212-]")
 

@@ -12,16 +12,14 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import field, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 # activity type -> (object, subtype field)
 KINDS = {"Task": ("Task", "TaskSubtype"), "Email": ("Task", "TaskSubtype"), "Call": ("Task", "TaskSubtype"),

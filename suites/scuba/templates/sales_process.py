@@ -19,17 +19,15 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import unquote
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import metadata_io as md
 from . import shared as s
 from .common import first, rows, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _stages(truth: Mapping[str, Any]) -> list[str]:

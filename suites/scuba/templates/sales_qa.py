@@ -11,16 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 from urllib.parse import urlencode
 
+from pytest_cua import EvalContext, record_answer
 from pytest_cua.actions import Action, Answer
-from pytest_cua.tasks.scoring import record_answer
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import goto
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 class QuestionTemplate(s.ScubaTemplate):

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 # reference fields an update may name, with the relationship whose Name the ground truth gives
 _REFERENCES = {"OwnerId": "Owner", "ContactId": "Contact", "AccountId": "Account", "EntitlementId": "Entitlement",

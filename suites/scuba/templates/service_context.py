@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import field, first, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 # milestone -> (Case field, ground-truth key) of the four checks on the case found
 _CHECKS = {"priority": ("Priority", "priority"), "type": ("Type", "case_type"),

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import first, goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def _dates(truth: Any) -> tuple[str, str]:

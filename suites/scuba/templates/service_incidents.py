@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill, SelectOption
-from pytest_cua.tasks.scoring import milestone
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import field, first, goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 class CreateIncident(s.ScubaTemplate):

@@ -16,16 +16,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Sequence
 
+from pytest_cua import EvalContext, milestone, record_answer
 from pytest_cua.actions import Action, Answer, Done, Fill
-from pytest_cua.tasks.scoring import milestone, record_answer
-from pytest_cua.tasks.suite import EvalContext
 
 from . import shared as s
 from .common import goto, soql_str
 
 if TYPE_CHECKING:
-    from pytest_cua.envs.base import Environment
-    from pytest_cua.tasks.task import Task
+    from pytest_cua import Environment, Task
 
 
 def url_name(title: str) -> str:

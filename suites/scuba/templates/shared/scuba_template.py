@@ -1,0 +1,46 @@
+"""The base class of the SCUBA templates (``ScubaTemplate``: milestones declared once, then checked) and
+``share``, SCUBA's even split of a weight over a list of members."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from pytest_cua import EvalContext, Template, declare
+
+
+class ScubaTemplate(Template):
+    """A SCUBA template whose milestones are declared in one place.
+
+    Fixed weights: set ``milestones = {"name": weight, ...}``. Weights that depend on the ground truth (SCUBA's
+    0.5/n per entry, a field only when it is given): override ``weights(truth)``, returning the milestones
+    of that task in evaluation order. Implement ``check(ctx)`` with ``milestone(name)`` blocks (no weights:
+    they come from the declaration). ``evaluate`` declares, then checks; a subclass cannot override it, so
+    every milestone recorded is checked against the declaration (an undeclared name, another weight or a
+    declared milestone never recorded is an evaluator error naming the template and the milestone).
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "evaluate" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: implement check(ctx), not evaluate(): ScubaTemplate.evaluate "
+                            "declares the milestones before checking them")
+
+    def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
+        """The milestones of a task with this ground truth, name -> weight (summing to 1), in order."""
+        if self.milestones is None:
+            raise NotImplementedError(f"template {self.name!r} declares no milestones (set milestones or "
+                                      "override weights)")
+        return dict(self.milestones)
+
+    def evaluate(self, ctx: EvalContext) -> None:
+        declare(self.weights(ctx.truth))
+        self.check(ctx)
+
+    def check(self, ctx: EvalContext) -> None:
+        raise NotImplementedError(f"template {self.name!r} has no check()")
+
+
+def share(total: float, names: Iterable[str]) -> dict[str, float]:
+    """``total`` split evenly over ``names`` (SCUBA's ``0.75 / n`` per member)."""
+    listed = list(names)
+    return {n: total / len(listed) for n in listed} if listed else {}
