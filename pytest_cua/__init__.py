@@ -15,6 +15,9 @@ them from here (``from pytest_cua import Task, milestone``). Each is defined in 
 
 Everything else is private to its package and may change. Names are imported on first use, so importing
 ``pytest_cua`` stays cheap. ``docs/architecture.md`` is the map of the packages.
+
+May import: every package (it is the wiring's front door), but only lazily, on first use of a name; the
+packages themselves never import ``pytest_cua``'s names from here.
 """
 
 from __future__ import annotations
