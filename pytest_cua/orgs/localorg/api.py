@@ -478,7 +478,7 @@ def register(app: OrgApp) -> None:
     add = app.add_route
     add("/services/data", versions, ["GET"])
     add(f"{DATA}", resources, ["GET"])
-    add(f"{DATA}/limits", limits, ["GET"], endpoint="rest.limits")
+    add(f"{DATA}/limits", limits, ["GET"], endpoint="rest.limits", counted=False)
     for api, prefix in (("data", DATA), ("tooling", f"{DATA}/tooling")):
         def bind(fn: Any, **fixed: Any) -> Any:
             def handler(ctx: RequestContext, **kw: Any) -> Response:
@@ -497,6 +497,6 @@ def register(app: OrgApp) -> None:
         add(f"{prefix}/queryAll/<locator>", bind(query_more, api=api, all_rows=True), ["GET"])
     add(f"{DATA}/composite/sobjects", composite_sobjects_safe, ["POST", "PATCH", "DELETE"])
     add(f"{DATA}/composite/batch", composite_batch, ["POST"])
-    add("/services/oauth2/token", oauth_token, ["POST"], auth="none", endpoint="oauth.token")
+    add("/services/oauth2/token", oauth_token, ["POST"], auth="none", endpoint="oauth.token", counted=False)
     add("/services/oauth2/userinfo", userinfo, ["GET"])
     add("/id/<org_id>/<user_id>", identity, ["GET"])

@@ -1,14 +1,20 @@
 """The WSGI application of the org: routing, authentication per route, body limits and Salesforce-shaped errors.
 
-Routes are added by modules through ``OrgApp.route`` / ``OrgApp.add_route`` (``api.register(app)``,
-``pages.register(app)``; a UI package adds its own the same way). Each route declares how it is
-authenticated:
+The app knows no protocol: each protocol module plugs itself in with a ``register(app)`` function that adds
+its routes through ``OrgApp.route`` / ``OrgApp.add_route`` (``api.register(app)``, ``soap.register(app)``,
+``metadata.register(app)``, ``pages.register(app)``; a UI package adds its own the same way) and, when its
+errors are not the REST body, an error renderer for its path prefix (``OrgApp.add_error_renderer``: the SOAP APIs
+send the daily limit's REQUEST_LIMIT_EXCEEDED as a SOAP fault). Each route declares how it is authenticated:
 
 - ``auth="api"``: ``Authorization: Bearer <access token>``; otherwise 401 INVALID_SESSION_ID.
 - ``auth="ui"``: the browser session cookie ``sid``; otherwise a redirect to ``/login?startURL=...``.
 - ``auth="none"``: public (only the OAuth token endpoint, the login page and frontdoor).
 
-A handler is ``handler(ctx: RequestContext, **url_values) -> werkzeug Response`` and may raise ``OrgError``.
+A route also declares whether a call counts against the daily API requests (``counted``; the OAuth token
+endpoint and the limits resource do not). A handler is ``handler(ctx: RequestContext, **url_values) -> werkzeug
+Response`` and may raise ``OrgError``.
+
+Imports: werkzeug and the org's lower modules (``auth``, ``errors``, ``store``); never a protocol module.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 from urllib.parse import quote
 
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
@@ -36,6 +42,7 @@ log = logging.getLogger("pytest_cua.orgs.localorg")
 API_VERSION = "59.0"
 MAX_BODY = 10 * 1024 * 1024
 Handler = Callable[..., Response]
+ErrorRenderer = Callable[[OrgError], Response]
 
 
 class VersionConverter(BaseConverter):
@@ -90,8 +97,16 @@ class RequestContext:
                 from None
 
 
-#: endpoints that do not count against the daily API requests: the token endpoint and the limits resource
-UNCOUNTED = frozenset({"oauth.token", "rest.limits"})
+@dataclass(frozen=True)
+class Route:
+    """A registered route: its handler, how it is authenticated and whether a call counts against the daily API
+    requests."""
+
+    handler: Handler
+    auth: str
+    counted: bool = True
+
+
 DEFAULT_DAILY_API_REQUESTS = 1_000_000
 
 
@@ -121,18 +136,11 @@ class ApiUsage:
             return max(0, self.max - self.used)
 
 
-def limit_exceeded(path: str, most: int) -> Response:
-    """REQUEST_LIMIT_EXCEEDED as Salesforce sends it: a REST error (403), a SOAP fault on the SOAP APIs."""
+def limit_exceeded(most: int) -> OrgError:
+    """REQUEST_LIMIT_EXCEEDED as Salesforce sends it (403 on REST; a protocol with its own error format renders
+    it its way: ``OrgApp.add_error_renderer``)."""
     message = f"TotalRequests Limit exceeded. (the org's daily limit is {most} API requests)"
-    if path.startswith("/services/Soap/"):
-        from pytest_cua.orgs.localorg.soap import fault
-
-        if path.startswith("/services/Soap/m/"):
-            from pytest_cua.orgs.localorg.metadata import xmltree
-
-            return fault("REQUEST_LIMIT_EXCEEDED", message, namespace=xmltree.MD, fault_namespace=xmltree.MD)
-        return fault("REQUEST_LIMIT_EXCEEDED", message)
-    return error_response(OrgError("REQUEST_LIMIT_EXCEEDED", message, status=403))
+    return OrgError("REQUEST_LIMIT_EXCEEDED", message, status=403)
 
 
 class OrgApp:
@@ -144,7 +152,8 @@ class OrgApp:
         self.tokens = tokens
         self.instance_url = instance_url
         self.url_map = Map(converters={"version": VersionConverter}, strict_slashes=False, merge_slashes=False)
-        self._handlers: dict[str, tuple[Handler, str]] = {}
+        self._routes: dict[str, Route] = {}
+        self._error_renderers: dict[str, ErrorRenderer] = {}
         self._cursors: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cursor_lock = threading.Lock()
         self._cursor_seq = 0
@@ -154,14 +163,15 @@ class OrgApp:
     # -------------------------------------------------------------- routes
 
     def add_route(self, rule: str, handler: Handler, methods: list[str], *, auth: str = "api",
-                  endpoint: str | None = None) -> None:
-        """Register ``handler`` for ``rule`` (werkzeug syntax) and ``methods`` with an ``auth`` mode."""
+                  endpoint: str | None = None, counted: bool = True) -> None:
+        """Register ``handler`` for ``rule`` (werkzeug syntax) and ``methods`` with an ``auth`` mode;
+        ``counted``: a call on an API path counts against the daily API requests."""
         if auth not in ("api", "ui", "none"):
             raise ValueError(f"auth must be api, ui or none, got {auth!r}")
         name = endpoint or f"{handler.__module__}.{handler.__qualname__}:{rule}"
-        if name in self._handlers:
+        if name in self._routes:
             raise ValueError(f"endpoint {name!r} registered twice")
-        self._handlers[name] = (handler, auth)
+        self._routes[name] = Route(handler, auth, counted)
         self.url_map.add(Rule(rule, endpoint=name, methods=methods))
 
     def route(self, rule: str, methods: list[str], *, auth: str = "api") -> Callable[[Handler], Handler]:
@@ -170,6 +180,18 @@ class OrgApp:
             self.add_route(rule, handler, methods, auth=auth)
             return handler
         return decorate
+
+    def add_error_renderer(self, prefix: str, renderer: ErrorRenderer) -> None:
+        """Render the errors the app itself answers with (the daily limit) as ``renderer`` does for paths under
+        ``prefix`` (the longest registered prefix wins; the REST error body elsewhere)."""
+        self._error_renderers[prefix] = renderer
+
+    def render_error(self, path: str, error: OrgError) -> Response:
+        """``error`` in the format of the protocol that serves ``path``."""
+        prefixes = [p for p in self._error_renderers if path.startswith(p)]
+        if not prefixes:
+            return error_response(error)
+        return self._error_renderers[max(prefixes, key=len)](error)
 
     # -------------------------------------------------------------- query cursors
 
@@ -224,8 +246,8 @@ class OrgApp:
         try:
             endpoint, values = adapter.match()
         except MethodNotAllowed as exc:
-            public = request.path.startswith("/services/oauth2/token")
-            if self._is_api_path(request.path) and not public and self.bearer_user(request) is None:
+            if self._is_api_path(request.path) and not self._is_public(adapter, exc.valid_methods or []) \
+                    and self.bearer_user(request) is None:
                 return error_response(INVALID_SESSION)
             allowed = ",".join(sorted(m for m in (exc.valid_methods or []) if m not in ("HEAD", "OPTIONS")))
             return error_response(OrgError("METHOD_NOT_ALLOWED", f"HTTP Method '{request.method}' not allowed. "
@@ -238,15 +260,16 @@ class OrgApp:
             return Response("Not Found", status=404, content_type="text/plain; charset=utf-8")
         except HTTPException as exc:  # redirects for slashes and the like
             return exc.get_response(request.environ)  # type: ignore[return-value]
-        handler, auth = self._handlers[endpoint]
+        route = self._routes[endpoint]
+        handler, auth = route.handler, route.auth
         user_id: str | None = None
         if auth == "api":
             user_id = self.bearer_user(request)
             if user_id is None:
                 return error_response(INVALID_SESSION)
-        if counted and self._is_api_path(request.path) and endpoint not in UNCOUNTED:  # refused logins do not count
+        if counted and self._is_api_path(request.path) and route.counted:  # refused logins do not count
             if not self.api_usage.take():
-                return limit_exceeded(request.path, self.api_usage.max)
+                return self.render_error(request.path, limit_exceeded(self.api_usage.max))
         elif auth == "ui":
             user_id = self.session_user(request)
             if user_id is None:
@@ -259,6 +282,18 @@ class OrgApp:
             return self._too_large(request)
         except OrgError as err:
             return error_response(err)
+
+    def _is_public(self, adapter: Any, methods: Iterable[str]) -> bool:
+        """Whether the path (matched under another method) is a route that takes no session and is no API call
+        (the OAuth token endpoint): a wrong method there is answered without asking for a session."""
+        for method in methods:
+            try:
+                endpoint, _ = adapter.match(method=method)
+            except HTTPException:
+                continue
+            route = self._routes.get(endpoint)
+            return route is not None and route.auth == "none" and not route.counted
+        return False
 
     def _too_large(self, request: OrgRequest) -> Response:
         response = error_response(OrgError("REQUEST_ENTITY_TOO_LARGE",

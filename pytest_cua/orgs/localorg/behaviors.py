@@ -12,6 +12,9 @@ Kept apart from the generic store so that object-specific logic has one home:
   view of the charts offered on a list view), kept in step with ListView and ListViewChart; it takes no write
   through the API (a ``derived`` object), and goes with its chart or list view (cascade delete).
 - Organization and EntityDefinition (sharing settings per object) records are installed when the org starts.
+
+The store knows none of this: ``install(org)`` subscribes these behaviours to the store's events
+(``Org.hooks``) and installs the start records; ``seed.seeded_org`` calls it for every org it makes.
 """
 
 from __future__ import annotations
@@ -30,6 +33,19 @@ STAGE_PROBABILITY = {
 }
 CLOSED_CASE = {"Closed"}
 CLOSED_TASK = {"Completed"}
+
+
+def install(org: "Org") -> None:
+    """Subscribe the org's behaviours to the events of ``org`` (once) and install its start records
+    (``install_metadata``)."""
+    hooks = org.hooks
+    if before_write in hooks.before_write:
+        return
+    hooks.before_write.append(before_write)
+    hooks.after_insert.append(after_insert)
+    hooks.after_update.append(after_update)
+    hooks.before_delete.append(before_delete)
+    install_metadata(org)
 
 
 def install_metadata(org: "Org") -> None:

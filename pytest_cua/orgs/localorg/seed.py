@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from pytest_cua.orgs.localorg import ids
+from pytest_cua.orgs.localorg import behaviors, ids
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import ObjectSchema, default_repo_fixtures
 from pytest_cua.orgs.localorg.store import Org
@@ -190,10 +190,12 @@ def _adopt_records(org: Org, admin: str) -> None:
 
 
 def seeded_org(fixtures: str | Path | None = None) -> Org:
-    """A new org with the schema and seed records of ``fixtures`` (default: ``<repo>/fixtures/localorg``)."""
+    """A new org with the org's behaviours (``behaviors.install``), the schema and seed records of ``fixtures``
+    (default: ``<repo>/fixtures/localorg``)."""
     from pytest_cua.orgs.localorg.schema import load_schema
 
     base = Path(fixtures) if fixtures is not None else default_repo_fixtures()
     org = Org(load_schema(base / "schema"))
+    behaviors.install(org)
     load_dir(org, base / "seed")
     return org

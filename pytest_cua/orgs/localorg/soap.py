@@ -275,5 +275,7 @@ def parse_convert_response(text: str) -> list[dict[str, Any]]:
 
 
 def register(app: OrgApp) -> None:
-    """Add ``POST /services/Soap/u/NN.N`` (the session id is in the SOAP header, not in Authorization)."""
+    """Add ``POST /services/Soap/u/NN.N`` (the session id is in the SOAP header, not in Authorization); the app's
+    own errors there (the daily limit) are SOAP faults."""
     app.add_route("/services/Soap/u/<version:version>", endpoint, ["POST"], auth="none", endpoint="soap.partner")
+    app.add_error_renderer("/services/Soap/", lambda error: fault(error.code, error.message))

@@ -5,36 +5,46 @@ Design: one dict ``id -> record`` per object. A record is a plain dict that is *
 restore swaps the copies back in, and residue compares tables record by record, skipping records that are the
 very same object. Every public method takes ``Org.lock`` (re-entrant), and every write runs in a transaction
 that puts the previous tables back when anything fails, so a failed request never leaves a partial write.
+
+The store is generic: what the org does by itself when records are written (derived fields, companion records)
+subscribes to the store's events (``Org.hooks``, ``StoreHooks``); ``behaviors.install(org)`` subscribes the org's
+behaviours, ``seed.seeded_org`` does so for every org it makes. The store imports no behaviour.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence, cast
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from pytest_cua.orgs.localorg import behaviors, formula, ids, values
+from pytest_cua.orgs.localorg import ids, values
 from pytest_cua.orgs.localorg.errors import OrgError, invalid_type, not_found
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema, Schema, load_schema
+from pytest_cua.orgs.localorg.snapshots import OrgSnapshot, Record, residue_lines
+from pytest_cua.orgs.localorg.validation import active_rules, validate
 
-Record = dict  # field name -> stored value; never mutated after it is stored
-
-ORG_ID = "00DLO0000000001"
-_STAMP_FIELDS = frozenset({"LastModifiedDate", "SystemModstamp", "LastModifiedById"})  # 15 characters; the org's id is its 18-character form
+ORG_ID = "00DLO0000000001"  # 15 characters; the org's id is its 18-character form
 
 
-@dataclass(frozen=True)
-class OrgSnapshot:
-    """A captured org state; opaque to callers except for ``taken_at`` (epoch seconds)."""
+@dataclass
+class StoreHooks:
+    """The events of the store that behaviours subscribe to (append to the lists); subscribers run in order,
+    inside the write's transaction (an exception undoes the write):
 
-    tables: dict[str, dict[str, Record]]
-    counters: dict[str, int]
-    taken_at: float = field(default_factory=time.time)
-    metadata: dict[tuple[str, str], Any] = field(default_factory=dict)  # (type, fullName) -> immutable component
-    schema: Schema | None = None  # the schema object of the time (a deploy replaces it, never mutates it)
-    bin: dict[str, dict[str, tuple[Record, str]]] = field(default_factory=dict)  # the recycle bin of the time
+    - ``before_write(org, obj, rec, old)``: ``rec`` is the new version of a record, not yet validated nor stored
+      (``old`` is None on insert); a subscriber may set fields of ``rec``.
+    - ``after_insert(org, obj, rec)`` and ``after_update(org, obj, rec, old)``: the record is stored.
+    - ``before_delete(org, obj, rec)``: before the record (and what goes with it) is deleted.
+    - ``residue(org, snapshot)``: extra lines of ``Org.residue`` (the metadata package names record-backed
+      components: "Metadata Queue 'X' deleted").
+    """
+
+    before_write: list[Callable[["Org", ObjectSchema, Record, "Record | None"], None]] = field(default_factory=list)
+    after_insert: list[Callable[["Org", ObjectSchema, Record], None]] = field(default_factory=list)
+    after_update: list[Callable[["Org", ObjectSchema, Record, Record], None]] = field(default_factory=list)
+    before_delete: list[Callable[["Org", ObjectSchema, Record], None]] = field(default_factory=list)
+    residue: list[Callable[["Org", OrgSnapshot], list[str]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -60,7 +70,8 @@ class Org:
 
     All names (objects, fields) are accepted in any letter case; records come back with canonical names.
     ``user_id`` arguments name the acting user (CreatedById, default OwnerId); None means ``default_user_id``
-    (the admin user once the seed is loaded).
+    (the admin user once the seed is loaded). ``hooks`` holds the subscribers to the store's events (none in a
+    new ``Org``: ``behaviors.install(org)`` adds the org's behaviours).
     """
 
     def __init__(self, schema: Schema | None = None, *, id_start: int = 1) -> None:
@@ -80,11 +91,14 @@ class Org:
         # Metadata API components without a record form (GlobalValueSet, CustomTab, ...): (type, fullName) ->
         # an immutable value (pytest_cua.orgs.localorg.metadata owns the values); snapshots copy it like a table
         self.metadata: dict[tuple[str, str], Any] = {}
-        # extra residue lines (the metadata package names record-backed components: "Metadata Queue 'X' deleted")
-        self.residue_hooks: list[Callable[["Org", OrgSnapshot], list[str]]] = []
+        self.hooks = StoreHooks()
         self._incoming: dict[str, list[tuple[str, FieldSchema]]] = {}
         self._link_incoming()
-        behaviors.install_metadata(self)
+
+    @property
+    def residue_hooks(self) -> list[Callable[["Org", OrgSnapshot], list[str]]]:
+        """The subscribers of the residue event (``hooks.residue``)."""
+        return self.hooks.residue
 
     def _link_incoming(self) -> None:
         # object name -> [(child object, reference field)] for every reference pointing at it
@@ -264,11 +278,13 @@ class Org:
             for f in obj.fields.values():
                 if f.auto_number:
                     rec[f.name] = self._next_number(obj.name, f)
-            behaviors.before_write(self, obj, rec, None)
+            for before in self.hooks.before_write:
+                before(self, obj, rec, None)
             self._compute(obj, rec)
             self._validate(obj, rec, None)
             self._tables[obj.name][rid] = rec
-            behaviors.after_insert(self, obj, rec)
+            for after in self.hooks.after_insert:
+                after(self, obj, rec)
             return rid
 
     def update(self, sobject: str, record_id: str, fields: Mapping[str, Any], *, user_id: str | None = None) -> None:
@@ -292,11 +308,13 @@ class Org:
             stamp = values.now()
             rec["LastModifiedDate"] = rec["SystemModstamp"] = stamp
             rec["LastModifiedById"] = user_id or self.default_user_id or old.get("LastModifiedById")
-            behaviors.before_write(self, obj, rec, old)
+            for before in self.hooks.before_write:
+                before(self, obj, rec, old)
             self._compute(obj, rec)
             self._validate(obj, rec, old)
             self._tables[obj.name][rid] = rec
-            behaviors.after_update(self, obj, rec, old)
+            for after_update in self.hooks.after_update:
+                after_update(self, obj, rec, old)
 
     def delete(self, sobject: str, record_id: str) -> None:
         """Delete a record; records that must go with it (master-detail children) are deleted too, optional
@@ -305,7 +323,8 @@ class Org:
         _writable(obj, "delete")
         with self.transaction():
             rid = self._existing_id(obj, record_id)
-            behaviors.before_delete(self, obj, self._tables[obj.name][rid])
+            for before_delete in self.hooks.before_delete:
+                before_delete(self, obj, self._tables[obj.name][rid])
             self._delete(obj.name, rid)
 
     def _delete(self, name: str, rid: str, root: str | None = None) -> None:
@@ -386,80 +405,11 @@ class Org:
                 rec[f.name] = " ".join(parts) or None
 
     def _validate(self, obj: ObjectSchema, rec: Record, old: Record | None) -> None:
-        missing = [f.name for f in obj.fields.values() if f.required and rec.get(f.name) in (None, "")]
-        if missing:
-            raise OrgError("REQUIRED_FIELD_MISSING", f"Required fields are missing: [{', '.join(missing)}]", missing)
-        for f in obj.fields.values():
-            value = rec.get(f.name)
-            if value is None:
-                continue
-            if f.type == "reference" and (old is None or old.get(f.name) != value) and value != rec["Id"] \
-                    and (not f.system or f.name == "OwnerId"):
-                target = self.object_of_id(value)
-                if target is None or target.name not in f.reference_to or value not in self._tables[target.name]:
-                    raise OrgError("INVALID_CROSS_REFERENCE_KEY",
-                                   f"invalid cross reference id: {f.label} ({f.name}) = {value} is not a "
-                                   f"{' or '.join(f.reference_to)}", [f.name])
-            if f.unique and (old is None or old.get(f.name) != value):
-                low = value.lower() if isinstance(value, str) else value
-                for other in self._tables[obj.name].values():
-                    ov = other.get(f.name)
-                    if other["Id"] != rec["Id"] and (ov.lower() if isinstance(ov, str) else ov) == low:
-                        raise OrgError("DUPLICATE_VALUE", f"duplicate value found: {f.name} duplicates value on "
-                                       f"record with id: {other['Id']}", [f.name])
-        self._check_rules(obj, rec, old)
+        validate(obj, rec, old, self.schema, self._tables, self.unenforced_rules)
 
     def validation_rules(self, sobject: str) -> list[dict[str, Any]]:
         """The active rules of ``sobject``: those of its schema file and active ValidationRule records."""
-        obj = self.object(sobject)
-        rules = [dict(r, source="schema") for r in obj.validation_rules if r.get("active", True)]
-        for r in self._tables.get("ValidationRule", {}).values():
-            if r.get("Active") and (r.get("EntityDefinitionId") or "").lower() == obj.name.lower():
-                rules.append({"name": r.get("ValidationName"), "errorConditionFormula": r.get("ErrorConditionFormula"),
-                              "errorMessage": r.get("ErrorMessage"), "errorDisplayField": r.get("ErrorDisplayField"),
-                              "source": r["Id"]})
-        return rules
-
-    def _check_rules(self, obj: ObjectSchema, rec: Record, old: Record | None) -> None:
-        rules = self.validation_rules(obj.name)
-        if not rules:
-            return
-        ctx = formula.Context(self._resolver(obj, rec), self._resolver(obj, old) if old else None, old is None)
-        for rule in rules:
-            text = rule.get("errorConditionFormula") or ""
-            key = f"{obj.name}.{rule.get('name')}"
-            try:
-                hit = formula.evaluate(text, ctx)
-            except formula.FormulaUnsupported as exc:
-                self.unenforced_rules[key] = str(exc)
-                continue
-            self.unenforced_rules.pop(key, None)
-            if hit is True:
-                shown = rule.get("errorDisplayField")
-                raise OrgError("FIELD_CUSTOM_VALIDATION_EXCEPTION", str(rule.get("errorMessage") or key),
-                               [shown] if shown else [])
-
-    def _resolver(self, obj: ObjectSchema, rec: Record | None) -> Callable[[tuple[str, ...]], Any]:
-        def resolve(path: tuple[str, ...]) -> Any:
-            current_obj, current = obj, rec
-            for i, part in enumerate(path):
-                if current is None:
-                    return None
-                if i == len(path) - 1:
-                    f = current_obj.field(part)
-                    if f is None:
-                        raise formula.FormulaUnsupported(f"no field {part} on {current_obj.name}")
-                    return current.get(f.name)
-                ref = current_obj.relationship(part)
-                if ref is None:
-                    raise formula.FormulaUnsupported(f"no relationship {part} on {current_obj.name}")
-                target_id = current.get(ref.name)
-                target = self.object_of_id(target_id) if target_id else None
-                if target is None:
-                    return None
-                current_obj, current = target, self._tables[target.name].get(cast(str, target_id))
-            return None
-        return resolve
+        return active_rules(self.object(sobject), self._tables)
 
     # ------------------------------------------------------------------ lead conversion
 
@@ -566,58 +516,12 @@ class Org:
             self._put_back(snapshot, scope)
 
     def residue(self, snapshot: OrgSnapshot) -> list[str]:
-        """Every record that differs from ``snapshot``, one readable line each; empty means identical."""
-        out: list[str] = []
+        """Every record that differs from ``snapshot``, one readable line each; empty means identical (the
+        lines of the residue subscribers, ``hooks.residue``, come after the schema and metadata lines)."""
         with self.lock:
-            then_schema = snapshot.schema or self.schema
-            for name in sorted(set(self.schema.objects) - set(then_schema.objects)):
-                out.append(f"Schema object {name} created")
-            for name in sorted(set(then_schema.objects) - set(self.schema.objects)):
-                out.append(f"Schema object {name} deleted")
-            for name in sorted(set(self.schema.objects) & set(then_schema.objects)):
-                now_o, then_o = self.schema.objects[name], then_schema.objects[name]
-                if now_o is not then_o:
-                    for fname in sorted(set(now_o.fields) ^ set(then_o.fields)):
-                        out.append(f"Schema field {name}.{fname} {'created' if fname in now_o.fields else 'deleted'}")
-                    for fname in sorted(set(now_o.fields) & set(then_o.fields)):
-                        if now_o.fields[fname] != then_o.fields[fname]:
-                            out.append(f"Schema field {name}.{fname} changed")
-            for key in sorted(set(self.metadata) | set(snapshot.metadata)):
-                now_c, then_c = self.metadata.get(key), snapshot.metadata.get(key)
-                if now_c is then_c or now_c == then_c:
-                    continue
-                what = "created" if then_c is None else "deleted" if now_c is None else "changed"
-                out.append(f"Metadata {key[0]} {key[1]!r} {what}")
-            for hook in self.residue_hooks:
-                out.extend(hook(self, snapshot))
-            for name in sorted(self._tables):
-                now_t, then_t = self._tables[name], snapshot.tables.get(name, {})
-                if now_t is then_t:
-                    continue
-                for rid, rec in now_t.items():
-                    before = then_t.get(rid)
-                    if before is None:
-                        out.append(f"{name} {rid} {self.display_name(name, rec)!r} created")
-                    elif before is not rec and before != rec:
-                        changed = [k for k in rec if rec.get(k) != before.get(k)]
-                        shown = [k for k in changed if k not in _STAMP_FIELDS] or changed
-                        changes = [f"{k}: {before.get(k)!r} -> {rec.get(k)!r}" for k in shown]
-                        out.append(f"{name} {rid} {self.display_name(name, before)!r} changed " + "; ".join(changes))
-                for rid, before in then_t.items():
-                    if rid not in now_t:
-                        out.append(f"{name} {rid} {self.display_name(name, before)!r} deleted")
-            for name in sorted(set(self._bin) | set(snapshot.bin)):
-                now_b, then_b = self._bin.get(name, {}), snapshot.bin.get(name, {})
-                then_t = snapshot.tables.get(name, {})
-                for rid in sorted(set(now_b) - set(then_b)):
-                    if rid not in then_t:  # created and deleted since: only the recycle bin holds it
-                        out.append(f"{name} {rid} {self.display_name(name, now_b[rid][0])!r} created (in the "
-                                   f"recycle bin)")
-                for rid in sorted(set(then_b) - set(now_b)):
-                    if rid not in self._tables.get(name, {}):
-                        out.append(f"{name} {rid} {self.display_name(name, then_b[rid][0])!r} purged from the "
-                                   f"recycle bin")
-        return out
+            now = OrgSnapshot(self._tables, self._counters, metadata=self.metadata, schema=self.schema, bin=self._bin)
+            extra = [line for hook in self.hooks.residue for line in hook(self, snapshot)]
+            return residue_lines(now, snapshot, self.display_name, extra)
 
     # ------------------------------------------------------------------ the recycle bin
 

@@ -6,4 +6,9 @@ of a real Salesforce org, and of the embedded org when its orgs-file entry is of
 - ``metadata``: the same for metadata, by listing and content;
 - ``provision``: a suite's prerequisite records upserted by their unique keys;
 - ``handle``: ``ApiOrg``, what ``pytest_cua.envs.salesforce`` drives for such an org.
+
+May import: the core modules (``redaction``), the environment contract (``pytest_cua.envs.base``: its errors),
+``pytest_cua.orgs.auth`` / ``mdapi`` / ``pool`` and of the embedded org the seed order
+(``localorg.seed.dependency_order``) and the store type; never an
+environment provider (``envs.salesforce``) or anything above it.
 """

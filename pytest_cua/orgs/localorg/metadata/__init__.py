@@ -1,8 +1,27 @@
-"""The Metadata API of the embedded org: a metadata store over the org's records, schema and documents
-(``components``, ``objects``), zip packages (``packages``) and the SOAP endpoint (``endpoint``).
+"""The Metadata API of the embedded org: a metadata store over the org's records, schema and documents, zip
+packages and the SOAP endpoint.
 
-``register(app)`` adds ``/services/Soap/m/NN.N`` and installs the components every org starts with (the
-security and territory settings; the Case and Lead assignment rules files exist empty, ``AssignmentRulesHandler``); ``OrgServer`` calls it. In process: ``MetadataStore(org).read("Queue", "Billing_Desk")``.
+Modules, bottom first (each imports only those above it):
+
+- ``xmltree`` (XML helpers), ``types`` (the metadata types: ``TYPES``), ``columns`` (list view column names);
+- ``base``: the shared base of every handler module (``ComponentError``, ``Document``, ``FileProps``,
+  ``Components`` (what a handler sees of the store), ``Handler``, ``RecordHandler``, ``ParentHandler``);
+- handler modules: ``conversion`` (schema <-> CustomField/CustomObject XML), ``objects`` (CustomObject,
+  CustomField, StandardValueSet; ``STANDARD_VALUE_SETS``), ``groups`` (Queue, Group, Role), ``object_rules``
+  (ListView, ValidationRule, AssignmentRules), ``permissions`` (PermissionSet, Profile, PermissionSetGroup;
+  ``profile_full_name``);
+- ``components``: ``MetadataStore`` (the registry: type -> handler) and ``record_residue``; it re-exports the
+  names that lived there before the split (``ComponentError``, ``FileProps``, ``Handler``, ``profile_full_name``);
+- ``standard_apps`` (the standard Lightning apps), ``packages`` (zip packages: ``build_zip``, ``package_xml``,
+  ``deploy``, ``DeployOptions``), ``endpoint`` (the SOAP endpoint ``/services/Soap/m``).
+
+``register(app)`` adds ``/services/Soap/m/NN.N`` (with its error renderer: the app's own errors there are
+Metadata API faults), subscribes ``record_residue`` to the store's residue event and installs the components every
+org starts with (the security and territory settings; the Case and Lead assignment rules files exist empty,
+``AssignmentRulesHandler``); ``OrgServer`` calls it. In process: ``MetadataStore(org).read("Queue", "Billing_Desk")``.
+
+May import: the org's data modules (``store``, ``schema``, ``values``, ``errors``, ``behaviors``), ``app`` and ``soap``
+(the endpoint only); never ``server``, the UI or anything outside ``pytest_cua.orgs.localorg``.
 """
 
 from __future__ import annotations
@@ -67,6 +86,6 @@ def register(app: "OrgApp") -> "MetadataService":
     from pytest_cua.orgs.localorg.metadata.components import record_residue
 
     install_defaults(app.org)
-    if record_residue not in app.org.residue_hooks:
-        app.org.residue_hooks.append(record_residue)
+    if record_residue not in app.org.hooks.residue:
+        app.org.hooks.residue.append(record_residue)
     return endpoint.register(app)

@@ -407,10 +407,12 @@ class MetadataService:
 
 
 def register(app: OrgApp) -> MetadataService:
-    """Add ``POST /services/Soap/m/NN.N[/...]`` (the session id is in the SOAP header)."""
+    """Add ``POST /services/Soap/m/NN.N[/...]`` (the session id is in the SOAP header); the app's own errors there
+    (the daily limit) are Metadata API faults."""
     service = MetadataService(app)
     app.add_route("/services/Soap/m/<version:version>", service.endpoint, ["POST"], auth="none",
                   endpoint="soap.metadata")
     app.add_route("/services/Soap/m/<version:version>/<path:rest>", service.endpoint, ["POST"], auth="none",
                   endpoint="soap.metadata.path")
+    app.add_error_renderer("/services/Soap/m/", lambda error: _fault(error.code, error.message))
     return service

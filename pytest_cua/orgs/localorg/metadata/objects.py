@@ -10,6 +10,9 @@ document and comes back on retrieve.
 Limits: formula and roll-up summary fields exist (describe, SOQL) but are read-only and null (their formulas are
 not computed); field types without a counterpart here (Location, Time, EncryptedText beyond text) are refused
 with a deploy problem naming the field.
+
+The conversion between the schema and CustomField/CustomObject XML lives in ``conversion``; the handlers here use
+the shared base ``metadata.base``.
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from xml.etree import ElementTree as ET
 
 from pytest_cua.orgs.localorg import behaviors
 from pytest_cua.orgs.localorg.metadata import xmltree as X
-from pytest_cua.orgs.localorg.metadata.components import ComponentError, FileProps, Handler, MetadataStore, \
-    component_file
+from pytest_cua.orgs.localorg.metadata.base import ComponentError, Components, FileProps, Handler, component_file
+from pytest_cua.orgs.localorg.metadata.conversion import field_from_metadata, field_to_metadata, free_prefix, \
+    merge_overlay, rebuild
 from pytest_cua.orgs.localorg.metadata.types import TYPES
-from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema, Schema, SchemaError, _system_fields
-from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema, _system_fields
 
 #: objects of the schema that are setup data rather than customizable objects (not listed as CustomObject)
 NOT_CUSTOMIZABLE = frozenset({"EntityDefinition", "Organization", "UserLogin", "GroupMember", "QueueSobject",
@@ -32,14 +35,6 @@ NOT_CUSTOMIZABLE = frozenset({"EntityDefinition", "Organization", "UserLogin", "
                               "ValidationRule", "ListView", "Group", "PermissionSet", "PermissionSetGroup",
                               "Profile", "UserRole", "Report", "Dashboard"})
 
-_TO_SCHEMA = {"Text": "string", "TextArea": "textarea", "LongTextArea": "textarea", "Html": "textarea",
-              "EncryptedText": "string", "Email": "email", "Phone": "phone", "Url": "url", "Picklist": "picklist",
-              "MultiselectPicklist": "multipicklist", "Checkbox": "boolean", "Number": "double",
-              "Currency": "currency", "Percent": "percent", "Date": "date", "DateTime": "datetime",
-              "Lookup": "reference", "MasterDetail": "reference", "AutoNumber": "string", "Summary": "double"}
-_TO_METADATA = {"string": "Text", "email": "Email", "phone": "Phone", "url": "Url", "picklist": "Picklist",
-                "multipicklist": "MultiselectPicklist", "boolean": "Checkbox", "int": "Number", "double": "Number",
-                "currency": "Currency", "percent": "Percent", "date": "Date", "datetime": "DateTime"}
 _OBJECT_MANAGED = frozenset({"label", "pluralLabel", "nameField", "sharingModel", "externalSharingModel",
                              "deploymentStatus"})
 
@@ -62,176 +57,6 @@ STANDARD_VALUE_SETS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def rebuild(org: Org, replace: dict[str, ObjectSchema | None]) -> None:
-    """Serve a new schema: ``replace`` maps object names to their new definition (None: the object goes)."""
-    objs = dict(org.schema.objects)
-    for name, obj in replace.items():
-        if obj is None:
-            objs.pop(name, None)
-        else:
-            objs[name] = obj
-    added = [n for n, o in replace.items() if o is not None and n not in org.schema.objects]
-    for holder, fname in (("ListView", "SobjectType"), ("QueueSobject", "SobjectType")):
-        base = objs.get(holder)
-        f = base.fields.get(fname) if base else None
-        if base is None or f is None:
-            continue
-        gone = {n for n, o in replace.items() if o is None}
-        wanted = [v for v in f.values if v not in gone] + [n for n in added if n not in f.values]
-        if wanted != f.values:
-            objs[holder] = dataclasses.replace(base, fields={**base.fields, fname: dataclasses.replace(f, values=wanted)})
-    try:
-        schema = Schema([dataclasses.replace(o, child_relationships=[]) for o in objs.values()])
-    except SchemaError as exc:
-        raise ComponentError(str(exc)) from None
-    org.replace_schema(schema)
-
-
-def _free_prefix(org: Org) -> str:
-    digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    for a in digits:
-        for b in digits:
-            prefix = f"a{a}{b}"
-            if org.schema.by_prefix(prefix) is None:
-                return prefix
-    raise ComponentError("no key prefix left for a new custom object")
-
-
-def _int(text: str | None, default: int) -> int:
-    try:
-        return int(text) if text not in (None, "") else default
-    except ValueError:
-        return default
-
-
-def field_from_metadata(org: Org, obj_name: str, body: ET.Element, full_name: str,
-                        pending: dict[str, ObjectSchema] | None = None) -> FieldSchema:
-    """A ``FieldSchema`` from a CustomField element (``full_name`` is the field's name)."""
-    mtype = X.text_of(body, "type") or ("Text" if X.text_of(body, "formula") is None else "Text")
-    if mtype not in _TO_SCHEMA:
-        raise ComponentError(f"Field {obj_name}.{full_name}: the field type {mtype} is not supported by this org")
-    ftype = _TO_SCHEMA[mtype]
-    formula = X.text_of(body, "formula") is not None or mtype == "Summary"
-    label = X.text_of(body, "label") or full_name.replace("__c", "").replace("_", " ")
-    kw: dict[str, Any] = {"name": full_name, "type": ftype, "label": label,
-                          "required": X.flag(body, "required") or mtype == "MasterDetail",
-                          "unique": X.flag(body, "unique")}
-    if ftype == "string":
-        kw["length"] = _int(X.text_of(body, "length"), 255 if mtype != "AutoNumber" else 30)
-    elif ftype == "textarea":
-        kw["length"] = _int(X.text_of(body, "length"), 255 if mtype == "TextArea" else 32768)
-    elif ftype in ("picklist", "multipicklist"):
-        kw["values"], kw["default"] = _picklist_values(org, body)
-        kw["length"] = 255 if ftype == "picklist" else 4099
-    elif ftype in ("email", "phone", "url"):
-        kw["length"] = {"email": 80, "phone": 40, "url": 255}[ftype]
-    elif ftype in ("double", "currency", "percent"):
-        kw["precision"] = _int(X.text_of(body, "precision"), 18)
-        kw["scale"] = _int(X.text_of(body, "scale"), 0 if ftype == "double" else 2)
-    if mtype == "Checkbox":
-        kw["default"] = (X.text_of(body, "defaultValue") or "false").lower() == "true"
-    elif mtype == "AutoNumber":
-        kw["auto_number"] = X.text_of(body, "displayFormat") or "{0}"
-    if ftype == "reference":
-        target = X.text_of(body, "referenceTo")
-        known = dict(org.schema.objects)
-        known.update(pending or {})
-        if not target or target not in {n for n in known} and org.schema.get(target) is None:
-            raise ComponentError(f"Field {obj_name}.{full_name}: referenceTo names no object: {target!r}")
-        target_name = target if target in known else org.schema[target].name
-        base = full_name[:-3] if full_name.endswith("__c") else full_name
-        child = X.text_of(body, "relationshipName") or obj_name.replace("__c", "") + "s"
-        kw.update(reference_to=[target_name], relationship_name=f"{base}__r",
-                  child_relationship_name=f"{child}__r" if not child.endswith("__r") else child,
-                  cascade_delete=mtype == "MasterDetail")
-    if formula or mtype == "AutoNumber":
-        kw["createable"] = kw["updateable"] = False
-    return FieldSchema(**kw)
-
-
-def _picklist_values(org: Org, body: ET.Element) -> tuple[list[str], str | None]:
-    values: list[str] = []
-    default = None
-    for vs in X.children(body, "valueSet"):
-        set_name = X.text_of(vs, "valueSetName")
-        if set_name:
-            stored = org.metadata.get(("GlobalValueSet", set_name))
-            if stored is None:
-                raise ComponentError(f"In field: valueSetName - no GlobalValueSet named {set_name} found")
-            for cv in X.children(X.from_canonical(stored.body), "customValue"):
-                if (X.text_of(cv, "isActive") or "true") != "false":
-                    values.append(X.text_of(cv, "fullName") or "")
-                    if X.flag(cv, "default"):
-                        default = values[-1]
-        for vsd in X.children(vs, "valueSetDefinition"):
-            for v in X.children(vsd, "value"):
-                values.append(X.text_of(v, "fullName") or "")
-                if X.flag(v, "default"):
-                    default = values[-1]
-    for v in X.children(body, "picklist"):  # the form before API 38
-        for pv in X.children(v, "picklistValues"):
-            values.append(X.text_of(pv, "fullName") or "")
-            if X.flag(pv, "default"):
-                default = values[-1]
-    return [v for v in values if v], default
-
-
-def field_to_metadata(f: FieldSchema, obj: ObjectSchema) -> ET.Element:
-    """The CustomField element the schema says (without the overlay)."""
-    out = [X.leaf("fullName", f.name)]
-    custom = f.name.endswith("__c")
-    if not custom:
-        if f.type == "picklist":
-            out.append(X.leaf("type", "Picklist"))
-        return X.element("CustomField", out)
-    out.append(X.leaf("label", f.label))
-    if f.auto_number:
-        mtype = "AutoNumber"
-        out.append(X.leaf("displayFormat", f.auto_number))
-    elif f.type == "reference":
-        mtype = "MasterDetail" if f.cascade_delete else "Lookup"
-        out.append(X.leaf("referenceTo", f.reference_to[0]))
-        if f.child_relationship_name:
-            out.append(X.leaf("relationshipName", f.child_relationship_name.removesuffix("__r")))
-            out.append(X.leaf("relationshipLabel", f.child_relationship_name.removesuffix("__r").replace("_", " ")))
-        if mtype == "Lookup":
-            out.append(X.leaf("deleteConstraint", "SetNull"))
-    elif f.type == "textarea":
-        mtype = "LongTextArea" if f.length > 255 else "TextArea"
-        if mtype == "LongTextArea":
-            out += [X.leaf("length", f.length), X.leaf("visibleLines", 3)]
-    else:
-        mtype = _TO_METADATA.get(f.type, "Text")
-    out.append(X.leaf("type", mtype))
-    if mtype in ("Text", "Email", "Phone", "Url", "Number", "Currency", "Percent", "Date", "DateTime", "Lookup",
-                 "LongTextArea", "TextArea", "Picklist", "MultiselectPicklist"):
-        out.append(X.leaf("required", f.required))
-    if mtype == "Text":
-        out += [X.leaf("length", f.length), X.leaf("unique", f.unique), X.leaf("externalId", False)]
-    elif mtype in ("Number", "Currency", "Percent"):
-        out += [X.leaf("precision", f.precision), X.leaf("scale", f.scale), X.leaf("externalId", False)]
-    elif mtype == "Checkbox":
-        out.append(X.leaf("defaultValue", bool(f.default)))
-    elif mtype in ("Picklist", "MultiselectPicklist"):
-        values = [X.element("value", [X.leaf("fullName", v), X.leaf("default", v == f.default), X.leaf("label", v)])
-                  for v in f.values]
-        out.append(X.element("valueSet", [X.element("valueSetDefinition", [X.leaf("sorted", False), *values])]))
-        if mtype == "MultiselectPicklist":
-            out.append(X.leaf("visibleLines", 4))
-    out.append(X.leaf("trackTrending", False))
-    return X.element("CustomField", out)
-
-
-def _merge(generated: ET.Element, overlay: ET.Element | None, managed: frozenset[str] = frozenset()) -> ET.Element:
-    """Overlay elements win over generated ones of the same tag, except ``managed`` tags."""
-    if overlay is None:
-        return X.sorted_children(generated)
-    have = {c.tag for c in overlay if c.tag not in managed}
-    out = ET.Element(generated.tag)
-    out.extend(c for c in generated if c.tag not in have)
-    out.extend(c for c in overlay if c.tag not in managed)
-    return X.sorted_children(out)
-
 
 def _customizable(obj: ObjectSchema) -> bool:
     return obj.api in ("data", "both") and obj.name not in NOT_CUSTOMIZABLE
@@ -240,23 +65,23 @@ def _customizable(obj: ObjectSchema) -> bool:
 class CustomFieldHandler(Handler):
     """CustomField ``Object.Field__c`` <-> a field of the schema (+ overlay)."""
 
-    def _split(self, store: MetadataStore, full_name: str) -> tuple[ObjectSchema | None, str]:
+    def _split(self, store: Components, full_name: str) -> tuple[ObjectSchema | None, str]:
         obj_name, _, fname = full_name.partition(".")
         return store.org.schema.get(obj_name), fname
 
-    def names(self, store: MetadataStore) -> list[str]:
+    def names(self, store: Components) -> list[str]:
         return sorted(f"{o.name}.{f.name}" for o in store.org.schema.objects.values() if _customizable(o)
                       for f in o.fields.values() if f.name.endswith("__c"))
 
-    def read(self, store: MetadataStore, full_name: str) -> ET.Element | None:
+    def read(self, store: Components, full_name: str) -> ET.Element | None:
         obj, fname = self._split(store, full_name)
         f = obj.field(fname) if obj is not None and fname else None
         if obj is None or f is None:
             return None
-        return _merge(field_to_metadata(f, obj), Handler.read(self, store, f"{obj.name}.{f.name}"),
+        return merge_overlay(field_to_metadata(f, obj), Handler.read(self, store, f"{obj.name}.{f.name}"),
                       frozenset({"fullName"}))
 
-    def write(self, store: MetadataStore, full_name: str, body: ET.Element) -> bool:
+    def write(self, store: Components, full_name: str, body: ET.Element) -> bool:
         obj, fname = self._split(store, full_name)
         if obj is None or not fname:
             raise ComponentError(f"Could not resolve the object of field {full_name}")
@@ -269,7 +94,7 @@ class CustomFieldHandler(Handler):
         self.apply_fields(store, obj, [(fname, body)])
         return existing is None
 
-    def apply_fields(self, store: MetadataStore, obj: ObjectSchema, items: list[tuple[str, ET.Element]],
+    def apply_fields(self, store: Components, obj: ObjectSchema, items: list[tuple[str, ET.Element]],
                      base: ObjectSchema | None = None, pending: dict[str, ObjectSchema] | None = None) -> ObjectSchema:
         """Put the custom fields ``items`` ((name, CustomField element)) into ``obj`` (or into ``base``, a new
         object not served yet); returns the new object schema (served unless ``base`` is given)."""
@@ -286,7 +111,7 @@ class CustomFieldHandler(Handler):
             rebuild(store.org, {obj.name: updated})
         return updated
 
-    def delete(self, store: MetadataStore, full_name: str) -> None:
+    def delete(self, store: Components, full_name: str) -> None:
         obj, fname = self._split(store, full_name)
         f = obj.field(fname) if obj is not None and fname else None
         if obj is None or f is None or not f.name.endswith("__c"):
@@ -299,7 +124,7 @@ class CustomFieldHandler(Handler):
                 table[rid] = {k: v for k, v in rec.items() if k != f.name}
         store.org.metadata.pop(("CustomField", f"{obj.name}.{f.name}"), None)
 
-    def props(self, store: MetadataStore, full_name: str) -> FileProps:
+    def props(self, store: Components, full_name: str) -> FileProps:
         doc = self.doc(store, full_name)
         if doc is not None:
             return super().props(store, full_name)
@@ -316,19 +141,19 @@ class CustomObjectHandler(Handler):
     """CustomObject <-> an object of the schema with its fields, list views, validation rules and the child
     documents (business processes, record types, ...)."""
 
-    def names(self, store: MetadataStore) -> list[str]:
+    def names(self, store: Components) -> list[str]:
         return sorted(o.name for o in store.org.schema.objects.values() if _customizable(o))
 
-    def _entity(self, store: MetadataStore, name: str) -> dict[str, Any] | None:
+    def _entity(self, store: Components, name: str) -> dict[str, Any] | None:
         if "EntityDefinition" not in store.org.schema:
             return None
         hits = store.org.find("EntityDefinition", QualifiedApiName=name)
         return hits[0] if hits else None
 
-    def read(self, store: MetadataStore, full_name: str) -> ET.Element | None:
+    def read(self, store: Components, full_name: str) -> ET.Element | None:
         return self.read_parts(store, full_name, None)
 
-    def read_parts(self, store: MetadataStore, full_name: str, only: set[tuple[str, str]] | None) -> \
+    def read_parts(self, store: Components, full_name: str, only: set[tuple[str, str]] | None) -> \
             ET.Element | None:
         """The object file; ``only`` (child type, fullName) limits it to those children (no own properties)."""
         obj = store.org.schema.get(full_name)
@@ -353,7 +178,7 @@ class CustomObjectHandler(Handler):
                 gen.append(X.leaf("sharingModel", ent["InternalSharingModel"]))
             if ent.get("ExternalSharingModel"):
                 gen.append(X.leaf("externalSharingModel", ent["ExternalSharingModel"]))
-            own = _merge(X.element("CustomObject", gen), Handler.read(self, store, obj.name),
+            own = merge_overlay(X.element("CustomObject", gen), Handler.read(self, store, obj.name),
                          frozenset({"sharingModel", "externalSharingModel"}))
             out.extend(own)
         for tag, child_type in TYPES["CustomObject"].children.items():
@@ -381,7 +206,7 @@ class CustomObjectHandler(Handler):
                     out.append(el)
         return X.sorted_children(out)
 
-    def write(self, store: MetadataStore, full_name: str, body: ET.Element) -> bool:
+    def write(self, store: Components, full_name: str, body: ET.Element) -> bool:
         org = store.org
         existing = org.schema.get(full_name)
         child_tags = TYPES["CustomObject"].children
@@ -430,7 +255,7 @@ class CustomObjectHandler(Handler):
                 store.handlers[child_type].write(store, f"{name}.{cname}", child)
         return existing is None
 
-    def _create(self, store: MetadataStore, name: str, body: ET.Element, field_items: list[tuple[str, ET.Element]]) \
+    def _create(self, store: Components, name: str, body: ET.Element, field_items: list[tuple[str, ET.Element]]) \
             -> None:
         org = store.org
         sharing = X.text_of(body, "sharingModel") or "ReadWrite"
@@ -448,7 +273,7 @@ class CustomObjectHandler(Handler):
         if not label:
             raise ComponentError(f"Required field is missing: label (custom object {name})")
         obj = ObjectSchema(name=name, label=label, label_plural=X.text_of(body, "pluralLabel") or label + "s",
-                           key_prefix=_free_prefix(org), fields=fields, name_field="Name", owner=owner, api="data",
+                           key_prefix=free_prefix(org), fields=fields, name_field="Name", owner=owner, api="data",
                            sharing={"internal": sharing, "external": X.text_of(body, "externalSharingModel") or
                                     sharing}, lookup_fields=["Name"], source=f"metadata:{name}")
         fields_h: CustomFieldHandler = store.handlers["CustomField"]  # type: ignore[assignment]
@@ -461,7 +286,7 @@ class CustomObjectHandler(Handler):
                 "KeyPrefix": obj.key_prefix, "DurableId": name, "InternalSharingModel": obj.sharing["internal"],
                 "ExternalSharingModel": obj.sharing["external"], "IsCustomizable": True}, user_id=store.user_id)
 
-    def delete(self, store: MetadataStore, full_name: str) -> None:
+    def delete(self, store: Components, full_name: str) -> None:
         org = store.org
         obj = org.schema.get(full_name)
         if obj is None or not _customizable(obj):
@@ -485,7 +310,7 @@ class CustomObjectHandler(Handler):
             org.delete("EntityDefinition", ent["Id"])
         rebuild(org, {obj.name: None})
 
-    def props(self, store: MetadataStore, full_name: str) -> FileProps:
+    def props(self, store: Components, full_name: str) -> FileProps:
         ent = self._entity(store, full_name) or {}
         return FileProps("CustomObject", full_name, component_file("CustomObject", full_name),
                          ent.get("Id") or "" if full_name.endswith("__c") else "",
@@ -496,7 +321,7 @@ class CustomObjectHandler(Handler):
 class StandardValueSetHandler(Handler):
     """StandardValueSet <-> the picklist values of the standard fields that use the set."""
 
-    def _fields(self, store: MetadataStore, name: str) -> list[tuple[ObjectSchema, FieldSchema]]:
+    def _fields(self, store: Components, name: str) -> list[tuple[ObjectSchema, FieldSchema]]:
         canonical = next((k for k in STANDARD_VALUE_SETS if k.lower() == name.lower()), None)
         out = []
         for obj_name, fname in STANDARD_VALUE_SETS.get(canonical or "", []):
@@ -506,10 +331,10 @@ class StandardValueSetHandler(Handler):
                 out.append((obj, f))
         return out
 
-    def names(self, store: MetadataStore) -> list[str]:
+    def names(self, store: Components) -> list[str]:
         return sorted(n for n in STANDARD_VALUE_SETS if self._fields(store, n))
 
-    def read(self, store: MetadataStore, full_name: str) -> ET.Element | None:
+    def read(self, store: Components, full_name: str) -> ET.Element | None:
         fields = self._fields(store, full_name)
         if not fields:
             return None
@@ -529,9 +354,9 @@ class StandardValueSetHandler(Handler):
                 parts.append(X.leaf("converted", "Converted" in v))
             values.append(X.element("standardValue", parts))
         gen = X.element("StandardValueSet", [X.leaf("sorted", False), *values])
-        return _merge(gen, Handler.read(self, store, full_name), frozenset({"standardValue"}))
+        return merge_overlay(gen, Handler.read(self, store, full_name), frozenset({"standardValue"}))
 
-    def write(self, store: MetadataStore, full_name: str, body: ET.Element) -> bool:
+    def write(self, store: Components, full_name: str, body: ET.Element) -> bool:
         fields = self._fields(store, full_name)
         if not fields:
             raise ComponentError(f"No StandardValueSet named: {full_name} found")
@@ -548,5 +373,5 @@ class StandardValueSetHandler(Handler):
         self.put_doc(store, full_name, _strip(body, "fullName", "standardValue"))
         return False
 
-    def delete(self, store: MetadataStore, full_name: str) -> None:
+    def delete(self, store: Components, full_name: str) -> None:
         raise ComponentError(f"Cannot delete the standard value set {full_name}")
