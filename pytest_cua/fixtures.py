@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import pytest
 
-from pytest_cua.results import records
 from pytest_cua.agents.base import Agent, AgentContext
 from pytest_cua.agents.builtin import demonstration_from_task
 from pytest_cua.tasks.collection import FailingCollector
@@ -25,10 +24,13 @@ from pytest_cua.envs.base import EnvContext, Environment, EnvironmentError_, Pro
     roll_back
 from pytest_cua.envs.registry import provider_for
 from pytest_cua.episode.loop import Episode, EpisodeError, EpisodeResult
+from pytest_cua.episode.settings import SETTINGS_KEY, Settings, trajectory_dir
 from pytest_cua.observations import DEFAULT_KINDS
 from pytest_cua.tasks.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, record_answer
 from pytest_cua.tasks.suite import EvalContext, Suite
 from pytest_cua.episode.trajectory import TrajectoryRecorder
+from pytest_cua.results.records import STATE_KEY, TaskState
+from pytest_cua.results.reporter import KEPT_KEY, KEPT_MESSAGES_KEY
 
 if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
@@ -50,7 +52,7 @@ class EnvironmentPool:
     with the suite's data (``Suite.prepare``), snapshotted once, rolled back after every task, provisioned anew
     after a failed rollback, closed at the end of the session. The same for every provider."""
 
-    def __init__(self, config: pytest.Config, settings: records.Settings) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
         self.leases: dict[str, Lease] = {}
@@ -116,10 +118,6 @@ class EnvironmentPool:
         return kept
 
 
-KEPT_KEY = pytest.StashKey[list[Environment]]()
-KEPT_MESSAGES_KEY = pytest.StashKey[list[str]]()
-
-
 # --- the cua_env marker ------------------------------------------------------------------------------
 
 class MarkerError(pytest.UsageError):  # type: ignore[misc]  # UsageError is @final in pytest's stubs only
@@ -182,13 +180,13 @@ def check_markers(collector: pytest.Collector, result: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def cua_settings(pytestconfig: pytest.Config) -> records.Settings:
+def cua_settings(pytestconfig: pytest.Config) -> Settings:
     """The resolved pytest-cua settings of this run (agent, reports folder, run id, worker id, limits)."""
-    return pytestconfig.stash[records.SETTINGS_KEY]
+    return pytestconfig.stash[SETTINGS_KEY]
 
 
 @pytest.fixture(scope="session")
-def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: records.Settings) -> Iterator[EnvironmentPool]:
+def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: Settings) -> Iterator[EnvironmentPool]:
     pool = EnvironmentPool(pytestconfig, cua_settings)
     yield pool
     kept = pool.close(keep=env_settings(pytestconfig).keep_env)
@@ -203,7 +201,7 @@ def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: records.Settings) -
 
 
 @pytest.fixture(scope="session")
-def _cua_agent_session(cua_settings: records.Settings) -> Iterator[Agent]:
+def _cua_agent_session(cua_settings: Settings) -> Iterator[Agent]:
     agent = cua_settings.registry.create(cua_settings.agent)
     if cua_settings.agent.model and not agent.model:
         agent.model = cua_settings.agent.model
@@ -222,9 +220,9 @@ def _cua_human(pytestconfig: pytest.Config) -> Any:
 
 
 @pytest.fixture
-def _cua_state(request: pytest.FixtureRequest, cua_trial: int) -> records.TaskState:
-    state = records.TaskState(trial=cua_trial)
-    request.node.stash[records.STATE_KEY] = state
+def _cua_state(request: pytest.FixtureRequest, cua_trial: int) -> TaskState:
+    state = TaskState(trial=cua_trial)
+    request.node.stash[STATE_KEY] = state
     return state
 
 
@@ -254,7 +252,7 @@ def cua_task(request: pytest.FixtureRequest, cua_trial: int) -> "Task":
 
 
 @pytest.fixture
-def cua_agent(_cua_agent_session: Agent, cua_task: "Task", _cua_state: records.TaskState) -> Agent:
+def cua_agent(_cua_agent_session: Agent, cua_task: "Task", _cua_state: TaskState) -> Agent:
     """The agent chosen with ``--agent`` (one per worker; ``start`` is called per task by the episode)."""
     _cua_state.task = cua_task
     _cua_state.agent = _cua_agent_session.describe()
@@ -263,7 +261,7 @@ def cua_agent(_cua_agent_session: Agent, cua_task: "Task", _cua_state: records.T
 
 @pytest.fixture
 def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
-            _cua_state: records.TaskState, request: pytest.FixtureRequest) -> Iterator[Environment]:
+            _cua_state: TaskState, request: pytest.FixtureRequest) -> Iterator[Environment]:
     """This worker's environment for the suite, ready for the task. After the task it is restored to its
     snapshot and checked: anything left over is an error outcome (``error_kind`` rollback) naming it."""
     _cua_state.task = cua_task
@@ -295,7 +293,7 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
 
 @pytest.fixture
 def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_agent: Agent,
-                cua_settings: records.Settings, _cua_human: Any, _cua_state: records.TaskState,
+                cua_settings: Settings, _cua_human: Any, _cua_state: TaskState,
                 pytestconfig: pytest.Config) -> EpisodeResult:
     """Runs the agent on the task (observe -> act until done, answer, fail or a limit) and returns the
     episode's result. Runs in setup: a broken agent or environment is an error, not a failure."""
@@ -313,7 +311,7 @@ def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_ag
         options={"worker_id": cua_settings.worker_id, "run_id": cua_settings.run_id, "environment": env.name,
                  **({"trial": _cua_state.trial} if cua_settings.trials > 1 else {})},
     )
-    directory = records.trajectory_dir(cua_settings, cua_task.id, _cua_state.trial)
+    directory = trajectory_dir(cua_settings, cua_task.id, _cua_state.trial)
     recorder = TrajectoryRecorder(directory)
     episode = Episode(cua_task, env, cua_agent, context=context, recorder=recorder, human=_cua_human,
                       max_steps=cua_settings.max_steps, time_limit_s=cua_settings.time_limit_s,
@@ -330,7 +328,7 @@ def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_ag
 
 
 def _finish_trajectory(recorder: TrajectoryRecorder, task: "Task", result: EpisodeResult,
-                       state: records.TaskState, error: str | None = None) -> None:
+                       state: TaskState, error: str | None = None) -> None:
     summary = {"task": task.summary_fields(), "instruction": task.instruction, "episode": result.to_dict(),
                "agent": state.agent, "environment": state.environment, "error": error}
     path = recorder.finish(summary)
@@ -356,7 +354,7 @@ def _observation_kinds(config: pytest.Config, suite: Suite, agent: Agent | None 
 _LEDGERS: dict[str, Any] = {}
 
 
-def _cost_ledger(settings: records.Settings) -> Any:
+def _cost_ledger(settings: Settings) -> Any:
     """The run's cost ledger when ``--cua-max-cost`` is given (one per process, shared through its file)."""
     if settings.max_cost is None:
         return None
@@ -425,7 +423,7 @@ def _emit_report(result: TaskResult) -> None:
 
 @pytest.fixture
 def cua_result(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_episode: EpisodeResult,
-               _cua_state: records.TaskState) -> TaskResult:
+               _cua_state: TaskState) -> TaskResult:
     """The task evaluated by its template's milestones after the episode (in setup: an evaluator crash is
     an error outcome naming the template). Call ``cua_result.check()`` in the test body."""
     template = cua_suite.template_for(cua_task)

@@ -1,7 +1,9 @@
 """pytest-cua's pytest plugin: options, ini keys, markers and hook registration.
 
-The work lives elsewhere: collection in ``collection``, fixtures in ``fixtures``, the per-task record in
-``records`` and the controller-side reporting in ``reporter``. This module only wires them up.
+The work lives elsewhere: the run's settings in ``pytest_cua.episode.settings``, collection in
+``pytest_cua.tasks.collection``, fixtures in ``pytest_cua.fixtures``, the per-task record in
+``pytest_cua.results.records``, reruns of errors in ``pytest_cua.results.reruns`` and the controller-side
+reporting in ``pytest_cua.results.reporter``. This module only wires them up.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pytest_cua import redaction
 
 from pytest_cua.tasks import collection
 
+from pytest_cua.episode.settings import SETTINGS_KEY, resolve_settings
 from pytest_cua.results import records
+from pytest_cua.results.runs import run_store
 from pytest_cua.agents.models.options import add_model_options
 from pytest_cua.episode.judge import add_judge_options
 from pytest_cua.envs.base import add_core_options, env_settings
@@ -109,13 +113,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
     config.addinivalue_line("markers", "cua_env(*, scope=None): the objects a test may change (a list of names), "
                                        "its rollback scope instead of the template's")
-    settings = records.resolve_settings(config)  # validates --agent and the limits early: a usage error
+    settings = resolve_settings(config)  # validates --agent and the limits early: a usage error
     try:
         env_settings(config)  # --cua-observe and --keep-env, parsed once for every environment
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
     configure_providers(config)  # each provider's own options (--cua-orgs and the worker count, ...)
-    config.stash[records.SETTINGS_KEY] = settings
+    config.stash[SETTINGS_KEY] = settings
     if settings.retry_errors and (getattr(config.option, "reruns", 0) or 0) > 0:
         raise pytest.UsageError("--cua-retry-errors and --reruns both run tests again: --cua-retry-errors runs "
                                 "errors only (never failures); choose one")
@@ -154,8 +158,8 @@ def tune_worker_memory() -> None:
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker shares the controller's run id and, with --cua-resume, the controller's list of the
     tests that are done (read once: a worker started after a crash must collect what the others collected)."""
-    node.workerinput["cua_run_id"] = node.config.stash[records.SETTINGS_KEY].run_id
-    if node.config.stash[records.SETTINGS_KEY].resume:
+    node.workerinput["cua_run_id"] = node.config.stash[SETTINGS_KEY].run_id
+    if node.config.stash[SETTINGS_KEY].resume:
         node.workerinput["cua_resume_done"] = sorted(resume_done(node.config))
 
 
@@ -168,15 +172,17 @@ def resume_done(config: pytest.Config) -> frozenset[str]:
         if workerinput is not None and "cua_resume_done" in workerinput:
             done = frozenset(workerinput["cua_resume_done"])
         else:
-            settings = config.stash[records.SETTINGS_KEY]
-            done = frozenset(nodeid for nodeid, record in records.run_store(config).records().items()
+            settings = config.stash[SETTINGS_KEY]
+            done = frozenset(nodeid for nodeid, record in run_store(config).records().items()
                              if record.get("outcome") != "error" or not settings.retry_errors)
         config.stash[_RESUME_DONE] = done
     return done
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    collection.parametrize_tasks(metafunc)
+    settings = metafunc.config.stash.get(SETTINGS_KEY, None)
+    collection.parametrize_tasks(metafunc, trials=settings.trials if settings is not None else 1,
+                                 time_limit_s=settings.time_limit_s if settings is not None else None)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -189,7 +195,7 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--cua-resume: deselect the tests that already have a final record in the run (on every xdist worker
     alike: each gets the controller's list, read when the session started)."""
-    settings = config.stash[records.SETTINGS_KEY]
+    settings = config.stash[SETTINGS_KEY]
     if not settings.resume:
         return
     final = resume_done(config)
@@ -202,7 +208,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     """--cua-retry-errors: task tests run through ``reruns.run_with_retries``."""
-    from pytest_cua.episode import reruns
+    from pytest_cua.results import reruns
 
     if reruns.wants_retries(item):
         return reruns.run_with_retries(item, nextitem)

@@ -1,7 +1,9 @@
-"""The ``pytest-cua`` command: org serve, image build, docker sweep, report, doctor.
+"""The ``pytest-cua`` command: org serve, image build, docker sweep, report, compare, doctor.
 
 Each subsystem adds its own sub-commands through a ``register(subparsers)`` function in its own module, so
-this file stays a dispatcher.
+this file stays a dispatcher; ``doctor`` checks an installation.
+
+May import: every layer (it is wiring); the sub-command modules are imported by name, when the command runs.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "pytest_cua.envs.docker.cli",  # image build, docker sweep
     "pytest_cua.results.cli",  # report
     "pytest_cua.cli.doctor",  # doctor
-    "pytest_cua.results.compare",  # compare
+    "pytest_cua.results.compare.command",  # compare
 )
 
 

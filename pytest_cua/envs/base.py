@@ -15,14 +15,13 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 import pytest
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action, ActionResult
     from pytest_cua.observations import Observation
-    from pytest_cua.tasks.suite import Suite
     from pytest_cua.tasks.task import Task
 
 
@@ -172,6 +171,21 @@ def env_settings(config: Any) -> EnvSettings:
     return settings
 
 
+class SuiteInfo(Protocol):
+    """What an environment reads of the suite it is made for (``pytest_cua.tasks.suite.Suite`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The suite's folder (its test module's), where its own files are found."""
+
+    @property
+    def environment_options(self) -> Mapping[str, Any]:
+        """The provider's settings for this suite (a desktop's image, memory and cpus, say)."""
+
+
 @dataclass
 class EnvContext:
     """What a provider gets to build an environment for one xdist worker."""
@@ -179,7 +193,7 @@ class EnvContext:
     worker_id: str  # "gw0", ... or "master" without xdist
     run_id: str
     config: Any  # the pytest Config: the provider's own options are read from it (``option``)
-    suite: "Suite | None" = None  # the suite asking for it (its ``environment_options``, its ``base_dir``)
+    suite: SuiteInfo | None = None  # the suite asking for it (its ``environment_options``, its ``base_dir``)
     reports_dir: Path | None = None  # the reports folder
     artifacts_dir: Path | None = None  # where this environment writes traces, videos and task artifacts
     settings: EnvSettings = field(default_factory=EnvSettings)  # --cua-observe, --keep-env

@@ -1,6 +1,6 @@
 """The episode: the observe -> act loop with its limits and outcome (``loop``), the per-step trajectory
-(``trajectory``), human help (``human``), the LLM judge of open tasks (``judge``) and reruns of errored tasks
-(``reruns``).
+(``trajectory``), human help (``human``), the LLM judge of open tasks (``judge``) and the run's settings as one resolved
+object (``settings``: agent, limits, trials, trajectory folder).
 
 May import: the core modules, ``tasks``, ``orgs``, ``envs`` and ``agents``. Not ``results`` nor the wiring.
 """

@@ -253,9 +253,9 @@ def resolve_human(config: Any) -> Human | None:
         answerer = TerminalHuman(config) if interactive else None
     live = None
     if config.getoption("cua_takeover", False):
-        from pytest_cua.results import records
+        from pytest_cua.episode.settings import SETTINGS_KEY
 
-        settings = config.stash[records.SETTINGS_KEY]
+        settings = config.stash[SETTINGS_KEY]
         live = LiveTakeover(settings.reports_dir / ".cua" / "takeover" / settings.run_id, settings.worker_id,
                             xdist=hasattr(config, "workerinput"))
     if answerer is None and script is None and live is None:

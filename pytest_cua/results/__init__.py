@@ -1,6 +1,17 @@
-"""Results: the task record and its schema (``records``), a run's folder and resume (``runs``), the summary
-(``summary``) and its statistics (``stats``), the terminal reporter (``reporter``), the comparison of two runs
-(``compare``, rendered by ``compare_report``), Allure results (``allure``) and ``pytest-cua report`` (``cli``).
+"""Results: what a run produced and how it is reported.
+
+- ``records``: the task record, its schema (``RECORD_KEY``, outcomes and error kinds) and how it is built from
+  what the fixtures learned (``TaskState``), including the record of a test whose worker died.
+- ``runs``: a run's folder on disk (``reports/runs/<run id>/``): every final record the moment it is made, and
+  ``--cua-resume``.
+- ``reruns``: ``--cua-retry-errors``, the run-test protocol that runs an errored task again, and the
+  controller's handling of a worker that died under a test.
+- ``summary`` and ``stats``: the aggregation of the records into ``summary.json`` and the terminal table.
+- ``reporter``: the controller-side pytest plugin that collects the records, writes the summary, prints it and
+  applies the baseline gate.
+- ``compare``: the comparison of two runs (a package: the computation, the gate, text and HTML reports, and
+  ``pytest-cua compare``).
+- ``allure``: Allure results; ``cli``: ``pytest-cua report``.
 
 May import every layer below it (core, ``tasks``, ``orgs``, ``envs``, ``agents``, ``episode``); only the wiring
 (``plugin``, ``fixtures``, ``cli``) imports it.

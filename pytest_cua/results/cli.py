@@ -110,7 +110,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error("RESULTS and -o/--output are for the Allure report; with --compare use --html / --markdown")
     if args.html is None and args.markdown is None:
         parser.error("--compare needs --html FILE and/or --markdown FILE")
-    from pytest_cua.results.compare_report import write_report
+    from pytest_cua.results.compare.command import write_report
 
     base, new = args.compare
     return write_report(base, new, html=args.html, markdown=args.markdown,

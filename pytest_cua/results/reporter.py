@@ -2,7 +2,7 @@
 applies the baseline gate. Registered only in the process that is not an xdist worker.
 
 It also keeps results when a worker dies: the test the worker was running gets a record of its own (error
-kind ``worker_crash``, see ``reruns.handle_crash``) and the dead worker's environments are swept before the
+kind ``worker_crash``, see ``pytest_cua.results.reruns``) and the dead worker's environments are swept before the
 session ends. With ``--cua-resume`` the records the earlier session left on disk join the summary.
 """
 
@@ -16,9 +16,17 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_cua.episode import reruns
-from pytest_cua.results.records import Settings, run_settings, run_store
-from pytest_cua.results.summary import RECORD_KEY, build_summary, format_table
+from pytest_cua.envs.base import Environment
+from pytest_cua.episode.settings import Settings, run_settings
+from pytest_cua.results import reruns
+from pytest_cua.results.records import RECORD_KEY
+from pytest_cua.results.runs import run_store
+from pytest_cua.results.summary import build_summary, format_table
+
+# --keep-env: the environments this process kept running and how to reach them (set by the environment pool's
+# fixture at its teardown, printed at the end of the session)
+KEPT_KEY = pytest.StashKey[list[Environment]]()
+KEPT_MESSAGES_KEY = pytest.StashKey[list[str]]()
 
 
 class SessionReporter:
@@ -166,7 +174,7 @@ class SessionReporter:
         tr.write_sep("=", f"pytest-cua summary (agent {self.settings.agent.text}, run {self.settings.run_id})")
         for line in format_table(self.summary):
             tr.write_line(line)
-        for line in partial_lines(self.summary.get("tasks") or []):
+        for line in _partial_lines(self.summary.get("tasks") or []):
             tr.write_line(line)
         tr.write_line(f"summary: {self.settings.reports_dir / 'summary.json'}")
         if self.settings.resume:
@@ -190,8 +198,6 @@ class SessionReporter:
         """--keep-env: say how to reach what was kept (each environment's ``keep_env_message``); what lives in
         this process (``kept_in_process``: the embedded org) goes with it, so on a terminal (with -s) wait for
         Enter before it goes."""
-        from pytest_cua.fixtures import KEPT_KEY, KEPT_MESSAGES_KEY
-
         messages = self.kept_messages + self.config.stash.get(KEPT_MESSAGES_KEY, [])
         if not messages:
             return
@@ -216,7 +222,7 @@ class SessionReporter:
             env.close()
 
 
-def partial_lines(records: list[dict[str, Any]]) -> list[str]:
+def _partial_lines(records: list[dict[str, Any]]) -> list[str]:
     """The partially scored tasks (outcome ``partial``): never a pass; what was not decided and why."""
     partial = sorted((r for r in records if r.get("outcome") == "partial"), key=lambda r: str(r.get("nodeid")))
     if not partial:

@@ -21,10 +21,14 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+import pytest
+
+from pytest_cua.episode.settings import SETTINGS_KEY
+
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def record_key(nodeid: str) -> str:
+def _record_key(nodeid: str) -> str:
     """A file name for a test id: readable, and unique through a hash of the whole id."""
     tail = nodeid.rsplit("::", 1)[-1]
     return f"{_SAFE.sub('_', tail)[:80]}-{hashlib.sha1(nodeid.encode()).hexdigest()[:12]}"
@@ -49,14 +53,14 @@ class RunStore:
         return self.records_dir.is_dir() or self.started_dir.is_dir()
 
     def write_record(self, record: Mapping[str, Any]) -> Path:
-        return _write_json(self.records_dir / f"{record_key(str(record['nodeid']))}.json", record)
+        return _write_json(self.records_dir / f"{_record_key(str(record['nodeid']))}.json", record)
 
     def write_started(self, nodeid: str, info: Mapping[str, Any]) -> Path:
-        return _write_json(self.started_dir / f"{record_key(nodeid)}.json", {"nodeid": nodeid, **info})
+        return _write_json(self.started_dir / f"{_record_key(nodeid)}.json", {"nodeid": nodeid, **info})
 
     def started(self, nodeid: str) -> dict[str, Any] | None:
         """What the worker wrote when it started ``nodeid`` (None when nothing was written)."""
-        return _read_json(self.started_dir / f"{record_key(nodeid)}.json")
+        return _read_json(self.started_dir / f"{_record_key(nodeid)}.json")
 
     def note_settings(self, settings: Mapping[str, Any]) -> None:
         """Write ``run.json`` with the first record (a session that ran no task leaves no run folder)."""
@@ -78,6 +82,12 @@ class RunStore:
             if record is not None and isinstance(record.get("nodeid"), str):
                 found[record["nodeid"]] = record
         return found
+
+
+def run_store(config: pytest.Config) -> RunStore:
+    """This run's folder on disk (the reports folder and run id of the run's settings)."""
+    settings = config.stash[SETTINGS_KEY]
+    return RunStore(settings.reports_dir, settings.run_id)
 
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> Path:

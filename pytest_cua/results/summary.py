@@ -1,8 +1,8 @@
 """Aggregation of task records: the terminal table and ``reports/summary.json`` (the gate: ``compare``).
 
 Each task's record travels from the worker in the teardown report's ``user_properties`` (key
-``cua_record``, a JSON string), so the same code aggregates with and without xdist. A rerun replaces the
-earlier attempt: the last record of a nodeid wins.
+``pytest_cua.results.records.RECORD_KEY``, a JSON string), so the same code aggregates with and without xdist.
+A rerun replaces the earlier attempt: the last record of a nodeid wins.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Any, Iterable, Mapping
 
 from pytest_cua.results.stats import mean_se
 
-RECORD_KEY = "cua_record"
+OUTCOMES = ("passed", "failed", "partial", "error", "skipped")  # a record's outcome is one of these
 GROUP_FIELDS = ("persona", "difficulty", "level")
 SUMMARY_VERSION = 1
 
 
 def outcome_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    counts = {"passed": 0, "failed": 0, "partial": 0, "error": 0, "skipped": 0}
+    counts = dict.fromkeys(OUTCOMES, 0)
     for r in records:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     return counts

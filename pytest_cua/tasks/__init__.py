@@ -1,5 +1,13 @@
-"""Tasks and suites: the task model and its loading (``task``), a suite and its templates (``suite``), the
-milestones and the score card (``scoring``), and how a suite's tasks become parametrized tests (``collection``).
+"""Tasks and suites: what a benchmark declares, and how it becomes tests.
+
+- ``task``: the task model (``Task``, its limits) and the loading of task files, with errors naming the file,
+  task and field.
+- ``suite``: a suite (``Suite``: where its tasks are, its environment), its templates (``Template``: the
+  evaluator, the oracle solver, the demonstration, the rollback scope) and what an evaluator reads
+  (``EvalContext``).
+- ``scoring``: the milestones and the score card.
+- ``collection``: how a suite's tasks become parametrized tests, with their markers and one collection error
+  per broken task file.
 
 May import: the core modules (``pytest_cua.actions``, ``observations``, ``redaction``, ``package_data``) and the
 environment contract ``pytest_cua.envs.base``. Nothing here knows agents, the episode or results.

@@ -5,6 +5,9 @@ Tasks are loaded once per session and suite, sorted by id (every xdist worker co
 same order). A broken task file becomes a collector node of its own whose collection fails with the file,
 task and field in the message: the other files' tasks still collect (pytest stops before running on any
 collection error unless ``--continue-on-collection-errors`` is given).
+
+What the run's settings say (``--cua-trials``, ``--cua-time-limit``) the plugin's hook passes in: this module
+reads no settings of its own.
 """
 
 from __future__ import annotations
@@ -34,32 +37,34 @@ def suite_of(module: Any) -> Suite | None:
     return suite
 
 
-def loaded_tasks(config: pytest.Config, suite: Suite) -> LoadedTasks:
+def _loaded_tasks(config: pytest.Config, suite: Suite) -> LoadedTasks:
     cache = config.stash.setdefault(_LOADED, {})
     if id(suite) not in cache:
         cache[id(suite)] = suite.load(config)
     return cache[id(suite)]
 
 
-def mark_name(prefix: str, value: str) -> str:
+def _mark_name(prefix: str, value: str) -> str:
     return f"{prefix}{_MARK_NAME.sub('_', value)}"
 
 
-def registered_markers(config: pytest.Config) -> set[str]:
+def _registered_markers(config: pytest.Config) -> set[str]:
     return {line.split(":", 1)[0].split("(", 1)[0].strip() for line in config.getini("markers")}
 
 
-def marks_for(config: pytest.Config, task: Task, registered: set[str]) -> list[pytest.MarkDecorator]:
+def _marks_for(config: pytest.Config, task: Task, registered: set[str],
+               time_limit_s: float | None) -> list[pytest.MarkDecorator]:
     """persona, difficulty and level as markers named after their values (``-m "sales and hard"``,
-    ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks."""
+    ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks; with
+    pytest-timeout, the task's backstop timeout."""
     names: list[str] = []
     for value in (task.persona, task.difficulty, task.level):
         if value:
-            names.append(mark_name("", value))
+            names.append(_mark_name("", value))
     if task.template:
-        names.append(mark_name("template_", task.template))
+        names.append(_mark_name("template_", task.template))
     for app in task.extra.get("apps", []) if isinstance(task.extra.get("apps"), list) else []:
-        names.append(mark_name("app_", str(app)))
+        names.append(_mark_name("app_", str(app)))
     if task.is_question:
         names.append("question")
     for name in names:
@@ -68,21 +73,21 @@ def marks_for(config: pytest.Config, task: Task, registered: set[str]) -> list[p
             registered.add(name)
     marks = [getattr(pytest.mark, n) for n in names]
     if config.pluginmanager.hasplugin("timeout"):
-        marks.append(pytest.mark.timeout(backstop_timeout(config, task)))
+        marks.append(pytest.mark.timeout(_backstop_timeout(task, time_limit_s)))
     return marks
 
 
-def backstop_timeout(config: pytest.Config, task: Task) -> float:
-    """pytest-timeout's limit for a task: past the episode's own limit (which always fires first, so that
-    rollback runs), plus time for provisioning, evaluation and rollback."""
-    from pytest_cua.results.records import SETTINGS_KEY
-
-    settings = config.stash.get(SETTINGS_KEY, None)
-    limit = settings.time_limit_s if settings is not None and settings.time_limit_s else task.limits.time_limit_s
+def _backstop_timeout(task: Task, time_limit_s: float | None) -> float:
+    """pytest-timeout's limit for a task: past the episode's own limit (``time_limit_s``, the run's
+    ``--cua-time-limit``, else the task's), which always fires first so that rollback runs, plus time for
+    provisioning, evaluation and rollback."""
+    limit = time_limit_s or task.limits.time_limit_s
     return round(limit * 1.1 + 300, 1)
 
 
-def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
+def parametrize_tasks(metafunc: pytest.Metafunc, *, trials: int = 1, time_limit_s: float | None = None) -> None:
+    """One test per task of the module's suite (``trials`` tests per task under ``--cua-trials``);
+    ``time_limit_s`` is the run's ``--cua-time-limit`` (None: each task's own limit)."""
     if TASK_ARG not in metafunc.fixturenames:
         return
     suite = suite_of(metafunc.module)
@@ -90,27 +95,19 @@ def parametrize_tasks(metafunc: pytest.Metafunc) -> None:
         raise pytest.UsageError(
             f"{metafunc.definition.nodeid} requests {TASK_ARG!r} but its module declares no {SUITE_ATTRIBUTE} "
             f"= pytest_cua.Suite(...)")
-    loaded = loaded_tasks(metafunc.config, suite)
-    registered = registered_markers(metafunc.config)  # marks_for adds the new ones to it
-    trials = trials_of(metafunc.config)
+    loaded = _loaded_tasks(metafunc.config, suite)
+    registered = _registered_markers(metafunc.config)  # _marks_for adds the new ones to it
     if trials == 1:
-        params = [pytest.param(task, id=task.id, marks=marks_for(metafunc.config, task, registered))
+        params = [pytest.param(task, id=task.id, marks=_marks_for(metafunc.config, task, registered, time_limit_s))
                   for task in loaded.tasks]
         metafunc.parametrize(TASK_ARG, params)
         return
     # --cua-trials K: K tests per task, next to each other, ids <task id>-trial<n> (-k and --lf see them)
     params = []
     for task in loaded.tasks:
-        marks = marks_for(metafunc.config, task, registered)
+        marks = _marks_for(metafunc.config, task, registered, time_limit_s)
         params.extend(pytest.param(task, n, id=trial_id(task.id, n), marks=marks) for n in range(1, trials + 1))
     metafunc.parametrize([TASK_ARG, TRIAL_ARG], params)
-
-
-def trials_of(config: pytest.Config) -> int:
-    from pytest_cua.results.records import SETTINGS_KEY
-
-    settings = config.stash.get(SETTINGS_KEY, None)
-    return settings.trials if settings is not None else 1
 
 
 def trial_id(task_id: str, trial: int) -> str:
@@ -154,7 +151,7 @@ def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) ->
     suite = suite_of(module)
     if suite is None:
         return result
-    errors = loaded_tasks(collector.config, suite).errors
+    errors = _loaded_tasks(collector.config, suite).errors
     if not errors:
         return result
     for label, error in errors:

@@ -14,9 +14,10 @@ import pytest
 from PIL import Image
 
 from pytest_cua.cli import main
-from pytest_cua.results import compare_report
-from pytest_cua.results.compare_report import (render_html, task_cost_success, task_steps, template_success,
-                                                 write_report)
+from pytest_cua.results.compare import plots
+from pytest_cua.results.compare.command import write_report
+from pytest_cua.results.compare.html import render_html
+from pytest_cua.results.compare.plots import task_cost_success, task_steps, template_success
 
 PNG = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 HOSTILE = "<script>alert(1)</script>"
@@ -241,7 +242,7 @@ def test_many_templates_show_those_that_changed_most() -> None:
     new = summary([record(f"t{i}", "failed" if i < 3 else "passed", template=f"tpl-{i}") for i in range(50)],
                   run_id="n")
     page = render_html(make_comparison(base, new), base, new)
-    assert f"Showing the {compare_report.MAX_TEMPLATE_BARS} of 50 templates" in page
+    assert f"Showing the {plots.MAX_TEMPLATE_BARS} of 50 templates" in page
 
 
 def test_the_hand_built_comparison_has_the_real_schema() -> None:

@@ -24,12 +24,10 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
+from pytest_cua.episode.settings import SETTINGS_KEY
+from pytest_cua.results.records import CRASH_KIND, EARLIER_ATTEMPTS_KEY, RECORD_KEY, crash_record
+from pytest_cua.results.runs import run_store
 from pytest_cua.tasks.collection import TASK_ARG
-from pytest_cua.results.records import EARLIER_ATTEMPTS_KEY, SETTINGS_KEY, crash_record, run_store
-from pytest_cua.results.summary import RECORD_KEY
-
-CRASH_KIND = "worker_crash"
-
 
 def wants_retries(item: pytest.Item) -> bool:
     settings = item.config.stash.get(SETTINGS_KEY, None)
@@ -72,7 +70,7 @@ def run_with_retries(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
             for report in reports:
                 item.ihook.pytest_runtest_logreport(report=report)
             break
-        earlier.append(attempt_entry(record, move_trajectory(record.get("trajectory"), len(earlier) + 1)))
+        earlier.append(_attempt_entry(record, _move_trajectory(record.get("trajectory"), len(earlier) + 1)))
         # one report stands for the attempt: "R" in the terminal, no JUnit case of its own
         item.ihook.pytest_runtest_logreport(report=_rerun_report(item, reports))
     if keep and may_retry:
@@ -112,14 +110,14 @@ def _record_of(reports: list[pytest.TestReport]) -> dict[str, Any] | None:
     return None
 
 
-def attempt_entry(record: dict[str, Any], trajectory: str | None) -> dict[str, Any]:
+def _attempt_entry(record: dict[str, Any], trajectory: str | None) -> dict[str, Any]:
     """What the final record keeps of an earlier attempt."""
     return {"attempt": record.get("attempt", 1), "outcome": record.get("outcome"),
             "error_kind": record.get("error_kind"), "error": record.get("error"),
             "wall_s": (record.get("times") or {}).get("wall_s"), "trajectory": trajectory}
 
 
-def move_trajectory(path: str | None, attempt: int) -> str | None:
+def _move_trajectory(path: str | None, attempt: int) -> str | None:
     """Move an attempt's trajectory folder aside (``<folder>.attempt<n>``) so the next attempt starts anew;
     return the new path of the file ``path`` named (None when there was none)."""
     if not path:
@@ -158,11 +156,11 @@ def handle_crash(config: pytest.Config, nodeid: str, report: pytest.TestReport,
             pass  # this scheduler cannot take a test back (--dist loadscope): the crash is final
         else:
             requeued = True
-            moved = move_trajectory(str(Path(started["trajectory"]) / "steps.jsonl") if started.get("trajectory")
+            moved = _move_trajectory(str(Path(started["trajectory"]) / "steps.jsonl") if started.get("trajectory")
                                     else None, len(earlier) + 1)
             if moved:
                 record["trajectory"] = moved
-            store.write_started(nodeid, {**started, "earlier_attempts": [*earlier, attempt_entry(record, moved)],
+            store.write_started(nodeid, {**started, "earlier_attempts": [*earlier, _attempt_entry(record, moved)],
                                          "requeued": True})
             report.outcome = "rerun"  # type: ignore[assignment]
             report.longrepr = f"{message} (running it again: --cua-retry-errors {settings.retry_errors})"

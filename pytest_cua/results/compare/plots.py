@@ -1,0 +1,242 @@
+"""The three plots of the HTML comparison, drawn with matplotlib (Agg) as PNG data URIs: success per
+template, cost against success per task, steps per task. Their figures come from the two summaries' records.
+
+matplotlib is an optional dependency (``pip install 'pytest-cua[report]'``); it is imported only when a
+plot is drawn (``require_matplotlib`` says how to install it), so importing this module needs none.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import random
+import statistics
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from pytest_cua.results.summary import task_key  # a task's identity across runs: suite/id
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+INSTALL_HINT = "the HTML comparison report needs matplotlib: pip install 'pytest-cua[report]'"
+NO_TEMPLATE = "(none)"
+MAX_TEMPLATE_BARS = 40  # more templates than this: the plot shows those whose success changed most
+MAX_LABEL = 40  # characters of a template name on the plot's axis
+BASE_COLOUR = "#9aa5b1"
+NEW_COLOUR = "#2b6cb0"
+
+
+class ReportDependencyError(RuntimeError):
+    """matplotlib, which draws the plots, is not installed."""
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One embedded figure: its heading, the data URI of its PNG, and a caption."""
+
+    title: str
+    uri: str
+    caption: str
+
+
+def _records(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [r for r in summary.get("tasks") or [] if isinstance(r, Mapping)]
+
+
+def _success_rate(records: Iterable[Mapping[str, Any]]) -> float | None:
+    """passed / (passed + failed) over ``records``; None when none passed or failed."""
+    outcomes = [r.get("outcome") for r in records]
+    scored = sum(1 for o in outcomes if o in ("passed", "failed"))
+    return sum(1 for o in outcomes if o == "passed") / scored if scored else None
+
+
+def template_success(summary: Mapping[str, Any]) -> dict[str, float | None]:
+    """Success rate per template over its episodes; records without a template under ``(none)``."""
+    by_template: dict[str, list[Mapping[str, Any]]] = {}
+    for r in _records(summary):
+        template = r.get("template")
+        by_template.setdefault(NO_TEMPLATE if template is None else str(template), []).append(r)
+    return {name: _success_rate(rs) for name, rs in by_template.items()}
+
+
+def _by_task(summary: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    tasks: dict[str, list[Mapping[str, Any]]] = {}
+    for r in _records(summary):
+        tasks.setdefault(task_key(r), []).append(r)
+    return tasks
+
+
+def task_cost_success(summary: Mapping[str, Any]) -> tuple[list[tuple[float, float]], int]:
+    """Per task, (cost summed over its trials / trials, success rate), skipped trials left out; and how many
+    tasks had no passed or failed trial."""
+    points: list[tuple[float, float]] = []
+    unscored = 0
+    for all_records in _by_task(summary).values():
+        records = [r for r in all_records if r.get("outcome") != "skipped"]
+        rate = _success_rate(records)
+        if rate is None:
+            unscored += 1
+            continue
+        cost = sum(float(r.get("cost_usd") or 0.0) for r in records) / len(records)
+        points.append((cost, rate))
+    return points, unscored
+
+
+def task_steps(summary: Mapping[str, Any]) -> list[float]:
+    """Mean steps per task over its trials that ran (skipped trials left out), sorted ascending."""
+    steps = []
+    for records in _by_task(summary).values():
+        ran = [int(r.get("steps") or 0) for r in records if r.get("outcome") != "skipped"]
+        if ran:
+            steps.append(statistics.fmean(ran))
+    return sorted(steps)
+
+
+def _short_label(text: str) -> str:
+    return text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1] + "\u2026"
+
+
+def _run_label(comparison: Mapping[str, Any], side: str) -> str:
+    agent = (comparison.get(side) or {}).get("agent")
+    return f"{side} ({agent})" if agent else side
+
+
+def require_matplotlib() -> None:
+    """Import matplotlib, or raise ReportDependencyError saying how to install it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ReportDependencyError(INSTALL_HINT) from exc
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    """A figure on an Agg canvas (no pyplot, no global backend change)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _png_uri(figure: Figure) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _empty(ax: Any, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, color="#718096")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _template_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
+    """Grouped horizontal bars: success rate per template, base and new."""
+    rates = template_success(base), template_success(new)
+    names = sorted(set(rates[0]) | set(rates[1]))
+    caption = ("Success rate per template: passed / (passed + failed) over the template's episodes; a missing "
+               "bar means the run has no passed or failed episode of that template.")
+    if len(names) > MAX_TEMPLATE_BARS:
+
+        def change(name: str) -> float:
+            a, b = rates[0].get(name), rates[1].get(name)
+            return abs((b or 0.0) - (a or 0.0)) if a is not None and b is not None else 1.0
+
+        shown = sorted(sorted(names, key=change, reverse=True)[:MAX_TEMPLATE_BARS])
+        caption += f" Showing the {len(shown)} of {len(names)} templates whose success changed most."
+        names = shown
+    figure = _new_figure(8.0, max(2.6, 0.42 * len(names) + 1.2))
+    ax = figure.subplots()
+    if not names:
+        _empty(ax, "no episodes")
+    else:
+        positions = list(range(len(names)))
+        for offset, side, colour, run_rates in ((-0.2, "base", BASE_COLOUR, rates[0]),
+                                                 (0.2, "new", NEW_COLOUR, rates[1])):
+            ys = [p + offset for p, n in zip(positions, names) if run_rates.get(n) is not None]
+            xs = [100 * (run_rates[n] or 0.0) for n in names if run_rates.get(n) is not None]
+            ax.barh(ys, xs, height=0.4, color=colour, label=_run_label(comparison, side))
+        ax.set_yticks(positions, [_short_label(n) for n in names])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("success rate %")
+        ax.grid(axis="x", alpha=0.3)
+        figure.legend(loc="outside upper center", ncols=2, fontsize="small")
+    return Plot("Success rate per template", _png_uri(figure), caption)
+
+
+def _cost_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
+    """Scatter: one point per task and run, mean cost per trial against success rate."""
+    runs = [("base", BASE_COLOUR, *task_cost_success(base)), ("new", NEW_COLOUR, *task_cost_success(new))]
+    figure = _new_figure(8.0, 4.4)
+    ax = figure.subplots()
+    jitter = random.Random(0)  # the same picture for the same runs
+    total = sum(len(points) for _, _, points, _ in runs)
+    caption = ("One point per task and run: x is the task's cost summed over its trials divided by its trials, "
+               "y its success rate over passed and failed trials (skipped trials left out; jittered by up to \u00b10.02 so equal points "
+               "stay visible).")
+    if not total:
+        _empty(ax, "no task passed or failed")
+    else:
+        for side, colour, points, _ in runs:
+            if not points:
+                continue
+            xs = [p[0] for p in points]
+            ys = [p[1] + jitter.uniform(-0.02, 0.02) for p in points]
+            ax.scatter(xs, ys, s=22, alpha=0.65, color=colour, edgecolors="none", label=_run_label(comparison, side))
+        ax.set_xlabel("cost per trial $")
+        ax.set_ylabel("success rate")
+        ax.set_ylim(-0.08, 1.08)
+        ax.grid(alpha=0.3)
+        figure.legend(loc="outside upper center", ncols=2, fontsize="small")
+        if all(p[0] == 0 for _, _, points, _ in runs for p in points):
+            ax.set_xlim(-1, 1)
+            caption += (" Every task cost $0 in both runs (no priced model), so cost cannot tell the tasks apart:"
+                        " all points sit at x = 0.")
+    unscored = {side: n for side, _, _, n in runs if n}
+    if unscored:
+        caption += " Not shown, no passed or failed trial: " + ", ".join(
+            f"{n} task{'s' if n != 1 else ''} of {side}" for side, n in unscored.items()) + "."
+    return Plot("Cost against success per task", _png_uri(figure), caption)
+
+
+def _steps_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
+    """Each run's mean steps per task, sorted ascending (a step line per run)."""
+    runs = [("base", BASE_COLOUR, task_steps(base)), ("new", NEW_COLOUR, task_steps(new))]
+    figure = _new_figure(8.0, 4.0)
+    ax = figure.subplots()
+    medians = []
+    if not any(steps for _, _, steps in runs):
+        _empty(ax, "no task ran")
+    else:
+        for side, colour, steps in runs:
+            if steps:
+                ax.plot(range(1, len(steps) + 1), steps, color=colour, linewidth=2,
+                        marker="o" if len(steps) <= 30 else None, markersize=3,
+                        label=_run_label(comparison, side))
+                medians.append(f"{side} {statistics.median(steps):.1f}")
+        ax.set_xlabel("tasks, sorted by mean steps")
+        ax.set_ylabel("mean steps per trial")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        figure.legend(loc="outside upper center", ncols=2, fontsize="small")
+    caption = ("Mean steps per task over the trials that ran (skipped trials left out), each run sorted "
+               "ascending: a lower curve takes fewer steps.")
+    if medians:
+        caption += " Median steps per task: " + ", ".join(medians) + "."
+    return Plot("Steps per task", _png_uri(figure), caption)
+
+
+def build_plots(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> list[Plot]:
+    """The three plots of the report; raises ReportDependencyError without matplotlib."""
+    require_matplotlib()
+    import matplotlib
+
+    # Task and template names are data: no mathtext for a "$" in them, no TeX.
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        return [_template_plot(comparison, base, new), _cost_plot(comparison, base, new),
+                _steps_plot(comparison, base, new)]
