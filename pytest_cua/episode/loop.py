@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
 
 # how an episode ended; only "error" is not the agent's doing
-END_STATES = ("done", "answer", "fail", "step_limit", "time_limit", "budget")
+END_STATES = ("done", "answer", "fail", "refused", "safety_check", "step_limit", "time_limit", "budget")
 
 NO_ACTION_ERROR = "the agent returned no action; return at least one action, or done/answer/fail"
 
@@ -61,6 +61,8 @@ class EpisodeResult:
     agent_steps: int = 0  # trajectory steps by the agent; steps = agent_steps + human_steps
     human_s: float = 0.0  # time the human had control (not charged to the agent's time limit)
     help_notes: list[str] = field(default_factory=list)  # e.g. a scripted takeover the episode never reached
+    #: vendor safety checks the model's calls carried (``extra.model.safety_checks`` of the agent's turns)
+    safety_checks: list[dict[str, Any]] = field(default_factory=list)
 
     def help_fields(self) -> dict[str, Any]:
         """The human-help figures of the task's record (``pytest_cua.results.records``)."""
@@ -73,6 +75,7 @@ class EpisodeResult:
                 "steps": self.steps, **self.help_fields(),
                 "actions": self.actions, "failed_actions": self.failed_actions, "asks": self.asks,
                 "agent_s": round(self.agent_s, 3), "env_s": round(self.env_s, 3), "wall_s": round(self.wall_s, 3),
+                **({"safety_checks": list(self.safety_checks)} if self.safety_checks else {}),
                 **self.usage.totals()}
 
 
@@ -216,6 +219,7 @@ class Episode:
                 return
             turn = as_turn(reply)
             r.usage.add(turn.usage)
+            r.safety_checks += list((turn.extra.get("model") or {}).get("safety_checks") or [])
             run_total = self._charge(turn.usage.cost_usd)
             r.agent_steps += 1
             r.steps = self._index
@@ -382,8 +386,8 @@ class Episode:
     def _finish(self, action: Action) -> None:
         if isinstance(action, Answer):
             self.result.end, self.result.answer = "answer", action.text
-        elif isinstance(action, Fail):
-            self.result.end, self.result.fail_reason = "fail", action.reason
+        elif isinstance(action, Fail):  # refused and safety_check are kinds of fail (agents.base)
+            self.result.end, self.result.fail_reason = getattr(action, "end_state", "fail"), action.reason
         elif isinstance(action, Done):
             self.result.end = "done"
         else:  # pragma: no cover - every terminal action is listed above
