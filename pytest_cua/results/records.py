@@ -220,6 +220,9 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "success": outcome == "passed",
         "milestones": card.to_list() if card is not None else [],
         "end": episode.end if episode is not None else None,
+        # why it ended so: the fail reason, a refusal's words, the safety checks that stopped it, the budget
+        "end_reason": (episode.fail_reason or episode.budget_reason) if episode is not None else None,
+        "safety_checks": list(episode.safety_checks) if episode is not None else [],
         "steps": episode.steps if episode is not None else 0,
         "asks": episode.asks if episode is not None else 0,
         **(episode.help_fields() if episode is not None else {"takeovers": 0, "human_steps": 0, "agent_steps": 0}),

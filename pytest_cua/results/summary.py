@@ -80,6 +80,7 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         "tokens_out": sum(r["tokens_out"] for r in records),
         "asks": sum(r.get("asks", 0) for r in records),
         **help_stats(records),
+        **end_stats(records),
         # figures of other record fields join here (one helper function each, like help_stats)
     }
 
@@ -102,6 +103,23 @@ def help_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         "success_with_help": round(passed / len(scored), 4) if scored else None,
         "success_without_help": round((passed - passed_helped) / len(scored), 4) if scored else None,
     }
+
+
+def end_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Episodes a model refused (end state ``refused``) or a vendor safety check stopped (``safety_check``):
+    both are agent failures, counted here so that the table says why."""
+    return {"refused": sum(r.get("end") == "refused" for r in records),
+            "safety_stopped": sum(r.get("end") == "safety_check" for r in records),
+            "safety_checks": sum(len(r.get("safety_checks") or []) for r in records)}
+
+
+def end_lines(totals: Mapping[str, Any]) -> list[str]:
+    """The terminal's line on refusals and safety checks (none when there were none)."""
+    refused, stopped, checks = (int(totals.get(k) or 0) for k in ("refused", "safety_stopped", "safety_checks"))
+    if not (refused or stopped or checks):
+        return []
+    return [f"model refusals: {refused} episode(s) ended refused; safety checks: {checks} raised, "
+            f"{stopped} episode(s) stopped by one (--cua-safety-checks); both count as agent failures"]
 
 
 def help_lines(totals: Mapping[str, Any]) -> list[str]:
@@ -230,6 +248,7 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
                    f"{requests['mean_per_task']}, most {requests['max_per_task']} per task; " +
                    ", ".join(f"{o} {n}" for o, n in requests["by_org"].items()) + ")")
     out += help_lines(summary["totals"])
+    out += end_lines(summary["totals"])
     errors = summary["totals"].get("errors_by_kind") or {}
     if errors:
         out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
