@@ -10,11 +10,12 @@ demonstration, plus the objects its tasks touch (the rollback scope).
 from __future__ import annotations
 
 import glob
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from pytest_cua.tasks.task import Task, TaskFileError, check_unique, load_task_file
+from pytest_cua.tasks.task import Task, TaskFileError, check_unique, load_task_file, unknown_key_message
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action
@@ -43,7 +44,8 @@ class Template:
 
     name: str = ""
     objects: tuple[str, ...] = ()  # what its tasks may change: the rollback scope
-    milestones: Mapping[str, float] | None = None  # declared weights, checked at load
+    milestones: Mapping[str, float] | None = None  # declared weights, checked once at load
+    ground_truth_keys: tuple[str, ...] | None = None  # the keys its tasks' ground truth may hold (None: any)
 
     def evaluate(self, ctx: EvalContext) -> None:
         raise NotImplementedError(f"template {self.name!r} has no evaluator")
@@ -78,7 +80,8 @@ class LoadedTasks:
 
 
 class Suite:
-    """A benchmark suite. ``environment`` is a provider name (entry point of ``pytest_cua.environments``)
+    """A benchmark suite. ``task_fields`` are the suite's own task fields besides the standard ones (kept in
+    ``Task.extra``; any other field of a task file is a collection error). ``environment`` is a provider name (entry point of ``pytest_cua.environments``)
     or a factory ``(EnvContext) -> Environment``; ``environment_options`` are that provider's settings for
     this suite (the docker provider's image, memory and cpus, say); command-line options override them.
 
@@ -86,12 +89,17 @@ class Suite:
     to them); ``default_observation_kinds`` what an agent that asks for nothing gets (replay, noop; default: all
     offered), e.g. the screenshot alone where the accessibility tree costs seconds a step."""
 
+    task_fields: tuple[str, ...] = ()  # a subclass may declare its fields here instead of in the call
+
     def __init__(self, name: str, *, environment: "str | Callable[[EnvContext], Environment]",
                  tasks: Sequence[str] = ("tasks/*.json",), templates: Mapping[str, Template] | None = None,
                  base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None,
                  environment_options: Mapping[str, Any] | None = None,
-                 default_observation_kinds: Iterable[str] | None = None) -> None:
+                 default_observation_kinds: Iterable[str] | None = None,
+                 task_fields: Iterable[str] | None = None) -> None:
         self.name = name
+        if task_fields is not None:
+            self.task_fields = tuple(task_fields)
         self.environment = environment
         self.task_globs = tuple(tasks)
         self.templates: dict[str, Template] = dict(templates or {})
@@ -115,10 +123,12 @@ class Suite:
         for pattern in self.task_globs:
             paths.update(Path(p) for p in glob.glob(str(self.base_dir / pattern), recursive=True))
         root = self.base_dir
-        return [TaskSource(str(p.relative_to(root)), _file_loader(p, self.name, root)) for p in sorted(paths)]
+        return [TaskSource(str(p.relative_to(root)), _file_loader(p, self.name, root, self.task_fields))
+                for p in sorted(paths)]
 
     def load(self, config: Any) -> LoadedTasks:
-        """Load every source; a broken source is an error of its own, the others still load."""
+        """Load every source; a broken source is an error of its own, the others still load. A broken template
+        is one error naming its module and class; its tasks are not collected (the error lists them)."""
         tasks: list[Task] = []
         errors: list[tuple[str, TaskFileError]] = []
         for source in self.task_sources(config):
@@ -136,23 +146,50 @@ class Suite:
             errors.append((exc.path, exc))
             dup = exc.task_id
             tasks = [t for t in tasks if t.id != dup]
+        for key, error in self.template_errors(getattr(config, "rootpath", None)).items():
+            users = sorted(t.id for t in tasks if t.template == key)
+            if users:
+                shown = ", ".join(users[:5]) + (f" and {len(users) - 5} more" if len(users) > 5 else "")
+                error = TaskFileError(error.path, f"{error.message}; its {len(users)} task(s) are not collected: "
+                                      f"{shown}", field_name=error.field_name)
+                tasks = [t for t in tasks if t.template != key]
+            errors.append((error.path, error))
         tasks.sort(key=lambda t: t.id)
         return LoadedTasks(tasks, errors)
 
+    def template_errors(self, root: Path | None = None) -> dict[str, TaskFileError]:
+        """The templates whose own declarations are wrong (milestone weights), by key: each error names the
+        template's module (relative to ``root``, the run's root folder) and class, not a task file that happens
+        to use it."""
+        errors: dict[str, TaskFileError] = {}
+        for key, template in sorted(self.templates.items()):
+            if template.milestones is None:
+                continue
+            from pytest_cua.tasks.scoring import check_weights
+
+            problem = check_weights(template.milestones)
+            if problem:
+                cls = type(template)
+                errors[key] = TaskFileError(_module_path(cls, root or self.base_dir),
+                                            f"template {key!r} (class {cls.__qualname__}): {problem}",
+                                            field_name="milestones")
+        return errors
+
     def check_task(self, task: Task) -> None:
-        """Suite-level checks of one task (its template exists, declared weights sum to 1)."""
+        """Suite-level checks of one task: its ground truth holds only the keys its template declares."""
         if not self.templates or task.template is None:
             return
         template = self.templates.get(task.template)
         if template is None:
             return  # collected and skipped with the reason at run time, never dropped
-        if template.milestones is not None:
-            from pytest_cua.tasks.scoring import check_weights
-
-            problem = check_weights(template.milestones)
-            if problem:
-                raise TaskFileError(task.source.split("#")[0], f"template {template.name!r}: {problem}",
-                                    task_id=task.id, field_name="template")
+        keys = template.ground_truth_keys
+        if keys is not None:
+            for key in task.ground_truth:
+                if key not in keys:
+                    raise TaskFileError(task.source.split("#")[0],
+                                        unknown_key_message(str(key), keys, f"ground_truth key of template "
+                                                                           f"{task.template!r}:"),
+                                        task_id=task.id, field_name=f"ground_truth.{key}")
 
     def prepare(self, env: "Environment", config: Any) -> None:
         """Called once per provisioned environment, before its snapshot: install suite data here."""
@@ -165,5 +202,19 @@ class Suite:
         return tuple(template.objects) if template is not None and template.objects else None
 
 
-def _file_loader(path: Path, suite: str, root: Path) -> Callable[[], list[Task]]:
-    return lambda: load_task_file(path, suite=suite, root=root)
+def _module_path(cls: type, root: Path | None) -> str:
+    """The file that defines ``cls``, relative to ``root`` when it lies inside."""
+    try:
+        path = Path(inspect.getsourcefile(cls) or cls.__module__)
+    except TypeError:  # a class without a source file (built in a REPL, say)
+        return cls.__module__
+    if root is not None:
+        try:
+            return str(path.resolve().relative_to(Path(root).resolve()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _file_loader(path: Path, suite: str, root: Path, fields: tuple[str, ...]) -> Callable[[], list[Task]]:
+    return lambda: load_task_file(path, suite=suite, root=root, extension_fields=fields)

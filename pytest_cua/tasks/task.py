@@ -17,16 +17,20 @@ Task fields (``id`` and ``instruction`` required)::
     limits         {"max_steps": 50, "time_limit_s": 5400}
     knowledge      the task's knowledge card: a string, or a list of strings (formulas, conventions, menu
                    paths); model agents get it in their prompt under ``--demos`` only
-    (anything else is kept in ``extra`` for the suite)
+
+A suite declares its own further fields (``Suite(task_fields=...)``: a desktop suite's ``apps`` and
+``start_files``, say); they are kept in ``extra``. Any other field is an error naming the known ones, so a
+misspelt ``instructon`` is a collection error, not a task that quietly lacks its instruction.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from pytest_cua.actions import ActionError, actions_from_dicts
 
@@ -35,8 +39,9 @@ LEVELS = ("L1", "L2", "L3", "L4")
 DEFAULT_MAX_STEPS = 50
 DEFAULT_TIME_LIMIT_S = 90 * 60.0
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-_KNOWN = {"id", "instruction", "persona", "difficulty", "level", "template", "tags", "ground_truth",
-          "demonstration", "limits", "knowledge"}
+TASK_FIELDS = ("id", "instruction", "persona", "difficulty", "level", "template", "tags", "ground_truth",
+               "demonstration", "limits", "knowledge")
+_KNOWN = frozenset(TASK_FIELDS)
 
 
 class TaskFileError(Exception):
@@ -103,9 +108,19 @@ class Task:
         return f"{self.instruction}\n\nKnowledge card:\n{self.knowledge_text()}"
 
 
+def unknown_key_message(key: str, known: Iterable[str], what: str = "field") -> str:
+    """``unknown field 'instructon' (did you mean 'instruction'?; known: ...)``: the message for a key
+    that is not among ``known``."""
+    names = sorted(set(known))
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    hint = f"did you mean {close[0]!r}?; " if close else ""
+    return f"unknown {what} {key!r} ({hint}known: {', '.join(names)})"
+
+
 def task_from_mapping(data: Any, *, suite: str, source: str, path: str | Path,
-                      index: int | None = None) -> Task:
-    """Validate one task object and build a Task; errors name the file, the task and the field."""
+                      index: int | None = None, extension_fields: Collection[str] = ()) -> Task:
+    """Validate one task object and build a Task; errors name the file, the task and the field.
+    ``extension_fields`` are the suite's own fields (kept in ``extra``); any other unknown field is an error."""
     label = f"#{index}" if index is not None else None
     if not isinstance(data, Mapping):
         raise TaskFileError(path, f"a task must be an object, got {type(data).__name__}", task_id=label)
@@ -117,6 +132,11 @@ def task_from_mapping(data: Any, *, suite: str, source: str, path: str | Path,
 
     def fail(field_name: str, message: str) -> TaskFileError:
         return TaskFileError(path, message, task_id=tid, field_name=field_name)
+
+    known = _KNOWN | frozenset(extension_fields)
+    for key in data:
+        if key not in known:
+            raise fail(str(key), unknown_key_message(str(key), known))
 
     def opt_str(name: str, choices: Sequence[str] | None = None) -> str | None:
         value = data.get(name)
@@ -140,6 +160,9 @@ def task_from_mapping(data: Any, *, suite: str, source: str, path: str | Path,
     demo = data.get("demonstration") or {}
     if not isinstance(demo, Mapping):
         raise fail("demonstration", "must be an object with 'text' and/or 'actions'")
+    for key in demo:
+        if key not in ("text", "actions"):
+            raise fail(f"demonstration.{key}", unknown_key_message(str(key), ("text", "actions")))
     demo_text = demo.get("text")
     if demo_text is not None and not isinstance(demo_text, str):
         raise fail("demonstration.text", "must be a string")
@@ -183,7 +206,7 @@ def _limits(raw: Any, fail: Any) -> Limits:
         raise fail("limits", "must be an object with max_steps and/or time_limit_s")
     unknown = sorted(set(raw) - {"max_steps", "time_limit_s"})
     if unknown:
-        raise fail(f"limits.{unknown[0]}", "unknown limit (known: max_steps, time_limit_s)")
+        raise fail(f"limits.{unknown[0]}", unknown_key_message(unknown[0], ("max_steps", "time_limit_s"), "limit"))
     max_steps = raw.get("max_steps", DEFAULT_MAX_STEPS)
     if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
         raise fail("limits.max_steps", f"must be a whole number >= 1, got {max_steps!r}")
@@ -193,8 +216,10 @@ def _limits(raw: Any, fail: Any) -> Limits:
     return Limits(max_steps=max_steps, time_limit_s=float(time_limit))
 
 
-def load_task_file(path: str | Path, *, suite: str, root: str | Path | None = None) -> list[Task]:
-    """Load every task of one JSON file; raise TaskFileError on the first problem."""
+def load_task_file(path: str | Path, *, suite: str, root: str | Path | None = None,
+                   extension_fields: Collection[str] = ()) -> list[Task]:
+    """Load every task of one JSON file; raise TaskFileError on the first problem. ``extension_fields``: the
+    suite's own task fields (see the module docstring)."""
     path = Path(path)
     shown = _shown(path, root)
     try:
@@ -210,7 +235,8 @@ def load_task_file(path: str | Path, *, suite: str, root: str | Path | None = No
         if not isinstance(data, list):
             raise TaskFileError(shown, "'tasks' must be a list", field_name="tasks")
     items = data if isinstance(data, list) else [data]
-    return [task_from_mapping(item, suite=suite, source=f"{shown}#{i}", path=shown, index=i)
+    return [task_from_mapping(item, suite=suite, source=f"{shown}#{i}", path=shown, index=i,
+                              extension_fields=extension_fields)
             for i, item in enumerate(items)]
 
 

@@ -9,9 +9,11 @@ Ground-truth keys, by template:
 - ``calc``: ``artifact``; ``values`` {cell: number or text}; ``formulas`` {cell: "SUM(B2:B7)"};
   ``bold`` [cells]; ``unchanged_from`` (a fixture workbook: every other cell must keep its value)
 - ``writer``: ``artifact``; ``last_paragraphs`` [texts]; ``bold_paragraphs`` [indexes]; ``keeps`` [texts]
-- ``r_output``: per artifact name, ``{"number": x, "tolerance": t}`` or ``{"lines": [..]}`` or
-  ``{"csv": {key: number}, "key": column, "value": column}``, or ``{"png": {"min_width": .., "min_ink": ..}}``
-- ``svg``: ``artifact``; ``count`` {tag: n}; ``ids_present`` / ``ids_absent``; ``fill`` {id: colour}
+- ``r_output``: ``outputs`` {artifact name: ``{"number": x, "tolerance": t}`` or ``{"lines": [..]}`` or
+  ``{"csv": {key: number}, "key": column, "value": column}``, or ``{"png": {"min_width": .., "min_ink": ..}}``}
+- ``svg``: ``artifact``; ``count`` {tag: n}; ``ids_absent``
+
+These keys are declared (``TRUTH_KEYS``): a task whose ground truth holds another is a collection error.
 
 A pipeline task (L3) lists several of these under ``steps``: ``{"steps": [{"template": "r_output", ...},
 {"template": "calc", ...}]}``; the weights are split over all steps' checks.
@@ -241,11 +243,22 @@ def _register_check_modules() -> None:
 _register_check_modules()
 
 
+# the ground-truth keys each built-in kind reads (the kinds of checks/ modules declare none: any key)
+TRUTH_KEYS: dict[str, tuple[str, ...]] = {
+    "calc": ("artifact", "sheet", "values", "formulas", "bold", "unchanged_from"),
+    "writer": ("artifact", "last_paragraphs", "bold_paragraphs", "keeps"),
+    "r_output": ("outputs",),
+    "svg": ("artifact", "count", "ids_absent"),
+    "pipeline": ("steps",),
+}
+
+
 class ProSoftTemplate(Template):
     """One evaluator per kind; ``pipeline`` evaluates each step's checks with one shared weight split."""
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.ground_truth_keys = TRUTH_KEYS.get(name)
 
     def evaluate(self, ctx: EvalContext) -> None:
         truth = ctx.truth

@@ -19,7 +19,15 @@ from .templates import TEMPLATES
 
 class ProSoftSuite(Suite):
     """Start files named ``fixtures/prosoft/...`` are the package's data: they are found where pytest-cua is
-    installed, so the suite also runs from a copy of ``suites/`` without the repository's ``fixtures/``."""
+    installed, so the suite also runs from a copy of ``suites/`` without the repository's ``fixtures/``.
+
+    Its own task fields, read by the docker environment: ``apps`` (also markers ``app_<name>``), ``start_files``,
+    ``start_command`` / ``start_commands``, ``window`` and ``window_timeout_s`` (the window that must show before
+    the agent starts), ``settle`` (False: no wait for the screen to settle) and ``artifacts`` (the files copied out
+    for the evaluator)."""
+
+    task_fields = ("apps", "start_files", "start_command", "start_commands", "window", "window_timeout_s",
+                   "artifacts", "settle")
 
     def load(self, config: Any) -> LoadedTasks:
         loaded = super().load(config)

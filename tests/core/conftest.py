@@ -100,7 +100,14 @@ class Arranged(SetKeys):
         with milestone("no leftover of an earlier task", 0.5):
             assert "left_by_earlier" not in ctx.env.data
 
-CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in (SetKeys(), Crashing(), CrashOutside(), BadWeights(), Arranged())})
+class Declared(SetKeys):
+    """Declares the ground-truth keys its tasks may hold."""
+    name = "declared"
+    ground_truth_keys = ("keys",)
+
+TEMPLATES = (SetKeys(), Crashing(), CrashOutside(), BadWeights(), Arranged(), Declared())
+CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in TEMPLATES},
+                  task_fields=os.environ.get("KV_TASK_FIELDS", "").split())
 
 def test_task(cua_result):
     cua_result.check()

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import task
+from .conftest import KV_SUITE, task
+
+KV_SUITE_WITH_BAD_TEMPLATE = KV_SUITE.replace("TEMPLATES = (", '''class Half(SetKeys):
+    name = "half"
+    milestones = {"a": 1.0, "b": 0}
+
+TEMPLATES = (Half(), ''')
 
 
 def test_one_test_per_task_sorted_by_id(pytester, kv_suite):
@@ -57,6 +63,18 @@ def test_options_have_their_own_group(pytester):
      "tasks/bad.json: task 'x1': field 'demonstration.actions': actions[0]: unknown action type 'teleport'"),
     ('[{"id": "x1", "instruction": "i", "ground_truth": [1]}]',
      "tasks/bad.json: task 'x1': field 'ground_truth': must be an object, got list"),
+    ('[{"id": "x1", "instructon": "i"}]',
+     "tasks/bad.json: task 'x1': field 'instructon': unknown field 'instructon' (did you mean 'instruction'?; known: "
+     "demonstration, difficulty, ground_truth, id, instruction, knowledge, level, limits, persona, tags, template)"),
+    ('[{"id": "x1", "instruction": "i", "demonstration": {"action": []}}]',
+     "tasks/bad.json: task 'x1': field 'demonstration.action': unknown field 'action' (did you mean 'actions'?; "
+     "known: actions, text)"),
+    ('[{"id": "x1", "instruction": "i", "limits": {"max_step": 3}}]',
+     "tasks/bad.json: task 'x1': field 'limits.max_step': unknown limit 'max_step' (did you mean 'max_steps'?; "
+     "known: max_steps, time_limit_s)"),
+    ('[{"id": "x1", "instruction": "i", "template": "declared", "ground_truth": {"keys": {}, "key": 1}}]',
+     "tasks/bad.json: task 'x1': field 'ground_truth.key': unknown ground_truth key of template 'declared': 'key' "
+     "(did you mean 'keys'?; known: keys)"),
 ])
 def test_broken_task_file_is_a_collection_error_naming_file_task_field(pytester, kv_suite, content, expected):
     kv_suite("good.json", [task("g1"), task("g2")])
@@ -68,6 +86,28 @@ def test_broken_task_file_is_a_collection_error_naming_file_task_field(pytester,
     # nothing is dropped silently: the good file's tasks run when the user asks to go on
     result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle")
     result.assert_outcomes(passed=2, errors=1)
+
+
+def test_a_suite_declares_its_own_task_fields(pytester, kv_suite, monkeypatch):
+    kv_suite("t.json", [task("f1", apps=["calc"]), task("f2")])
+    result = pytester.runpytest("--collect-only", "-q")
+    assert "tasks/t.json: task 'f1': field 'apps': unknown field 'apps' (known: demonstration," in result.stdout.str()
+    monkeypatch.setenv("KV_TASK_FIELDS", "apps")
+    result = pytester.runpytest("--collect-only", "-q", "-m", "app_calc")  # a declared field is kept in extra
+    assert [ln for ln in result.outlines if "::" in ln] == ["test_kv.py::test_task[f1]"]
+
+
+def test_bad_template_weights_are_one_error_naming_the_template(pytester, kv_suite):
+    pytester.makepyfile(test_kv=KV_SUITE_WITH_BAD_TEMPLATE)
+    kv_suite("a.json", [task("w1", template="half"), task("ok1")])
+    kv_suite("b.json", [task("w2", template="half"), task("w3", template="half")])
+    result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle", "-p", "no:randomly")
+    out = result.stdout.str()
+    expected = ("test_kv.py: field 'milestones': template 'half' (class Half): milestone 'b': weight must be a "
+                "number in (0, 1], got 0; its 3 task(s) are not collected: w1, w2, w3")
+    assert out.count(expected) == 1, out
+    assert "tasks/a.json" not in out and "tasks/b.json" not in out  # blamed on the template, not a task file
+    result.assert_outcomes(passed=1, errors=1)
 
 
 def test_duplicate_ids_name_both_places(pytester, kv_suite):

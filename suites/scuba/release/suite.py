@@ -68,6 +68,9 @@ def _schema_objects() -> tuple[str, ...]:
 class ScubaSuite(Suite):
     """The SCUBA suite: its own task files, plus SCUBA's release when ``--scuba-root`` is given."""
 
+    # a task's subcategory (SCUBA's, as in its release records); a QA task's evidence (templates/sales_qa.py)
+    task_fields = ("subcategory", "evidence")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.seed_reports: list[SeedReport] = []
