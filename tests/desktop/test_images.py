@@ -69,8 +69,23 @@ def test_build_labels_caches_and_rebuilds_on_change(base_image: str, docker_clie
         "labels": {"pytest-cua.test": "tiny"}})
     lines: list[str] = []
     try:
-        built = build_image(load_recipe(path), client=docker_client, progress=lines.append)
-        assert not built.skipped and built.size_bytes > 0
+        # two builds of one recipe at once (as two xdist workers do): one builds, the other waits and skips
+        from concurrent.futures import ThreadPoolExecutor
+
+        from pytest_cua.envs.docker.images import docker_client as new_client
+
+        def build_once(_: int) -> Any:
+            client = new_client()
+            try:
+                return build_image(load_recipe(path), client=client, progress=lines.append)
+            finally:
+                client.close()
+
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(build_once, range(2)))
+        assert sorted(r.skipped for r in results) == [False, True], lines
+        built = next(r for r in results if not r.skipped)
+        assert built.size_bytes > 0
         assert any("unpack base cua-desktop-base" in line for line in lines), lines
         labels = docker_client.images.get("cua-test-tiny:latest").labels
         assert labels[LABEL_HASH] == built.recipe_hash and labels[LABEL_BUILT]

@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import re
@@ -30,6 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
+
+from pytest_cua.envs.docker.images import file_lock
 
 LOCAL = "local"
 TLS_FILES = ("ca.pem", "cert.pem", "key.pem")
@@ -236,18 +236,6 @@ class ImageOnHost:
 
     def to_json(self) -> dict[str, Any]:
         return {"how": self.how, "seconds": round(self.seconds, 2), "mb": round(self.bytes / 1e6, 1)}
-
-
-@contextlib.contextmanager
-def file_lock(name: str) -> Iterator[None]:
-    """An exclusive lock shared by this machine's processes (xdist workers), under the build cache."""
-    from pytest_cua.envs.docker.images import cache_dir
-
-    path = cache_dir() / "locks" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 def send_image(source: Any, target: Any, image: str, host: str) -> tuple[float, int]:

@@ -16,6 +16,7 @@ Needs root (debootstrap, chroot, mount).
 from __future__ import annotations
 
 import datetime as _dt
+import fcntl
 import json
 import os
 import re
@@ -102,26 +103,50 @@ def image_labels(client: Any, ref: str) -> dict[str, str] | None:
 
 def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = print,
                 client: Any = None) -> BuildResult:
-    """Build ``recipe`` (and its bases when needed); skip it when its image carries the same recipe hash."""
+    """Build ``recipe`` (and its bases when needed); skip it when its image carries the same recipe hash.
+    Builds of one recipe are serialised across this machine's processes (xdist workers share the build folder):
+    a process that waited for another's build finds the image built and skips."""
     client = client or docker_client()
     digest = recipe.recipe_hash()
-    labels = image_labels(client, recipe.image)
-    tar_path = cache_dir() / "rootfs" / f"{recipe.name}-{digest}.tar"
-    if not force and labels is not None and labels.get(LABEL_HASH) == digest:
-        size = client.images.get(recipe.image).attrs.get("Size", 0)
-        progress(f"{recipe.image}: recipe hash {digest} unchanged, skipping")
-        return BuildResult(recipe.name, recipe.image, digest, True, 0.0, size)
-    started = time.monotonic()
-    if recipe.base is not None:
-        base_tar = cache_dir() / "rootfs" / f"{recipe.base.name}-{recipe.base.recipe_hash()}.tar"
-        # the base's root file system tarball is where this build starts: rebuild the base when it is gone
-        build_image(recipe.base, force=not base_tar.is_file(), progress=progress, client=client)
-    _RootfsBuild(recipe, digest, progress).run(tar_path)
-    _import(client, recipe, digest, tar_path, progress)
-    seconds = time.monotonic() - started
+    skipped = _unchanged(client, recipe, digest, force, progress)
+    if skipped is not None:
+        return skipped
+    with file_lock(f"image-build-{recipe.name}"):
+        skipped = None if force else _unchanged(client, recipe, digest, False, progress)
+        if skipped is not None:
+            return skipped
+        tar_path = cache_dir() / "rootfs" / f"{recipe.name}-{digest}.tar"
+        started = time.monotonic()
+        if recipe.base is not None:
+            base_tar = cache_dir() / "rootfs" / f"{recipe.base.name}-{recipe.base.recipe_hash()}.tar"
+            # the base's root file system tarball is where this build starts: rebuild the base when it is gone
+            build_image(recipe.base, force=not base_tar.is_file(), progress=progress, client=client)
+        _RootfsBuild(recipe, digest, progress).run(tar_path)
+        _import(client, recipe, digest, tar_path, progress)
+        seconds = time.monotonic() - started
     size = client.images.get(recipe.image).attrs.get("Size", 0)
     progress(f"{recipe.image}: built in {seconds:.1f} s, {size / 1e6:.0f} MB")
     return BuildResult(recipe.name, recipe.image, digest, False, seconds, size)
+
+
+def _unchanged(client: Any, recipe: Recipe, digest: str, force: bool, progress: Progress) -> BuildResult | None:
+    """The result of a build that can be skipped: the image carries the recipe's hash (None: build it)."""
+    labels = image_labels(client, recipe.image)
+    if force or labels is None or labels.get(LABEL_HASH) != digest:
+        return None
+    size = client.images.get(recipe.image).attrs.get("Size", 0)
+    progress(f"{recipe.image}: recipe hash {digest} unchanged, skipping")
+    return BuildResult(recipe.name, recipe.image, digest, True, 0.0, size)
+
+
+@contextmanager
+def file_lock(name: str) -> Iterator[None]:
+    """An exclusive lock shared by this machine's processes (xdist workers), under the build cache."""
+    path = cache_dir() / "locks" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 class _RootfsBuild:
