@@ -56,6 +56,20 @@ class EnvironmentPool:
         self.config = config
         self.settings = settings
         self.leases: dict[str, Lease] = {}
+        self.failures: dict[str, str] = {}  # suite -> the last provisioning error on this worker
+
+    def repeated_failure(self, suite: Suite, error: ProvisioningError) -> str | None:
+        """Note a provisioning failure; when it is the second in a row for the suite with the same message
+        (a missing program or image, a daemon that does not answer: a cause no next task will lack), return
+        why the run should stop."""
+        message = str(error)
+        repeated = self.failures.get(suite.name) == message
+        self.failures[suite.name] = message
+        if not repeated:
+            return None
+        return (f"pytest-cua: provisioning the {suite.name!r} environment failed twice in a row on "
+                f"{self.settings.worker_id} with the same cause, so every task would: {message.splitlines()[0]} "
+                f"-- `pytest-cua doctor` checks the machine; finished tasks are kept (--cua-resume runs the rest)")
 
     def context(self, suite: Suite) -> EnvContext:
         """What the suite's provider gets: this worker, the suite, the artifacts folder, the shared settings."""
@@ -271,7 +285,14 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     scope = marker_scope(request.node)
     if scope is None:
         scope = cua_suite.rollback_scope(cua_task)
-    lease = _cua_env_pool.acquire(cua_suite)
+    try:
+        lease = _cua_env_pool.acquire(cua_suite)
+    except ProvisioningError as exc:
+        stop = _cua_env_pool.repeated_failure(cua_suite, exc)
+        if stop is not None:
+            request.session.shouldstop = stop  # this task is the last one run: an error; the run then stops
+        raise
+    _cua_env_pool.failures.pop(cua_suite.name, None)
     _cua_state.environment = {**lease.env.describe(), "rollback_scope": list(scope) if scope else None}
     try:
         lease.env.begin_task(cua_task)

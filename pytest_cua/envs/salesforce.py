@@ -335,8 +335,10 @@ class SalesforceProvider(EnvironmentProvider):
     def configure(self, config: Any) -> None:
         """Validate ``--cua-org`` / ``--cua-orgs`` at configure time; on the xdist controller (or without xdist)
         also that the file has an org for every worker: usage errors before anything runs."""
+        from pytest_cua.envs.browser.options import check_browser_config
         from pytest_cua.orgs.pool import OrgsFileError, check_enough, resolve_choice, worker_count
 
+        check_browser_config(config)  # the org's browser
         try:
             choice = resolve_choice(config)
             if not hasattr(config, "workerinput"):

@@ -286,3 +286,20 @@ def test_keep_env_says_how_to_reach_each_kept_environment(pytester, kv_suite):
     out = result.stdout.str()
     assert "pytest-cua --keep-env" in out
     assert out.count("pytest-cua --keep-env: name=kv, worker=gw") == 2
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_the_same_provisioning_failure_twice_stops_the_run(pytester, kv_suite, monkeypatch, workers):
+    """A cause every task would meet (here: no capacity, every time) stops the run after the second failure in a
+    row on a worker, with one message saying why and what to do, instead of one error per task."""
+    kv_suite("t.json", [task(f"p{i}") for i in range(8)])
+    monkeypatch.setenv("KV_PROVISION_FAILS", "1")
+    result = pytester.runpytest("--agent", "replay", "-p", "no:randomly", *workers)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 2 * max(1, len(workers)), outcomes  # two per worker, then the stop
+    assert "passed" not in outcomes
+    out = result.stdout.str()
+    assert "failed twice in a row" in out and "same cause, so every task would: suite 'kv': provisioning failed: " \
+        "RuntimeError: no capacity for" in out and "pytest-cua doctor" in out
+    records = read_summary(pytester)["tasks"]
+    assert len(records) == outcomes["errors"] and {r["error_kind"] for r in records} == {"provisioning"}

@@ -7,7 +7,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 from pytest_cua.envs.base import ProvisioningError
-from pytest_cua.envs.browser.options import BrowserOptions
+from pytest_cua.envs.browser.options import HEADED_WITHOUT_DISPLAY, BrowserOptions
 
 if TYPE_CHECKING:
     from playwright.sync_api import Playwright
@@ -59,6 +59,5 @@ def launch_args(options: BrowserOptions) -> list[str]:
 
 def check_display(options: BrowserOptions) -> None:
     if not options.headless and not os.environ.get("DISPLAY"):
-        raise ProvisioningError("--headed needs a display but DISPLAY is not set: run under Xvfb, e.g. "
-                                "'xvfb-run -a pytest --headed ...', or drop --headed")
+        raise ProvisioningError(HEADED_WITHOUT_DISPLAY)
 

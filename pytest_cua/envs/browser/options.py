@@ -117,6 +117,23 @@ class BrowserOptions:
         return self.endpoints[(int(m.group(1)) if m else 0) % len(self.endpoints)]
 
 
+HEADED_WITHOUT_DISPLAY = ("--headed needs a display but DISPLAY is not set: run under Xvfb, e.g. "
+                          "'xvfb-run -a pytest --headed ...', or drop --headed")
+
+
+def check_browser_config(config: Any) -> None:
+    """The browser options checked at ``pytest_configure`` (the providers' ``configure``): a bad value, or
+    ``--headed`` without a display, is one usage error before anything runs, not a provisioning error per task."""
+    import pytest
+
+    try:
+        options = BrowserOptions.from_config(config)
+    except ValueError as exc:  # BrowserOptionError and the parsers' errors
+        raise pytest.UsageError(str(exc)) from None
+    if not options.headless and not options.endpoints and not os.environ.get("DISPLAY"):
+        raise pytest.UsageError(HEADED_WITHOUT_DISPLAY)
+
+
 ENDPOINT_SCHEMES = ("ws://", "wss://", "http://", "https://")
 ENDPOINT_OPTION = "--cua-browser-endpoint"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pytest_cua.envs.base import EnvContext, EnvironmentProvider
 from pytest_cua.envs.browser.environment import BrowserEnvironment
-from pytest_cua.envs.browser.options import BrowserOptions, add_browser_options
+from pytest_cua.envs.browser.options import BrowserOptions, add_browser_options, check_browser_config
 
 
 class BrowserProvider(EnvironmentProvider):
@@ -16,6 +16,9 @@ class BrowserProvider(EnvironmentProvider):
 
     def add_options(self, group: Any) -> None:
         add_browser_options(group)
+
+    def configure(self, config: Any) -> None:
+        check_browser_config(config)
 
     def create(self, ctx: EnvContext) -> BrowserEnvironment:
         env = BrowserEnvironment(BrowserOptions.from_context(ctx), artifacts_dir=ctx.artifacts_dir,
