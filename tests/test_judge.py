@@ -253,8 +253,8 @@ _buf = io.BytesIO(); Image.new("RGB", (64, 64), (200, 0, 0)).save(_buf, format="
 def rubric_suite(pytester: pytest.Pytester) -> pytest.Pytester:
     from tests.core.conftest import KV_SUITE
 
-    source = KV_SUITE.replace("CUA_SUITE = Suite(", RUBRIC_SUITE + "\nCUA_SUITE = Suite(")
-    source = source.replace("Arranged())}", "Arranged(), Creation())}")
+    source = KV_SUITE.replace("TEMPLATES = (", RUBRIC_SUITE + "\nTEMPLATES = (Creation(), ")
+    assert "Creation()" in source
     pytester.makepyfile(test_kv=source)
     (pytester.path / "tasks").mkdir()
     task = {"id": "logo", "instruction": "draw a logo", "template": "creation",

@@ -48,6 +48,8 @@ class TaskState:
     trajectory: str | None = None
     reports: dict[str, Any] = field(default_factory=dict)  # when -> TestReport
     trial: int = 1
+    judge: dict[str, Any] | None = None  # what judging the task cost (taken once from the judge's ledger)
+    judge_taken: bool = False
 
 
 def _earlier_attempts(item: pytest.Item) -> list[dict[str, Any]]:
@@ -131,6 +133,11 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
             report.user_properties.append(("cua_error_kind", kind))
     elif report.when == "call" and report.failed and _partially_scored(state, exc):
         report.user_properties.append((PARTIAL_KEY, "1"))  # shown as PARTIAL, never as a pass
+    if report.when == "call":
+        # the task's outcome is known: on disk before the terminal shows it, so a session that ends before this
+        # test's teardown (Ctrl-C during the rollback, --pdb without a terminal, pytest.exit) keeps it; the
+        # teardown's record replaces it
+        run_store(item.config).write_record(redact_data(build_record(item, state)))
     if report.when == "teardown":
         record = redact_data(build_record(item, state))
         # a rerun plugin may keep the earlier attempt's properties: the last attempt wins
@@ -204,7 +211,9 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
     times["eval_s"] = round(state.eval_s, 4) if state.eval_s is not None else None
     from pytest_cua.episode.judge import take_usage
 
-    judge = take_usage(task.id) if task is not None else None
+    if not state.judge_taken and task is not None:  # a record is built twice (call, teardown): taken once
+        state.judge, state.judge_taken = take_usage(task.id), True
+    judge = state.judge
     skipped = card.skipped if card is not None else []
     return {
         **_task_fields(task, item.name),

@@ -126,7 +126,11 @@ class SessionReporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        records = {**self.resumed, **self.records}
+        # what this session's processes wrote but never reported here (a session that ended before a test's
+        # teardown reached the controller: Ctrl-C, --pdb without a terminal, pytest.exit) is still in the summary
+        on_disk = {nodeid: record for nodeid, record in run_store(self.config).records().items()
+                   if nodeid not in self.records and nodeid not in self.resumed and nodeid not in self.requeued}
+        records = {**self.resumed, **on_disk, **self.records}
         if not records:
             return
         run = {"id": self.settings.run_id, "agent": self.settings.agent.text, "started": self.started,

@@ -33,6 +33,12 @@ class KV(Environment):
     def snapshot(self):
         return Snapshot("kv", copy.deepcopy(self.data))
     def restore(self, snapshot, scope=None):
+        slow = os.environ.get("KV_SLOW_RESTORE")  # "SECONDS:FOLDER": say so in FOLDER, then take that long
+        if slow:
+            seconds, folder = slow.split(":", 1)
+            with open(os.path.join(folder, f"restoring-{os.getpid()}-{time.time_ns()}"), "w"):
+                pass
+            time.sleep(float(seconds))
         kept = {k: v for k, v in self.data.items() if k in self.sticky}
         self.data = copy.deepcopy(snapshot.data)
         self.data.update(kept)
