@@ -113,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
     config.addinivalue_line("markers", "cua_env(*, scope=None): the objects a test may change (a list of names), "
                                        "its rollback scope instead of the template's")
+    allure_report.hide_private_fixtures()  # Allure's set-up list shows the documented fixtures only
     settings = resolve_settings(config)  # validates --agent and the limits early: a usage error
     try:
         env_settings(config)  # --cua-observe and --keep-env, parsed once for every environment

@@ -67,6 +67,39 @@ def stretch_to_setup(setup_started_ms: int, *, stop_now: bool = False) -> bool:
     return True
 
 
+PRIVATE_FIXTURE_PREFIX = "_cua_"
+
+
+_hider: Any = None
+
+
+def _keep_public(fixtures: Any) -> Any:
+    return [f for f in fixtures if not str(getattr(f, "name", "")).startswith(PRIVATE_FIXTURE_PREFIX)]
+
+
+def hide_private_fixtures() -> None:
+    """Register with allure-commons, once per process, a plugin that leaves the plugin's private fixtures
+    (``_cua_*``: the environment pool, the session's agent, ...) out of a test's set-up and tear-down lists,
+    which keep the documented ones (``cua_env``, ``cua_agent``, ``cua_episode``, ...). It runs before the writer
+    of each fixture's container. Nothing happens without allure installed."""
+    global _hider
+    try:
+        import allure_commons
+    except ImportError:
+        return
+    if _hider is None:
+        class HidePrivateFixtures:
+            @allure_commons.hookimpl(tryfirst=True)
+            def report_container(self, container: Any) -> None:
+                for side in ("befores", "afters"):
+                    if getattr(container, side, None):
+                        setattr(container, side, _keep_public(getattr(container, side)))
+
+        _hider = HidePrivateFixtures()
+    if not allure_commons.plugin_manager.is_registered(_hider):
+        allure_commons.plugin_manager.register(_hider, "pytest-cua-hide-private-fixtures")
+
+
 def now_ms() -> int:
     """The current time as Allure writes it (milliseconds since the epoch)."""
     import time
@@ -118,6 +151,7 @@ def _step_view(step: Any) -> dict[str, Any]:
         "tokens_out": usage.tokens_out if usage is not None else _get(step, "tokens_out", 0),
         "cost_usd": usage.cost_usd if usage is not None else _get(step, "cost_usd", 0.0),
         "agent_s": _get(step, "agent_s", 0.0), "env_s": _get(step, "env_s", 0.0),
+        "started_at": _get(step, "started_at", 0.0) or 0.0,
         "model": (_get(step, "extra", None) or {}).get("model"),
         "model_image": (_get(step, "images", None) or {}).get("model"),
     }
@@ -204,8 +238,10 @@ def _emit_step(allure: Any, view: dict[str, Any]) -> None:
         errors.insert(0, view["error"])
     reasoning = view["reasoning"].strip()
     name = f"step {view['index']}: {described}"
+    emitted = None
     try:
         with allure.step(_name(name)):
+            emitted = _current_step()
             if view["screenshot"]:
                 allure.attach(view["screenshot"], name="screenshot", attachment_type=allure.attachment_type.PNG)
             if view["model_image"]:
@@ -233,6 +269,28 @@ def _emit_step(allure: Any, view: dict[str, Any]) -> None:
                 raise _StepFailed(redact("; ".join(str(e) for e in errors)))
     except _StepFailed:
         pass
+    finally:
+        _set_times(emitted, view["started_at"], float(view["agent_s"] or 0.0) + float(view["env_s"] or 0.0))
+
+
+def _current_step() -> Any:
+    """The Allure step being written in this process (allure-commons' step result), or None."""
+    listener = _listener()
+    try:
+        from allure_commons.model2 import TestStepResult
+
+        return listener.allure_logger.get_last_item(TestStepResult) if listener is not None else None
+    except Exception:  # noqa: BLE001 - an allure-commons without this reporter API: the emission times stay
+        return None
+
+
+def _set_times(step: Any, started_at: float, seconds: float) -> None:
+    """Give an emitted step the time it really ran (the steps are written after the episode, when the test's
+    call reports it: without this each would show the few milliseconds its writing took)."""
+    if step is None or not started_at:
+        return
+    step.start = int(round(started_at * 1000))
+    step.stop = int(round((started_at + max(seconds, 0.0)) * 1000))
 
 
 def _emit_milestone(allure: Any, m: Any) -> None:
