@@ -134,11 +134,19 @@ def _empty(ax: Any, text: str) -> None:
 
 
 def _template_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
-    """Grouped horizontal bars: success rate per template, base and new."""
+    figure, caption = template_figure(comparison, base, new)
+    return Plot("Success rate per template", _png_uri(figure), caption)
+
+
+def template_figure(comparison: Mapping[str, Any], base: Mapping[str, Any],
+                    new: Mapping[str, Any]) -> tuple[Figure, str]:
+    """Grouped horizontal bars: success rate per template, base and new. Every bar has its value written
+    beside it, a 0 % bar is drawn as an outlined sliver at the axis (so it reads as zero, not as missing), and a
+    run with no passed or failed episode of a template says "no data" where its bar would be."""
     rates = template_success(base), template_success(new)
     names = sorted(set(rates[0]) | set(rates[1]))
-    caption = ("Success rate per template: passed / (passed + failed) over the template's episodes; a missing "
-               "bar means the run has no passed or failed episode of that template.")
+    caption = ("Success rate per template: passed / (passed + failed) over the template's episodes, written "
+               "beside each bar; \u201cno data\u201d: the run has no passed or failed episode of that template.")
     if len(names) > MAX_TEMPLATE_BARS:
 
         def change(name: str) -> float:
@@ -154,30 +162,45 @@ def _template_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: 
         _empty(ax, "no episodes")
     else:
         positions = list(range(len(names)))
-        for offset, side, colour, run_rates in ((-0.2, "base", BASE_COLOUR, rates[0]),
-                                                 (0.2, "new", NEW_COLOUR, rates[1])):
+        for offset, side, colour, hatch, run_rates in ((-0.2, "base", BASE_COLOUR, "//", rates[0]),
+                                                       (0.2, "new", NEW_COLOUR, None, rates[1])):
             ys = [p + offset for p, n in zip(positions, names) if run_rates.get(n) is not None]
             xs = [100 * (run_rates[n] or 0.0) for n in names if run_rates.get(n) is not None]
-            ax.barh(ys, xs, height=0.4, color=colour, label=_run_label(comparison, side))
+            # a 0 % bar keeps a visible sliver (0.6 of 100) with its outline; its label says 0 %
+            bars = ax.barh(ys, [max(x, 0.6) for x in xs], height=0.4, color=colour, edgecolor="white",
+                           hatch=hatch, linewidth=0.0, label=_run_label(comparison, side))
+            ax.bar_label(bars, labels=[f"{x:.0f} %" for x in xs], padding=3, fontsize="x-small")
+            for p, n in zip(positions, names):
+                if run_rates.get(n) is None:
+                    ax.text(1.0, p + offset, "no data", va="center", fontsize="x-small", color="#718096")
         ax.set_yticks(positions, [_short_label(n) for n in names])
         ax.invert_yaxis()
-        ax.set_xlim(0, 100)
+        ax.set_xlim(0, 112)  # room for the "100 %" labels
+        ax.set_xticks([0, 20, 40, 60, 80, 100])
         ax.set_xlabel("success rate %")
         ax.grid(axis="x", alpha=0.3)
         figure.legend(loc="outside upper center", ncols=2, fontsize="small")
-    return Plot("Success rate per template", _png_uri(figure), caption)
+    return figure, caption
 
 
 def _cost_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
-    """Scatter: one point per task and run, mean cost per trial against success rate."""
+    figure, caption = cost_figure(comparison, base, new)
+    return Plot("Cost against success per task", _png_uri(figure), caption)
+
+
+def cost_figure(comparison: Mapping[str, Any], base: Mapping[str, Any],
+                new: Mapping[str, Any]) -> tuple[Figure, str]:
+    """Scatter: one point per task and run, mean cost per trial against success rate; the cost axis starts at
+    0; the runs differ by colour and by marker (base hollow circles, new filled triangles), so equal points of
+    the two runs stay apart to the eye."""
     runs = [("base", BASE_COLOUR, *task_cost_success(base)), ("new", NEW_COLOUR, *task_cost_success(new))]
     figure = _new_figure(8.0, 4.4)
     ax = figure.subplots()
     jitter = random.Random(0)  # the same picture for the same runs
     total = sum(len(points) for _, _, points, _ in runs)
     caption = ("One point per task and run: x is the task's cost summed over its trials divided by its trials, "
-               "y its success rate over passed and failed trials (skipped trials left out; jittered by up to \u00b10.02 so equal points "
-               "stay visible).")
+               "y its success rate over passed and failed trials (skipped trials left out; jittered by up to "
+               "\u00b10.02 so equal points stay visible).")
     if not total:
         _empty(ax, "no task passed or failed")
     else:
@@ -186,24 +209,39 @@ def _cost_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapp
                 continue
             xs = [p[0] for p in points]
             ys = [p[1] + jitter.uniform(-0.02, 0.02) for p in points]
-            ax.scatter(xs, ys, s=22, alpha=0.65, color=colour, edgecolors="none", label=_run_label(comparison, side))
+            if side == "base":
+                ax.scatter(xs, ys, s=36, facecolors="none", edgecolors=colour, linewidths=1.4, marker="o",
+                           clip_on=False, label=_run_label(comparison, side))
+            else:
+                ax.scatter(xs, ys, s=22, alpha=0.75, color=colour, edgecolors="none", marker="^", clip_on=False,
+                           label=_run_label(comparison, side))
         ax.set_xlabel("cost per trial $")
         ax.set_ylabel("success rate")
         ax.set_ylim(-0.08, 1.08)
         ax.grid(alpha=0.3)
         figure.legend(loc="outside upper center", ncols=2, fontsize="small")
-        if all(p[0] == 0 for _, _, points, _ in runs for p in points):
-            ax.set_xlim(-1, 1)
+        highest = max(p[0] for _, _, points, _ in runs for p in points)
+        if highest <= 0:
+            ax.set_xlim(0, 1)
+            ax.set_xticks([0], ["$0"])
             caption += (" Every task cost $0 in both runs (no priced model), so cost cannot tell the tasks apart:"
                         " all points sit at x = 0.")
+        else:
+            ax.set_xlim(0, highest * 1.08)
     unscored = {side: n for side, _, _, n in runs if n}
     if unscored:
         caption += " Not shown, no passed or failed trial: " + ", ".join(
             f"{n} task{'s' if n != 1 else ''} of {side}" for side, n in unscored.items()) + "."
-    return Plot("Cost against success per task", _png_uri(figure), caption)
+    return figure, caption
 
 
 def _steps_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> Plot:
+    figure, caption = steps_figure(comparison, base, new)
+    return Plot("Steps per task", _png_uri(figure), caption)
+
+
+def steps_figure(comparison: Mapping[str, Any], base: Mapping[str, Any],
+                 new: Mapping[str, Any]) -> tuple[Figure, str]:
     """Each run's mean steps per task, sorted ascending (a step line per run)."""
     runs = [("base", BASE_COLOUR, task_steps(base)), ("new", NEW_COLOUR, task_steps(new))]
     figure = _new_figure(8.0, 4.0)
@@ -214,10 +252,15 @@ def _steps_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Map
     else:
         for side, colour, steps in runs:
             if steps:
-                ax.plot(range(1, len(steps) + 1), steps, color=colour, linewidth=2,
-                        marker="o" if len(steps) <= 30 else None, markersize=3,
+                base_side = side == "base"  # equal curves stay apart: base wide and dashed under new
+                ax.plot(range(1, len(steps) + 1), steps, color=colour, linewidth=4 if base_side else 1.8,
+                        linestyle="--" if base_side else "-", zorder=1 if base_side else 2,
+                        marker=("o" if base_side else "^") if len(steps) <= 30 else None, markersize=4,
                         label=_run_label(comparison, side))
                 medians.append(f"{side} {statistics.median(steps):.1f}")
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # tasks are counted: 1, 2, 3, not 1.5
         ax.set_xlabel("tasks, sorted by mean steps")
         ax.set_ylabel("mean steps per trial")
         ax.set_ylim(bottom=0)
@@ -227,7 +270,7 @@ def _steps_plot(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Map
                "ascending: a lower curve takes fewer steps.")
     if medians:
         caption += " Median steps per task: " + ", ".join(medians) + "."
-    return Plot("Steps per task", _png_uri(figure), caption)
+    return figure, caption
 
 
 def build_plots(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[str, Any]) -> list[Plot]:
