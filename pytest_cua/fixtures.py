@@ -306,6 +306,14 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     finally:
         try:
             _cua_state.reset_s = _cua_env_pool.release(cua_suite, scope)
+        except Exception as exc:
+            setup = _cua_state.reports.get("setup")
+            if setup is None or not setup[0].failed:
+                raise
+            # the environment already failed this task's setup (it was discarded, nothing is left): one error
+            # per task, the setup's; the rollback's failure is kept in the record
+            _cua_state.environment = {**(_cua_state.environment or {}),
+                                      "rollback_error": f"{type(exc).__name__}: {exc}"[:2000]}
         finally:
             usage = lease.env.task_usage() if _cua_env_pool.leases.get(cua_suite.name) is lease else {}
             if usage:

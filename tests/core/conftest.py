@@ -33,6 +33,8 @@ class KV(Environment):
     def snapshot(self):
         return Snapshot("kv", copy.deepcopy(self.data))
     def restore(self, snapshot, scope=None):
+        if os.environ.get("KV_RESTORE_FAILS") and getattr(self, "crashed", False):
+            raise EnvironmentCrash("the store cannot be restored after the crash")
         slow = os.environ.get("KV_SLOW_RESTORE")  # "SECONDS:FOLDER": say so in FOLDER, then take that long
         if slow:
             seconds, folder = slow.split(":", 1)
@@ -50,6 +52,7 @@ class KV(Environment):
     def act(self, action):
         if isinstance(action, Fill):
             if action.target == "crash":
+                self.crashed = True
                 raise RuntimeError("store went away")
             if action.target.startswith("sticky"):
                 self.sticky.add(action.target)

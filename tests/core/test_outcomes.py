@@ -303,3 +303,18 @@ def test_the_same_provisioning_failure_twice_stops_the_run(pytester, kv_suite, m
         "RuntimeError: no capacity for" in out and "pytest-cua doctor" in out
     records = read_summary(pytester)["tasks"]
     assert len(records) == outcomes["errors"] and {r["error_kind"] for r in records} == {"provisioning"}
+
+
+def test_an_environment_error_in_setup_and_teardown_is_one_error(pytester, kv_suite, monkeypatch):
+    """The environment crashes during the episode (setup) and then cannot be rolled back (teardown): one error
+    for the task in pytest's line and in the table, the rollback's failure kept in its record; the next task
+    gets a new environment."""
+    kv_suite("t.json", [task("c1", {"crash": "x"}), task("c2")])
+    monkeypatch.setenv("KV_RESTORE_FAILS", "1")
+    result = pytester.runpytest("--agent", "replay", "-p", "no:randomly")
+    result.assert_outcomes(errors=1, passed=1)
+    assert "1 passed, 1 error" in result.stdout.str()
+    rec = records_by_id(pytester)["c1"]
+    assert rec["outcome"] == "error" and rec["error_kind"] == "environment"
+    assert "cannot be restored after the crash" in rec["environment"]["rollback_error"]
+    assert records_by_id(pytester)["c2"]["outcome"] == "passed"
