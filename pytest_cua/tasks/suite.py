@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-from pytest_cua.tasks.task import Task, TaskFileError, check_unique, load_task_file, unknown_key_message
+from pytest_cua.tasks.task import Task, TaskFileError, check_unique, load_task_file, shown_path, unknown_key_message
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action
@@ -208,12 +208,7 @@ def _module_path(cls: type, root: Path | None) -> str:
         path = Path(inspect.getsourcefile(cls) or cls.__module__)
     except TypeError:  # a class without a source file (built in a REPL, say)
         return cls.__module__
-    if root is not None:
-        try:
-            return str(path.resolve().relative_to(Path(root).resolve()))
-        except ValueError:
-            pass
-    return str(path)
+    return shown_path(path, root)
 
 
 def _file_loader(path: Path, suite: str, root: Path, fields: tuple[str, ...]) -> Callable[[], list[Task]]:

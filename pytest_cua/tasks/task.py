@@ -221,7 +221,7 @@ def load_task_file(path: str | Path, *, suite: str, root: str | Path | None = No
     """Load every task of one JSON file; raise TaskFileError on the first problem. ``extension_fields``: the
     suite's own task fields (see the module docstring)."""
     path = Path(path)
-    shown = _shown(path, root)
+    shown = shown_path(path, root)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -251,7 +251,8 @@ def check_unique(tasks: Iterable[Task]) -> None:
         seen[task.id] = task
 
 
-def _shown(path: Path, root: str | Path | None) -> str:
+def shown_path(path: Path, root: str | Path | None) -> str:
+    """``path`` as an error shows it: relative to ``root`` when it lies inside, else as given."""
     if root is not None:
         try:
             return str(path.resolve().relative_to(Path(root).resolve()))
