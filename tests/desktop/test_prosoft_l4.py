@@ -28,6 +28,7 @@ from PIL import Image
 
 from pytest_cua.tasks.task import load_task_file
 from pytest_cua.testing.fake_models import FakeModelServer, JudgePolicy
+from suites.prosoft.test_prosoft import ProSoftSuite
 
 pytestmark = pytest.mark.docker
 
@@ -51,7 +52,8 @@ def office_image(docker_client: Any) -> str:
 
 
 def l4_ids() -> list[str]:
-    tasks = load_task_file(REPO / "suites" / "prosoft" / "tasks" / "l4.json", suite="prosoft")
+    tasks = load_task_file(REPO / "suites" / "prosoft" / "tasks" / "l4.json", suite="prosoft",
+                           extension_fields=ProSoftSuite.task_fields)
     return sorted(t.id for t in tasks)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_cua.tasks.task import load_task_file
+from suites.prosoft.test_prosoft import ProSoftSuite
 
 pytestmark = pytest.mark.docker
 
@@ -50,7 +51,8 @@ def run_suite(tmp_path: Path, *args: str, paths: tuple[str, ...] = ("suites/pros
 
 
 def all_tasks() -> list[Any]:
-    return sorted((t for p in (SUITE / "tasks").glob("*.json") for t in load_task_file(p, suite="prosoft")),
+    return sorted((t for p in (SUITE / "tasks").glob("*.json")
+                   for t in load_task_file(p, suite="prosoft", extension_fields=ProSoftSuite.task_fields)),
                   key=lambda t: t.id)
 
 

@@ -25,6 +25,7 @@ from pytest_cua.episode.loop import Episode
 from pytest_cua.episode.human import Human, LiveTakeover
 from pytest_cua.observations import Observation
 from pytest_cua.tasks.task import Task, load_task_file
+from suites.prosoft.test_prosoft import ProSoftSuite
 
 pytestmark = pytest.mark.docker
 
@@ -178,7 +179,8 @@ def office_image(docker_client: Any) -> str:
 
 def prosoft_task(task_id: str) -> Task:
     tasks = [t for p in (REPO / "suites" / "prosoft" / "tasks").glob("*.json")
-             for t in load_task_file(p, suite="prosoft") if t.id == task_id]
+             for t in load_task_file(p, suite="prosoft", extension_fields=ProSoftSuite.task_fields)
+             if t.id == task_id]
     assert tasks, task_id
     return tasks[0]
 

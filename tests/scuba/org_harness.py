@@ -13,6 +13,7 @@ from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.tasks.scoring import ScoreCard, active_card
 from pytest_cua.tasks.suite import EvalContext, Template
 from pytest_cua.tasks.task import Task, load_task_file
+from suites.scuba.release.suite import ScubaSuite
 from suites.scuba.templates import discover
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ TEMPLATES: dict[str, Template] = discover()
 def load_tasks(prefixes: Sequence[str]) -> list[Task]:
     """The suite's own tasks from the task files whose names start with one of ``prefixes``."""
     paths = sorted(p for prefix in prefixes for p in (SUITE / "tasks").glob(f"{prefix}*.json"))
-    return [t for p in paths for t in load_task_file(p, suite="scuba", root=SUITE)]
+    return [t for p in paths for t in load_task_file(p, suite="scuba", root=SUITE, extension_fields=ScubaSuite.task_fields)]
 
 
 def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
