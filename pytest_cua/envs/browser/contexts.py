@@ -363,6 +363,12 @@ class BrowserContexts(BrowserConnection):
         self._spare = spare
         page.once("domcontentloaded", spare.build)
         page.once("load", spare.build)
+        try:  # the listeners are there now; the tab may have loaded before them (a busy machine)
+            loaded = page.evaluate("document.readyState") == "complete"
+        except Exception:  # noqa: BLE001 - a tab that went away: no spare, the ordinary way at restore
+            loaded = False
+        if loaded and spare.state == "wanted":
+            spare.build()  # no event will come: made now, taken at the next restore
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare
