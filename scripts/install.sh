@@ -42,6 +42,7 @@ program apt xauth xauth
 program pip ffmpeg imageio-ffmpeg
 program apt node nodejs
 program apt npx npm
+program apt npm npm
 program npm allure allure@3
 if [ "$docker" = 1 ]; then
   # the desktop image builder: debootstrap a root file system, chroot into it, mount /proc and /dev, tar it
@@ -92,6 +93,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "impo
 fi
 
 bash scripts/ensure_sf.sh --scuba-eval
+# the embedded org's Lightning UI (Salesforce's LWC engine, base components and SLDS from npm): nothing runs
+# when it is built from the current sources
+bash scripts/build_lightning.sh
 
 if [ "$docker" = 1 ]; then
   bash scripts/ensure_docker.sh

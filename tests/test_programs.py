@@ -35,7 +35,8 @@ CONTAINER_FILES = {p.relative_to(Path(__file__).resolve().parents[1]).as_posix()
 DYNAMIC: dict[tuple[str, bool], str] = {
     ("chromium", False): "envs/browser/chromium.py find_chromium(): SYSTEM_CHROMIUM, then shutil.which over PATH_NAMES",
     ("ffmpeg", False): "envs/browser/video.py find_ffmpeg(): imageio-ffmpeg's binary first, runs [ffmpeg, ...]",
-    ("node", False): "runs the allure CLI and npx (their '#!/usr/bin/env node')",
+    ("node", False): "runs the allure CLI and npx (their '#!/usr/bin/env node'); scripts/build_lightning.sh runs rollup",
+    ("npm", False): "scripts/build_lightning.sh: npm ci of the Lightning UI's pinned packages",
     ("xvfb-run", False): "the README's and ProvisioningError's 'xvfb-run -a pytest --headed'",
     ("xauth", False): "xvfb-run runs it",
     ("dockerd", False): "scripts/ensure_docker.sh starts it; the docker SDK talks to it",

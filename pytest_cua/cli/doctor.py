@@ -57,8 +57,10 @@ PROGRAMS: tuple[Program, ...] = (
     Program("xvfb-run", "xvfb", "apt", INSTALL, "--headed without a screen: xvfb-run -a pytest --headed"),
     Program("xauth", "xauth", "apt", INSTALL, "xvfb-run"),
     Program("ffmpeg", "imageio-ffmpeg", "pip", INSTALL, "--cua-video: the imageio-ffmpeg wheel ships it"),
-    Program("node", "nodejs", "apt", INSTALL, "pytest-cua report: Allure 3 runs on Node.js"),
+    Program("node", "nodejs", "apt", INSTALL, "pytest-cua report: Allure 3 runs on Node.js; a checkout builds the "
+            "embedded org's Lightning UI with it (scripts/build_lightning.sh)"),
     Program("npx", "npm", "apt", INSTALL, "pytest-cua report: a project-local allure"),
+    Program("npm", "npm", "apt", INSTALL, "scripts/build_lightning.sh: the Lightning UI's pinned npm packages"),
     Program("allure", "allure@3", "npm", INSTALL, "pytest-cua report: the allure CLI (Allure 3)"),
     Program("sf", "@salesforce/cli@2.150.6", "npm", ENSURE_SF, "the Salesforce CLI against the embedded org (its "
             "tests, the SCUBA parity harness); ensure_sf.sh brings the Node 22 it needs too"),
@@ -219,7 +221,20 @@ def check_model_sdks() -> Check:
                  "" if not missing else "pip install 'pytest-cua[models]' (or: bash scripts/install.sh)")
 
 
-CHECKS: tuple[Callable[[], Check], ...] = (check_playwright, check_allure_pytest, check_docker, check_model_sdks)
+def check_lightning_assets() -> Check:
+    """The embedded org's Lightning UI is built (a wheel carries it; a checkout builds it with Node)."""
+    from pytest_cua.orgs.localorg.ui import assets
+
+    try:
+        stamp = assets.build_stamp()
+    except assets.AssetsMissing:
+        return Check("Lightning UI", "the embedded org's pages", False, f"not built ({assets.DIST})",
+                     f"bash {assets.BUILD_COMMAND} (scripts/install.sh runs it)")
+    return Check("Lightning UI", "the embedded org's pages", True, f"built (stamp {stamp})")
+
+
+CHECKS: tuple[Callable[[], Check], ...] = (check_playwright, check_allure_pytest, check_docker, check_model_sdks,
+                                           check_lightning_assets)
 
 
 def run(args: argparse.Namespace) -> int:

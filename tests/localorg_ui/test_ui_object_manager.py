@@ -264,7 +264,7 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     page.get_by_label("Picklist Values").select_option("Low")
     page.get_by_role("button", name="Move to Top").click()
     page.get_by_label("Picklist Values").select_option("Urgent")
-    page.get_by_role("button", name="Up").click()
+    page.get_by_role("button", name="Up", exact=True).click()
     page.get_by_role("button", name="Save", exact=True).click()
     page.get_by_role("link", name="Edit Low").click()
     page.get_by_label("Default").check()

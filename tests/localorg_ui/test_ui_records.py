@@ -38,8 +38,15 @@ def test_unauthenticated_request_goes_to_login(ui_browser: Any, base: str, ui_se
 def test_nav_launcher_and_no_secrets_in_pages(page: Any, base: str, ui_server: Any) -> None:
     page.goto(f"{base}/lightning/page/home")
     nav = page.get_by_role("navigation", name="Global")
-    for label in ("Accounts", "Contacts", "Leads", "Opportunities", "Cases", "Knowledge", "Change Requests"):
+    for label in ("Home", "Accounts", "Contacts", "Leads", "Opportunities", "Cases", "Campaigns", "Reports",
+                  "Dashboards"):
         expect(nav.get_by_role("link", name=label, exact=True)).to_be_visible()
+    # the tabs that do not fit the bar are under "More", as in Lightning
+    expect(nav.get_by_role("link", name="Knowledge", exact=True)).to_have_count(0)
+    nav.get_by_role("button", name="More Show more navigation items", exact=True).click()
+    for label in ("Knowledge", "Change Requests", "Products", "Entitlements"):
+        expect(nav.get_by_role("menuitem", name=label, exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
     page.get_by_role("button", name="App Launcher").click()
     dialog = page.get_by_role("dialog")
     dialog.get_by_role("searchbox", name="Search apps and items...").fill("price")

@@ -138,6 +138,9 @@
       st.href = clean(href, 300);
     } else if (role === "checkbox" || role === "switch" || role === "radio") {
       st.checked = el.getAttribute("aria-checked") || "false";
+    } else if (role === "combobox") {
+      // a Lightning combobox is a button (role=combobox) showing the chosen option's label
+      st.value = clean(el.innerText, 500);
     }
     if (el.isContentEditable && role === "textbox") st.value = clean(el.innerText, 500);
     if (el.disabled || el.getAttribute("aria-disabled") === "true") st.disabled = "true";

@@ -7,6 +7,8 @@ accessible names the pages expose.
 Modules, bottom first (a module imports only the ones above it in this list, and a route module never imports
 another route module):
 
+- ``assets``: the built Lightning assets (``lightning/dist``: SLDS, the LWC engine, the base components and our
+  ``one`` components) served at ``/assets/``.
 - ``web``: the Jinja environment, ``render``, CSRF tokens, flash messages, redirects, the global navigation and
   the app launcher.
 - ``forms``: schema-driven form fields, value display, parsing of posted forms, ``FormErrors``.
@@ -47,7 +49,7 @@ from pytest_cua.orgs.localorg.app import OrgApp
 
 def register(app: OrgApp) -> None:
     """Add every UI route to ``app``: each route module adds its own through its ``register(app)``, in this order."""
-    from pytest_cua.orgs.localorg.ui import (routes_approvals, routes_apps, routes_assignment, routes_convert,
+    from pytest_cua.orgs.localorg.ui import (assets, routes_approvals, routes_apps, routes_assignment, routes_convert,
                                              routes_dashboards, routes_entitlements, routes_field_wizard,
                                              routes_fields, routes_flexipages, routes_groups, routes_listviews,
                                              routes_object_settings, routes_objects, routes_perms,
@@ -63,3 +65,4 @@ def register(app: OrgApp) -> None:
                    routes_processes, routes_apps, routes_assignment, routes_entitlements, routes_territory,
                    routes_approvals):
         module.register(app)
+    assets.register(app)

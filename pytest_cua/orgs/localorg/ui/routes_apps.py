@@ -1,4 +1,4 @@
-"""Setup > App Manager: the org's apps and the New Lightning App wizard (App Details & Branding, App Options,
+"""Opening an app from the App Launcher (``/lightning/app/<developer name>``), and Setup > App Manager: the org's apps and the New Lightning App wizard (App Details & Branding, App Options,
 Utility Items, Navigation Items, User Profiles; "Save & Finish"). Nothing is written before the last step; then
 the ``CustomApplication`` and the chosen profiles' ``applicationVisibilities`` go through the Metadata store in
 one transaction."""
@@ -15,7 +15,8 @@ from pytest_cua.orgs.localorg.metadata.components import profile_full_name
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.setup_common import API_NAME_RULE, api_name, metadata_store, profiles, saved, \
     setup_render, valid_api_name
-from pytest_cua.orgs.localorg.ui.web import NAV_OBJECTS, csrf_ok, forbidden
+from pytest_cua.orgs.localorg.ui.web import APP_COOKIE, NAV_OBJECTS, app_list, csrf_ok, forbidden, not_found_page, \
+    redirect
 
 APPS = "/lightning/setup/NavigationMenus"
 STEPS = ("details", "options", "utility", "items", "profiles")
@@ -148,7 +149,18 @@ def app_new(ctx: RequestContext) -> Response:
                         action=f"{APPS}/new", cancel=f"{APPS}/home", carried=carried, inputs=inputs, buttons=buttons)
 
 
+def open_app(ctx: RequestContext, name: str) -> Response:
+    """``/lightning/app/<name>``: the app becomes the navigation bar's app (its name shown beside the waffle)
+    and its home opens."""
+    if name not in {n for n, _ in app_list(ctx.org)}:
+        return not_found_page(ctx, f"There is no app named {name}.")
+    response = redirect("/lightning/page/home")
+    response.set_cookie(APP_COOKIE, name, httponly=True, secure=True, samesite="Lax", path="/")
+    return response
+
+
 def register(app: OrgApp) -> None:
-    """Add the App Manager routes."""
+    """Add the app route and the App Manager routes."""
+    app.add_route("/lightning/app/<name>", open_app, ["GET"], auth="ui", endpoint="ui.open_app")
     app.add_route(f"{APPS}/home", apps_home, ["GET"], auth="ui", endpoint="ui.apps")
     app.add_route(f"{APPS}/new", app_new, ["GET", "POST"], auth="ui", endpoint="ui.app_new")

@@ -1,5 +1,7 @@
 """Rendering and request plumbing shared by the UI routes: the Jinja2 environment, the per-session CSRF
-token, one-shot flash messages, redirects and the navigation model (global nav, app launcher)."""
+token, one-shot flash messages, redirects and the navigation model (the global header, the app's navigation bar,
+the App Launcher), which the page hands to our Lightning components (``one-global-header``, ``one-app-nav``) as
+JSON props."""
 
 from __future__ import annotations
 
@@ -15,12 +17,23 @@ from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.auth import SESSION_COOKIE
+from pytest_cua.orgs.localorg.metadata.standard_apps import STANDARD_APPS
 from pytest_cua.orgs.localorg.schema import ObjectSchema
 from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.ui import assets
 
 TEMPLATES = Path(__file__).parent / "templates"
 FLASH_COOKIE = "ui_flash"
+APP_COOKIE = "ui_app"
+DEFAULT_APP = "standard__Sales"
 CSRF_FIELD = "_csrf"
+#: the navigation bar's tabs before "More", as Lightning shows the first ones that fit a 1280-pixel window
+SHOWN_TABS = 9
+#: the Global Actions menu of the header: (object, label, icon)
+GLOBAL_ACTIONS = (("Event", "New Event", "utility:event"), ("Task", "New Task", "utility:task"),
+                  ("Contact", "New Contact", "utility:contact"), ("Opportunity", "New Opportunity",
+                                                                   "utility:opportunity"),
+                  ("Case", "New Case", "utility:case"), ("Lead", "New Lead", "utility:lead"))
 
 # The objects of the global navigation, in the order the contract lists them.
 NAV_OBJECTS = ("Account", "Contact", "Lead", "Opportunity", "Case", "Campaign", "Product2", "Pricebook2", "Quote",
@@ -49,17 +62,78 @@ def csrf_ok(ctx: RequestContext) -> bool:
 
 
 def nav_items(org: Org) -> list[dict[str, str]]:
-    """The global navigation: one entry per main object present in the schema."""
+    """The global navigation: one entry per main object present in the schema, the Reports and Dashboards tabs
+    after the first six objects (where the Sales app has them, before the bar's "More")."""
     out = []
     for name in NAV_OBJECTS:
         obj = org.schema.get(name)
         if obj is not None:
             out.append({"name": obj.name, "label": plural(obj), "url": f"/lightning/o/{obj.name}/list"})
     # the Reports and Dashboards tabs are their builders' homes, not record lists
-    for name, label in (("Report", "Reports"), ("Dashboard", "Dashboards")):
-        if name in org.schema:
-            out.append({"name": name, "label": label, "url": f"/lightning/o/{name}/home"})
-    return out
+    pages = [{"name": name, "label": label, "url": f"/lightning/o/{name}/home"}
+             for name, label in (("Report", "Reports"), ("Dashboard", "Dashboards")) if name in org.schema]
+    return out[:6] + pages + out[6:]
+
+
+def app_tabs(ctx: RequestContext) -> list[dict[str, Any]]:
+    """The navigation bar's tabs (Home, then ``nav_items``): the current one marked, object tabs with their
+    "New <Object>" menu item."""
+    path = ctx.request.path
+    tabs: list[dict[str, Any]] = [{"label": "Home", "url": "/lightning/page/home",
+                                   "current": path in ("/", "/lightning/page/home")}]
+    for item in nav_items(ctx.org):
+        name = item["name"]
+        tab: dict[str, Any] = {"label": item["label"], "url": item["url"],
+                               "current": path.startswith((f"/lightning/o/{name}/", f"/lightning/r/{name}/"))}
+        obj = ctx.org.schema.get(name)
+        if obj is not None and name not in ("Report", "Dashboard"):
+            tab.update(newUrl=f"/lightning/o/{name}/new", newLabel=f"New {obj.label}")
+        tabs.append(tab)
+    return tabs
+
+
+def current_app(ctx: RequestContext) -> tuple[str, str]:
+    """The app the user is in (chosen in the App Launcher; the Sales app by default): (developer name, label)."""
+    name = ctx.request.cookies.get(APP_COOKIE, DEFAULT_APP)
+    for app_name, label in app_list(ctx.org):
+        if app_name == name:
+            return name, label
+    return DEFAULT_APP, STANDARD_APPS[DEFAULT_APP][0]
+
+
+def app_list(org: Org) -> list[tuple[str, str]]:
+    """The org's Lightning apps as the App Launcher lists them: (developer name, label), the standard apps in
+    Salesforce's order, then the org's own apps by label."""
+    from pytest_cua.orgs.localorg.metadata import MetadataStore
+    from pytest_cua.orgs.localorg.metadata import xmltree as X
+
+    store = MetadataStore(org)
+    own = []
+    for name in store.names("CustomApplication"):
+        if name in STANDARD_APPS:
+            continue
+        body = store.read("CustomApplication", name)
+        if body is not None and X.text_of(body, "uiType") != "Aloha":
+            own.append((name, X.text_of(body, "label") or name))
+    return [(n, v[0]) for n, v in STANDARD_APPS.items()] + sorted(own, key=lambda a: a[1].lower())
+
+
+def shell_props(ctx: RequestContext, query: str = "") -> dict[str, dict[str, Any]]:
+    """The props of the page's Lightning shell: ``header`` (one-global-header) and ``nav`` (one-app-nav)."""
+    user = current_user(ctx)
+    org_name = str((ctx.org.records("Organization") or [{}])[0].get("Name") or "Salesforce")
+    actions = [{"label": label, "url": f"/lightning/o/{name}/new", "icon": icon}
+               for name, label, icon in GLOBAL_ACTIONS if name in ctx.org.schema]
+    header = {"orgName": org_name, "userName": str(user.get("Name") or ""),
+              "userLogin": str(user.get("Username") or ""), "query": query, "globalActions": actions}
+    _, app_label = current_app(ctx)
+    apps = [{"label": label, "url": f"/lightning/app/{name}",
+             "description": STANDARD_APPS[name][1] if name in STANDARD_APPS else ""}
+            for name, label in app_list(ctx.org)]
+    items = [{"label": i["label"], "url": i["url"]} for i in launcher_items(ctx.org)]
+    items.append({"label": "Setup", "url": "/lightning/setup/SetupOneHome/home"})
+    nav = {"appName": app_label, "tabs": app_tabs(ctx), "shown": SHOWN_TABS, "apps": apps, "items": items}
+    return {"header": header, "nav": nav}
 
 
 def launcher_items(org: Org) -> list[dict[str, str]]:
@@ -84,14 +158,21 @@ def current_user(ctx: RequestContext) -> dict[str, Any]:
 
 def render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
     """Render ``template`` inside the layout, with the navigation, user, CSRF token and pending flash message."""
+    try:
+        stamp = assets.build_stamp()
+    except assets.AssetsMissing as exc:
+        return assets.missing_page(exc)
     flash = unquote(ctx.request.cookies.get(FLASH_COOKIE, "")) or None
-    values.setdefault("title", "pytest-cua org")
+    values.setdefault("title", "Salesforce")
     page = env.get_template(template).render(
-        nav=nav_items(ctx.org), launcher=launcher_items(ctx.org), user=current_user(ctx), csrf=csrf_token(ctx),
-        csrf_field=CSRF_FIELD, flash=flash, path=ctx.request.path, **values)
+        nav=nav_items(ctx.org), shell=shell_props(ctx, str(values.get("global_q") or "")), user=current_user(ctx),
+        csrf=csrf_token(ctx), csrf_field=CSRF_FIELD, flash=flash, path=ctx.request.path,
+        lightning={"stylesheet": f"{assets.STYLESHEET}?v={stamp}", "script": f"{assets.SCRIPT}?v={stamp}"},
+        **values)
     response = Response(page, status=status, content_type="text/html; charset=utf-8")
     response.headers["Cache-Control"] = "no-store"
-    response.headers["X-Frame-Options"] = "DENY"
+    # Lightning frames the org's own pages (Setup's Classic pages), never another site's: same origin only
+    response.headers["X-Frame-Options"] = "SAMEORIGIN"
     if flash:
         response.delete_cookie(FLASH_COOKIE, path="/")
     return response

@@ -1,0 +1,162 @@
+"""The embedded org's Lightning shell, as an agent meets it through the product's browser environment: the global
+header and the navigation bar are Salesforce's base components on the LWC engine with synthetic shadow (built by
+scripts/build_lightning.sh), their insides in shadow roots. The observation reaches into them and into same-origin
+frames with ids that stay the same between steps, and actions on those ids work. The assets are served at
+/assets/ as Salesforce serves SLDS, and an installation without them says which command builds them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from pytest_cua import actions as A
+from pytest_cua.envs.browser import BrowserEnvironment
+from pytest_cua.envs.browser.options import BrowserOptions
+from pytest_cua.observations import Observation
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.store import Org
+from pytest_cua.orgs.localorg.ui import assets
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def env(ui_server: OrgServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserEnvironment]:
+    environment = BrowserEnvironment(
+        BrowserOptions(viewport=(1280, 900), action_timeout_s=5.0),
+        login_url=lambda: f"{ui_server.url}/secur/frontdoor.jsp?sid={ui_server.access_token()}",
+        home_url=ui_server.url, ignore_https_errors=True, artifacts_dir=tmp_path_factory.mktemp("shell"))
+    environment.start()
+    environment.restore(environment.snapshot())
+    yield environment
+    environment.close()
+
+
+def ids_by(obs: Observation, role: str, name: str) -> list[str]:
+    return [e.id for e in obs.elements.values() if e.role == role and e.name == name]
+
+
+def one(obs: Observation, role: str, name: str, frame: str = "") -> str:
+    found = [i for i in ids_by(obs, role, name) if obs.elements[i].frame == frame]
+    assert len(found) == 1, f"{role} {name!r} in frame {frame!r}: {found}\n{obs.axtree}"
+    return found[0]
+
+
+def test_the_shell_is_built_from_components_in_shadow_roots(env: BrowserEnvironment, base: str, org: Org) -> None:
+    assert env.act(A.GoTo(f"{base}/lightning/o/Account/list")).ok
+    page = env.page
+    # the controls live inside the components' shadow roots: the light DOM does not see them ...
+    assert page.evaluate("document.querySelectorAll('button[title=\"App Launcher\"]').length") == 0
+    assert page.evaluate("document.querySelector('one-app-nav').shadowRoot !== null")
+    # ... the observation does, with the names Lightning gives them
+    obs = env.observe(frozenset({"axtree", "dom"}))
+    for role, name in (("button", "App Launcher"), ("searchbox", "Search"), ("button", "Setup"),
+                       ("button", "View profile"), ("button", "Notifications"), ("link", "Accounts"),
+                       ("button", "Accounts List"), ("link", "Reports"), ("button", "More Show more navigation items")):
+        one(obs, role, name)
+    assert 'navigation "Global"' in (obs.axtree or "")
+    assert 'text "Sales"' in (obs.axtree or "")  # the app's name beside the waffle
+    # the stylesheet and the components' script come from the build, versioned by its stamp
+    stamp = assets.build_stamp()
+    assert page.evaluate("document.querySelector('link[rel=stylesheet]').getAttribute('href')") == \
+        f"{assets.STYLESHEET}?v={stamp}"
+    assert page.evaluate("document.documentElement.dataset.oneReady") == "true"
+
+
+def test_ids_inside_components_are_stable_and_act(env: BrowserEnvironment, base: str, org: Org) -> None:
+    assert env.act(A.GoTo(f"{base}/lightning/page/home")).ok
+    first = env.observe(frozenset({"axtree"}))
+    waffle = one(first, "button", "App Launcher")
+    assert one(env.observe(frozenset({"axtree"})), "button", "App Launcher") == waffle
+    assert env.act(A.Click(waffle)).ok
+    opened = env.observe(frozenset({"axtree"}))
+    assert one(opened, "button", "App Launcher") == waffle  # the same id after the component re-rendered
+    assert opened.elements[waffle].attributes.get("expanded") == "true"
+    search = one(opened, "searchbox", "Search apps and items...")
+    assert opened.elements[search].attributes.get("focused") == "true"  # focus moved into the panel
+    assert env.act(A.Fill(search, "price")).ok
+    found = env.observe(frozenset({"axtree"}))
+    # the panel's link comes first (the home page lists the objects too, further down)
+    assert env.act(A.Click(ids_by(found, "link", "Price Books")[0])).ok
+    env.page.wait_for_url("**/lightning/o/Pricebook2/list")
+    listed = env.observe(frozenset({"axtree"}))
+    assert listed.elements[one(listed, "button", "App Launcher")].attributes.get("expanded") == "false"
+
+
+def test_view_all_lists_every_app_and_item_and_opens_an_app(env: BrowserEnvironment, base: str, org: Org) -> None:
+    assert env.act(A.GoTo(f"{base}/lightning/page/home")).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "App Launcher"))).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "View All"))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    axtree = obs.axtree or ""
+    modal = axtree[axtree.index('heading "App Launcher"'):]  # the modal's part of the outline
+    for name in ("Sales", "Service", "Marketing", "Accounts", "Price Books", "Setup"):
+        assert f'link "{name}"' in modal, name
+    assert env.act(A.Click(one(obs, "link", "Service"))).ok
+    env.page.wait_for_url("**/lightning/page/home")
+    assert 'text "Service"' in (env.observe(frozenset({"axtree"})).axtree or "")
+
+
+def test_menus_of_the_header_and_the_tabs(env: BrowserEnvironment, base: str, org: Org) -> None:
+    assert env.act(A.GoTo(f"{base}/lightning/o/Contact/list")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Click(one(obs, "button", "Contacts List"))).ok
+    menu = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Click(one(menu, "menuitem", "New Contact"))).ok
+    env.page.wait_for_url("**/lightning/o/Contact/new")
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Click(one(obs, "button", "Setup"))).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "menuitem", "Setup"))).ok
+    env.page.wait_for_url("**/lightning/setup/SetupOneHome/home")
+    # global search: Enter in the header's box opens the results
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Fill(one(obs, "searchbox", "Search"), "Kestrel")).ok
+    assert env.act(A.Press("Enter")).ok
+    env.page.wait_for_url("**/lightning/search?q=Kestrel")
+
+
+def test_components_inside_a_same_origin_frame(env: BrowserEnvironment, base: str, org: Org) -> None:
+    """A page with both: the shell's shadow roots in the page and in a same-origin frame (as Setup frames
+    its Classic pages); every element has its own id, the frame's carry the frame, and actions reach them."""
+    assert env.act(A.GoTo(f"{base}/lightning/page/home")).ok
+    env.page.evaluate("""(src) => { const f = document.createElement('iframe'); f.src = src; f.title = 'Framed';
+        f.style.width = '1200px'; f.style.height = '500px'; document.querySelector('main').prepend(f); }""",
+                      f"{base}/lightning/o/Lead/list")
+    env.page.frame_locator("iframe[title=Framed]").locator("html[data-one-ready=true]").wait_for()
+    obs = env.observe(frozenset({"axtree", "dom"}))
+    top = one(obs, "button", "App Launcher")
+    frames = {e.frame for e in obs.elements.values()} - {""}
+    assert len(frames) == 1, frames
+    (frame,) = frames
+    inner = one(obs, "button", "App Launcher", frame=frame)
+    assert inner != top and len(obs.elements) == len({e.id for e in obs.elements.values()})
+    assert one(obs, "link", "Leads", frame=frame)
+    assert env.act(A.Click(inner)).ok
+    after = env.observe(frozenset({"axtree"}))
+    assert after.elements[inner].attributes.get("expanded") == "true"
+    assert after.elements[top].attributes.get("expanded") == "false"
+
+
+def test_assets_are_served_with_their_cache_rules(ui_server: OrgServer) -> None:
+    assert ui_server.org_credentials is not None
+    session = ui_server.org_credentials.requests_session()
+    stamp = assets.build_stamp()
+    script = session.get(f"{ui_server.url}{assets.SCRIPT}?v={stamp}", timeout=30)
+    assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
+    assert "immutable" in script.headers["Cache-Control"]
+    sprite = session.get(f"{ui_server.url}/assets/icons/utility-sprite/svg/symbols.svg", timeout=30)
+    assert sprite.status_code == 200 and sprite.headers["Content-Type"] == "image/svg+xml"
+    assert sprite.headers["Cache-Control"] == "public, max-age=3600"
+    for bad in ("/assets/../../store.py", "/assets/%2e%2e/%2e%2e/store.py", "/assets/one/missing.js"):
+        assert session.get(f"{ui_server.url}{bad}", timeout=30).status_code == 404, bad
+
+
+def test_without_a_build_a_page_names_the_command(ui_server: OrgServer, page: object, base: str,
+                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assets, "DIST", tmp_path / "dist")
+    with pytest.raises(assets.AssetsMissing, match="scripts/build_lightning.sh"):
+        assets.build_stamp()
+    response = page.goto(f"{base}/lightning/page/home")  # type: ignore[attr-defined]
+    assert response.status == 503
+    assert "scripts/build_lightning.sh" in page.text_content("body")  # type: ignore[attr-defined]
