@@ -10,7 +10,7 @@ from pytest_cua.observations import Element
 
 ELEMENTS = {e.id: e for e in [Element("e1", "link", "Accounts"), Element("e2", "link", "Cases"),
                               Element("e3", "button", "Save"), Element("e4", "link", "accounts"),
-                              Element("e5", "link", "Accounts")]}
+                              Element("e5", "link", "Accounts"), Element("e6", "combobox", "*Stage")]}
 
 
 @pytest.mark.parametrize("text, wanted", [
@@ -22,6 +22,8 @@ ELEMENTS = {e.id: e for e in [Element("e1", "link", "Accounts"), Element("e2", "
     ('role=link[name="accounts"]', "e4"),  # an exact match wins over the case-insensitive ones
     ("label=Save", "e3"),
     ('role=link[name*="ase"]', "e2"),
+    ("label=Stage", "e6"),  # a required field's Lightning label starts with its "*" marker
+    ('role=combobox[name="Stage"]', "e6"),
 ])
 def test_resolves_to_the_element_named(text: str, wanted: str) -> None:
     assert resolve_locator(text, ELEMENTS) == wanted

@@ -10,7 +10,8 @@ targets by what a person sees instead::
     text=Accounts                      same as label=, for links, tabs and buttons
     role=textbox[name*="Search"]       name contains "Search"
 
-Names match after collapsing white space; an exact match wins over a case-insensitive one. The replay
+Names match after collapsing white space (and without the leading ``*`` of a required field's label); an
+exact match wins over a case-insensitive one. The replay
 agent resolves these; environments only ever see element ids or points.
 """
 
@@ -58,7 +59,10 @@ def parse_locator(text: str) -> Locator:
 
 
 def _norm(s: str) -> str:
-    return " ".join(s.split())
+    """White space collapsed, and Lightning's required marker dropped: a required field's label starts with
+    ``*`` (``<abbr title="required">*</abbr>Stage``), so its control is named "*Stage" on Salesforce."""
+    out = " ".join(s.split())
+    return out[1:].lstrip() if out.startswith("*") and len(out) > 1 else out
 
 
 def resolve_locator(text: str, elements: Mapping[str, Element]) -> str:

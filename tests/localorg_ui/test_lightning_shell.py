@@ -7,7 +7,7 @@ frames with ids that stay the same between steps, and actions on those ids work.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from pytest_cua import actions as A
@@ -160,3 +160,32 @@ def test_without_a_build_a_page_names_the_command(ui_server: OrgServer, page: ob
     response = page.goto(f"{base}/lightning/page/home")  # type: ignore[attr-defined]
     assert response.status == 503
     assert "scripts/build_lightning.sh" in page.text_content("body")  # type: ignore[attr-defined]
+
+
+def test_a_picklist_is_a_lightning_combobox_chosen_by_select_option(env: BrowserEnvironment, base: str, sf: Any,
+                                                                    org: Org) -> None:
+    """A record form's picklist is a lightning-combobox (no native select): ``select_option`` opens it and clicks
+    the option, the form posts the choice, a wrong option is an error naming the options, and the server's
+    "Complete this field." shows under the combobox with the typed values kept."""
+    assert env.act(A.GoTo(f"{base}/lightning/o/Opportunity/new")).ok
+    assert env.page.evaluate("document.querySelectorAll('main select').length") == 0
+    obs = env.observe(frozenset({"axtree"}))
+    stage = one(obs, "combobox", "Stage")
+    assert obs.elements[stage].attributes.get("value") == "--None--"
+    wrong = env.act(A.SelectOption(stage, "Sleeping"))
+    assert not wrong.ok and "no option 'Sleeping'" in (wrong.error or "") and "'Prospecting'" in (wrong.error or "")
+    assert env.act(A.Fill(one(env.observe(frozenset({"axtree"})), "textbox", "Opportunity Name"), "Combo Deal")).ok
+    # Save without a stage: the server refuses, says so under the combobox, keeps what was typed
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
+    env.page.get_by_text("Complete this field.").first.wait_for()
+    again = env.observe(frozenset({"axtree"}))
+    assert again.elements[one(again, "textbox", "Opportunity Name")].attributes.get("value") == "Combo Deal"
+    chosen = env.act(A.SelectOption(one(again, "combobox", "Stage"), "needs analysis"))  # any letter case
+    assert chosen.ok and chosen.detail.get("selected") == ["Needs Analysis"], chosen
+    after = env.observe(frozenset({"axtree"}))
+    assert after.elements[one(after, "combobox", "Stage")].attributes.get("value") == "Needs Analysis"
+    assert env.act(A.Fill(one(after, "textbox", "Close Date"), "2027-01-15")).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
+    env.page.wait_for_url("**/lightning/r/Opportunity/*/view")
+    rows = sf.query("SELECT StageName FROM Opportunity WHERE Name = 'Combo Deal'")["records"]
+    assert [r["StageName"] for r in rows] == ["Needs Analysis"]

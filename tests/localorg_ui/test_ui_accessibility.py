@@ -304,7 +304,9 @@ FORM_JS = """(attr) => {""" + DEEP_JS + """
     if (field && submit) return [parseInt(field.getAttribute(attr), 10), parseInt(submit.getAttribute(attr), 10)];
   }
   // a page without such a form: the first and the last control of its main content
-  const inMain = deepAll('[' + attr + ']', document.querySelector('main'));
+  // (tab stops only: a grid's cells take focus by the arrow keys, the grid is one stop, as ARIA's grid pattern says)
+  const inMain = deepAll('[' + attr + ']', document.querySelector('main'))
+    .filter((el) => el.getAttribute('tabindex') !== '-1');
   return inMain.length ? [parseInt(inMain[0].getAttribute(attr), 10),
                           parseInt(inMain[inMain.length - 1].getAttribute(attr), 10)] : null;
 }"""
@@ -405,7 +407,9 @@ DIALOGS_JS = """() => Array.from(document.querySelectorAll('dialog, [role=menu],
   .filter((d) => !d.matches('select *, select'))
   .map((d) => d.id || d.outerHTML.slice(0, 80))"""
 OPEN_POPUPS_JS = """() => {""" + DEEP_JS + """
-  return deepAll('dialog, [role=menu], [role=dialog]')
+  // (a component's listbox too: a Lightning combobox opens one; a native select's options are not popups)
+  return deepAll('dialog, [role=menu], [role=dialog], [role=listbox]')
+    .filter((d) => !d.matches('select, select *') && (d.getAttribute('role') !== 'listbox' || inShadow(d)))
     .filter((d) => d.checkVisibility({checkVisibilityCSS: true}) && d.getClientRects().length > 0)
     .map((d) => inShadow(d) ? 'component' : (d.id || d.outerHTML.slice(0, 80)));
 }"""

@@ -154,8 +154,10 @@ def test_salesforce_field_labels_in_forms_and_record_pages(page: Any, base: str,
     for label in ("Account Name", "Parent Account", "Employees"):
         expect(page.get_by_label(label, exact=True)).to_be_visible()
     page.goto(f"{base}/lightning/o/Case/new")
-    for label in ("Contact Name", "Account Name", "Case Origin", "Case Reason"):
+    for label in ("Contact Name", "Account Name"):
         expect(page.get_by_label(label, exact=True)).to_be_visible()
+    for label in ("Case Origin", "Case Reason"):  # picklists: Lightning comboboxes
+        expect(page.get_by_role("combobox", name=label, exact=True)).to_be_visible()
     page.goto(f"{base}/lightning/o/Order/new")
     expect(page.get_by_label("Order Start Date", exact=True)).to_be_visible()
     entitlement = sf.Entitlement.create({"Name": "Label Check", "AccountId": sf.Account.create({"Name": "Lbl"})["id"]})

@@ -8,6 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
+from tests.localorg_ui.lightning import choose
 
 
 def _id_from(url: str) -> str:
@@ -72,7 +73,7 @@ def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
     page.goto(f"{base}/lightning/o/Account/list")
     page.get_by_role("button", name="New", exact=True).click()
     page.get_by_label("Account Name", exact=True).fill("Quillfeather Labs")
-    page.get_by_label("Industry").select_option(label="Biotechnology")
+    choose(page, "Industry", "Biotechnology")
     page.get_by_label("Phone", exact=True).fill("555-0100")
     page.get_by_label("Annual Revenue").fill("$1,250,000")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -84,7 +85,7 @@ def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
 
     page.get_by_role("region", name="Contacts").get_by_role("button", name="New Contact").click()
     expect(page.get_by_label("Account Name", exact=True)).to_have_value("Quillfeather Labs")
-    page.get_by_label("Salutation").select_option(label="Dr.")
+    choose(page, "Salutation", "Dr.")
     page.get_by_label("First Name").fill("Ilse")
     page.get_by_label("Last Name").fill("Marrow")
     page.get_by_label("Email", exact=True).fill("ilse@quillfeather.test")
@@ -105,7 +106,7 @@ def test_edit_record_and_api_changes_show_at_once(page: Any, base: str, sf: Any,
     opp = org.records("Opportunity")[0]
     page.goto(f"{base}/lightning/r/Opportunity/{opp['Id']}/view")
     page.get_by_role("button", name="Edit", exact=True).click()
-    page.get_by_label("Stage").select_option(label="Closed Won")
+    choose(page, "Stage", "Closed Won")
     page.get_by_label("Amount").fill("4200")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("status")).to_contain_text("was saved")
@@ -160,14 +161,15 @@ def test_list_search_sort_and_pagination(page: Any, base: str, org: Org) -> None
     page.get_by_role("searchbox", name="Search this list...").fill("pager")
     page.keyboard.press("Enter")
     expect(page.get_by_role("status")).to_contain_text("30 items")
-    table = page.get_by_role("table")
+    table = page.get_by_role("grid")
     expect(table.get_by_role("row")).to_have_count(26)  # header + 25
     expect(table.get_by_role("rowheader").first).to_have_text("Pager 00")
     page.get_by_role("link", name="Next").click()
     expect(table.get_by_role("rowheader")).to_have_count(5)
     expect(table.get_by_role("rowheader").last).to_have_text("Pager 29")
-    page.get_by_role("button", name="Phone").click()
-    page.get_by_role("button", name="Phone").click()
+    page.get_by_role("button", name="Sort by: Phone").click()
+    expect(page.get_by_role("status")).to_contain_text("Sorted by Phone")
+    page.get_by_role("button", name="Sort by: Phone").click()
     assert "sort=Phone" in page.url and "dir=desc" in page.url
     expect(table.get_by_role("rowheader").first).to_have_text("Pager 29")
     page.get_by_role("link", name="Next").click()
@@ -215,7 +217,8 @@ def test_convert_lead(page: Any, base: str, sf: Any, org: Org) -> None:
 def test_create_list_view(page: Any, base: str, sf: Any, org: Org) -> None:
     org.create("Account", {"Name": "Filterable Farms", "Industry": "Agriculture", "BillingCity": "Fresno"})
     page.goto(f"{base}/lightning/o/Account/list")
-    page.get_by_role("button", name="New List View").click()
+    page.get_by_role("button", name="List View Controls").click()
+    page.get_by_role("menuitem", name="New", exact=True).click()
     page.get_by_label("List Name").fill("Farm Accounts")
     page.get_by_label("List API Name").fill("Farm_Accounts")
     page.get_by_label("All users can see this list view").check()
@@ -223,8 +226,9 @@ def test_create_list_view(page: Any, base: str, sf: Any, org: Org) -> None:
     page.get_by_label("Filter 1 Operator").select_option(label="equals")
     page.get_by_label("Filter 1 Value").fill("Agriculture")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_label("List View")).to_have_value("Farm_Accounts")
-    rows = page.get_by_role("table").get_by_role("rowheader")
+    expect(page.get_by_role("heading", name="Farm Accounts", level=1)).to_be_visible()
+    assert "view=Farm_Accounts" in page.url
+    rows = page.get_by_role("grid").get_by_role("rowheader")
     names = rows.all_inner_texts()
     assert "Filterable Farms" in names
     assert all(org.find("Account", Name=n)[0]["Industry"] == "Agriculture" for n in names)
@@ -232,5 +236,9 @@ def test_create_list_view(page: Any, base: str, sf: Any, org: Org) -> None:
                     "WHERE DeveloperName = 'Farm_Accounts'")["records"][0]
     assert (view["Name"], view["SobjectType"], view["Visibility"]) == ("Farm Accounts", "Account", "Public")
     assert '"Industry"' in view["Filters"] and '"Agriculture"' in view["Filters"]
-    page.get_by_label("List View").select_option(label="All Accounts")
-    expect(page.get_by_label("List View")).to_have_value("AllAccounts")
+    # the list view picker: the views as menu items, the current one checked
+    page.get_by_role("button", name="Select a List View: Accounts").click()
+    expect(page.get_by_role("menuitemcheckbox", name="Farm Accounts")).to_have_attribute("aria-checked", "true")
+    page.get_by_role("menuitemcheckbox", name="All Accounts").click()
+    expect(page.get_by_role("heading", name="All Accounts", level=1)).to_be_visible()
+    assert "view=AllAccounts" in page.url

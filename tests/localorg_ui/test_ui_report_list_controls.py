@@ -99,7 +99,7 @@ def test_list_view_controls_add_filter_and_chart_settings(page: Any, base: str, 
     page.get_by_label("Filter 2 Operator").select_option(label="not equal to")
     page.get_by_label("Filter 2 Value").fill("Cold")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_label("List View", exact=True)).to_have_value("Hot_tech")
+    expect(page.get_by_role("heading", name="Hot tech", level=1)).to_be_visible()
     page.get_by_role("button", name="List View Controls").click()
     page.get_by_role("menuitem", name="Select Fields to Display").click()
     page.get_by_label("Select All").check()

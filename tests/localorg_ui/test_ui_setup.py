@@ -7,6 +7,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
+from tests.localorg_ui.lightning import choose
 
 
 def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -164,7 +165,7 @@ def test_validation_rule_creation_is_enforced(page: Any, base: str, sf: Any, org
     opp = next(o for o in org.records("Opportunity") if not o.get("IsClosed"))
     org.update("Opportunity", opp["Id"], {"Amount": None})
     page.goto(f"{base}/lightning/r/Opportunity/{opp['Id']}/edit")
-    page.get_by_label("Stage").select_option(label="Closed Won")
+    choose(page, "Stage", "Closed Won")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#err-Amount")).to_have_text("Enter an amount for a won opportunity.")
     assert org.get("Opportunity", opp["Id"])["StageName"] == opp["StageName"]

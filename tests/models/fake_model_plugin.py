@@ -16,8 +16,10 @@ as a model would:
 - ``uitars``: UI-TARS-1.5's text grammar for the desktop demonstrations (keyboard, plus a click at the centre
   of the screen in smart_resize coordinates).
 
-A fill becomes click + select-all + type for the computer styles; a goto uses the ``goto`` function tool that
-the computer style offers in a browser (there is no address bar in a headless page).
+A fill becomes click + select-all + type for the computer styles; a choice in a (Lightning) combobox a click on it
+and, on the next screenshot, a click on the option where it is drawn; a control outside the screenshot a scroll
+that brings it to the middle first; a goto uses the ``goto`` function tool that the computer style offers in a
+browser (there is no address bar in a headless page).
 """
 
 from __future__ import annotations
@@ -182,6 +184,16 @@ class DemoPolicy:
     def _computer(self, action: Any, request: FakeRequest) -> list[FakeReply]:
         if isinstance(action, A.GoTo):
             return [self._function("goto", {"url": action.url}, thought=f"open {action.url}")]
+        target = getattr(action, "target", None)
+        if target is not None and not isinstance(target, A.Point):
+            scroll = self._scroll_to(target, request)
+            if scroll is not None:
+                STATE.queue.insert(0, action)  # the same step again once the control is in view
+                return [scroll]
+        if isinstance(action, A.SelectOption):
+            # a Lightning combobox: open it, then (on the next screenshot) click the option where it is drawn
+            STATE.queue.insert(0, A.Click(f'role=option[name="{action.option}"]'))
+            return [self._native("click", self._point(action.target, request))]
         if isinstance(action, (A.Click, A.Check, A.Uncheck)):
             return [self._native("click", self._point(action.target, request))]
         if isinstance(action, A.Fill):
@@ -191,6 +203,25 @@ class DemoPolicy:
         if isinstance(action, A.Press):
             return [self._native("key", None, keys=[action.key])]
         raise AssertionError(f"the fake computer policy cannot do {action.describe()}")
+
+    def _scroll_to(self, target: Any, request: FakeRequest) -> FakeReply | None:
+        """A scroll of the page when the target's centre lies outside the screenshot (as a model scrolls to a
+        control it cannot see yet), else None."""
+        observation = STATE.observation
+        assert observation is not None, "no observation seen yet"
+        element_id = resolve_locator(target, observation.elements) if is_locator(target) else target
+        x, y, w, h = observation.elements[element_id].bbox
+        from pytest_cua.agents.models.images import image_size
+
+        screen_w, screen_h = image_size(observation.screenshot)
+        centre = y + h / 2
+        if 0 <= centre < screen_h:
+            return None
+        size = request.image_size()
+        assert size is not None, "the request carries no screenshot"
+        middle = (size[0] // 2, size[1] // 2)
+        pixels = int(centre - screen_h / 2)  # bring it to the middle of the screen
+        return self._native("scroll", middle, amount=pixels)
 
     def _point(self, target: Any, request: FakeRequest) -> tuple[int, int]:
         """The target's centre in the pixels of the image the model was sent."""
@@ -206,10 +237,18 @@ class DemoPolicy:
         return round((x + w / 2) * size[0] / screen_w), round((y + h / 2) * size[1] / screen_h)
 
     def _native(self, kind: str, point: tuple[int, int] | None, *, text: str = "",
-                keys: list[str] | None = None) -> FakeReply:
-        if self.style == "openai-computer":
+                keys: list[str] | None = None, amount: int = 0) -> FakeReply:
+        if kind == "scroll" and self.style == "openai-computer":
+            action: dict[str, Any] = {"type": "scroll", "x": point[0], "y": point[1],  # type: ignore[index]
+                                      "scroll_x": 0, "scroll_y": amount}
+        elif kind == "scroll":
+            # Claude scrolls in clicks of the wheel (the adapter's 100 pixels each)
+            action = {"action": "scroll", "coordinate": [point[0], point[1]],  # type: ignore[index]
+                      "scroll_direction": "down" if amount > 0 else "up",
+                      "scroll_amount": max(1, round(abs(amount) / 100))}
+        elif self.style == "openai-computer":
             if kind == "click":
-                action: dict[str, Any] = {"type": "click", "button": "left", "x": point[0], "y": point[1]}  # type: ignore[index]
+                action = {"type": "click", "button": "left", "x": point[0], "y": point[1]}  # type: ignore[index]
             elif kind == "select_all":
                 action = {"type": "keypress", "keys": ["CTRL", "A"]}
             elif kind == "type":

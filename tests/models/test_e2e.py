@@ -4,7 +4,8 @@ the docker desktop), with the model played by a fake vendor server that speaks t
 finding the control in the screenshot's pixel space).
 
 - ``--agent o3`` (Responses, function calls by element id) passes tasks of 5 templates and a question;
-- ``--agent computer-use-preview`` and ``--agent claude-sonnet-4`` (pixel coordinates) pass 4 tasks each;
+- ``--agent computer-use-preview`` and ``--agent claude-sonnet-4`` (pixel coordinates) pass 5 tasks each, one
+  through Lightning comboboxes and a scroll;
 - ``--agent ui-tars-1.5-7b`` (text grammar, smart_resize coordinates) passes 2 ProSoft tasks on the desktop;
 - record once, replay with no model server: the same verdicts; a request with no recording is an agent error
   naming the task and step, never a live call;
@@ -32,9 +33,11 @@ REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT = "180"  # per task: a hang is a time_limit failure of that task, not a stuck CI
 BROWSER_TASKS = ["create_lead_1", "convert_lead_1", "freeze_user_1", "create_owd_settings_1",
                  "create_account_and_contact_1", "qa_sales_lookup_1"]
-# tasks whose demonstrations are clicks and typing on one screen (the fake computer policy neither scrolls nor
-# picks select options)
-COMPUTER_TASKS = ["freeze_user_1", "deactivate_user_1", "assign_permission_set_to_user_1", "create_validation_rule_1"]
+# tasks for the pixel styles: clicks and typing, and a case edited through Lightning comboboxes (Status) with a
+# Save below the fold (the fake computer policy opens the combobox, clicks the option on the next screenshot,
+# and scrolls to controls outside the screenshot)
+COMPUTER_TASKS = ["freeze_user_1", "deactivate_user_1", "assign_permission_set_to_user_1", "create_validation_rule_1",
+                  "escalate_case_change_owner_1"]
 PROSOFT_TASKS = ["calc-set-cell", "calc-sum-q1"]
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cua import actions as A
 from pytest_cua.actions import Action, Point
+from pytest_cua.envs.browser import combobox
 from pytest_cua.envs.browser.errors import ActionFailed
 
 if TYPE_CHECKING:
@@ -278,10 +279,17 @@ def clear(env: ActingBrowser, page: "Page", action: A.Clear) -> None:
 
 
 def select_option(env: ActingBrowser, page: "Page", action: A.SelectOption) -> dict[str, Any]:
+    """A native ``<select>``: Playwright chooses by value or label. An ARIA combobox (Lightning's picklists):
+    opened and its option clicked (``combobox.choose``)."""
     if isinstance(action.target, Point):
-        raise ActionFailed("select_option needs an element id of a <select>, not a point")
-    chosen = env.resolve(action.target).locator.select_option(action.option, timeout=_timeout_ms(env))
-    return {"selected": chosen}
+        raise ActionFailed("select_option needs an element id of a <select> or a combobox, not a point")
+    resolved = env.resolve(action.target)
+    kind = resolved.locator.evaluate("e => e.tagName === 'SELECT' ? 'select' : (e.getAttribute('role') || e.tagName)")
+    if kind == "select":
+        return {"selected": resolved.locator.select_option(action.option, timeout=_timeout_ms(env))}
+    if kind == "combobox":
+        return {"selected": [combobox.choose(resolved.frame, resolved.locator, action.option, _timeout_ms(env))]}
+    raise ActionFailed(f"select_option needs a <select> or a combobox; {action.target} is a {kind.lower()}")
 
 
 def check(env: ActingBrowser, page: "Page", action: A.Check | A.Uncheck) -> None:

@@ -97,8 +97,17 @@
     if (aria && aria.trim()) return clean(aria);
     const by = el.getAttribute("aria-labelledby");
     if (by) {
-      const root = el.getRootNode && el.getRootNode().getElementById ? el.getRootNode() : doc;
-      const t = by.split(/\s+/).map((id) => root.getElementById(id)).filter(Boolean)
+      const root = el.getRootNode ? el.getRootNode() : doc;
+      // LWC's synthetic shadow roots refuse getElementById: look the id up with querySelector there
+      const byId = (id) => {
+        let found = null;
+        try { if (root.getElementById) found = root.getElementById(id); } catch (e) { /* synthetic root */ }
+        if (!found) { try { found = root.querySelector("#" + CSS.escape(id)); } catch (e) { found = null; } }
+        // synthetic shadow keeps every component in the real DOM, so the browser resolves ids across
+        // components (a datatable row's checkbox names its column header): so does the composed-tree index
+        return found || composedById(id);
+      };
+      const t = by.split(/\s+/).map(byId).filter(Boolean)
         .map((n) => n.innerText || n.textContent).join(" ");
       if (t.trim()) return clean(t);
     }
@@ -117,6 +126,21 @@
     const img = el.querySelector && el.querySelector("img[alt]");
     if (img) return clean(img.alt);
     return clean(el.title || el.getAttribute("name") || "");
+  }
+
+  let idIndex = null;
+  function composedById(id) {
+    if (idIndex === null) {
+      idIndex = new Map();
+      const stack = doc.documentElement ? [doc.documentElement] : [];
+      while (stack.length) {
+        const node = stack.pop();
+        if (node.nodeType !== 1) continue;
+        if (node.id && !idIndex.has(node.id)) idIndex.set(node.id, node);
+        for (const child of childrenOf(node)) stack.push(child);
+      }
+    }
+    return idIndex.get(id) || null;
   }
 
   function stateOf(el, role) {
@@ -187,6 +211,20 @@
     return Array.from(node.childNodes);
   }
 
+  const CONTROLS = "input,button,select,textarea,a[href],[role=button],[role=link],[role=checkbox],[role=option]," +
+    "[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=treeitem],[role=tab]";
+  // whether a control lies inside `el` in the composed tree (shadow roots entered; bounded)
+  function hasControlInside(el) {
+    const stack = childrenOf(el);
+    for (let seen = 0; stack.length && seen < 2000; seen++) {
+      const node = stack.pop();
+      if (node.nodeType !== 1) continue;
+      if (node.matches(CONTROLS)) return true;
+      for (const child of childrenOf(node)) stack.push(child);
+    }
+    return false;
+  }
+
   let frameCount = 0;
   function walk(node, depth) {
     if (lines.length >= maxLines && elements.length > 5000) return;
@@ -226,8 +264,10 @@
                        bbox: [r.left, r.top, r.width, r.height], attributes: st});
         emit(depth, "[" + id + "] " + (role || tag.toLowerCase()) + " " + q(name) + describeState(st));
         // a few containers hold further controls (e.g. a clickable row with a checkbox inside)
-        if ((el.shadowRoot || el.querySelector("input,button,select,textarea,a[href],[role=button],[role=link],[role=checkbox]"))
-            && !["SELECT", "BUTTON", "A"].includes(tag)) walk(el, depth + 1);
+        // (a listbox or menu holds its options and items: a Lightning combobox's list, a button menu's items; a
+        // datatable's cell its link, inside another component's shadow root)
+        if (hasControlInside(el) && !["SELECT", "BUTTON", "A"].includes(tag)
+            && !["option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab"].includes(role)) walk(el, depth + 1);
         continue;
       }
       if (role === "heading") {

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from pytest_cua.actions import Action, Answer, Click, Fill
+from pytest_cua.actions import Action, Answer, Click, Fill, Press
 
 from . import shared as s
 from .common import goto, soql_str
@@ -38,7 +38,7 @@ def _words(text: str) -> set[str]:
 def _search_and_open(env: Any, sobject: str, name: str) -> list[Action]:
     """The object's list, its search box with ``name``, then the record's link."""
     return [goto(env, f"/lightning/o/{sobject}/list"), Fill('role=searchbox[name="Search this list..."]', name),
-            s.click_button("Search"), s.click_link(name)]
+            Press("Enter"), s.click_link(name)]
 
 
 class LeadCallQuestion(QuestionTemplate):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from pytest_cua import EvalContext, milestone
-from pytest_cua.actions import Action, Done, Fill, SelectOption
+from pytest_cua.actions import Action, Done, Fill, Press, SelectOption
 
 from . import shared as s
 from .common import field, first, goto, soql_str
@@ -133,7 +133,7 @@ class LinkChangeRequest(s.ScubaTemplate):
         inc_subject = str(truth["incident_subject"])
         # an incident status the org lacks is added first (Setup), as a person who may change setup does
         open_incident = [goto(env, "/lightning/o/Incident/list"),
-                         Fill('role=searchbox[name="Search this list..."]', inc_subject), s.click_button("Search"),
+                         Fill('role=searchbox[name="Search this list..."]', inc_subject), Press("Enter"),
                          s.click_link(inc_subject)]
         # the incident's Related tab > Change Requests > Add New Change Request (linked to the incident on save)
         steps: list[Action] = [*s.picklist_value_steps(env, "Incident", "Status", str(truth["incident_new_status"])),

@@ -17,8 +17,8 @@ from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, di
                                           initial_values, parse_form, record_name, submitted_values)
 from pytest_cua.orgs.localorg.ui.record_page import opportunity_stages, related_lists, user_actions, user_login
 from pytest_cua.orgs.localorg.ui.setup_common import api_name
-from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, plural, redirect, render,
-                                        url)
+from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, object_icon, plural,
+                                        redirect, render, url)
 
 # System fields as a record page names them.
 DETAIL_LABELS = {"OwnerId": "Owner", "CreatedById": "Created By", "LastModifiedById": "Last Modified By"}
@@ -128,9 +128,45 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
     chunk = records[(page - 1) * listing.PAGE_SIZE: page * listing.PAGE_SIZE]
     rows = [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in chunk]
     sort_label = next((c.label for c in columns if c.name == sort_field.name), sort_field.label)
-    return render(ctx, "list.html", title=plural(obj), heading=plural(obj), obj=obj, columns=columns, rows=rows,
-                  total=total, page=page, pages=pages, q=q, sort=sort_field.name, dir=direction,
-                  sort_label=sort_label, views=views, view=view, synthetic_all=all_view is None)
+    view_name = str(view["Name"]) if view is not None else f"All {plural(obj)}"
+    base = f"/lightning/o/{obj.name}/list"
+    keep = {"view": view.get("DeveloperName") if view is not None else ""}
+    status = (f"{total} item{'' if total == 1 else 's'} \u2022 Sorted by {sort_label}"
+              + (f' \u2022 Filtered by search "{q}"' if q else "") + (f" \u2022 {view_name}" if view else ""))
+    paging = {"q": q, "sort": sort_field.name, "dir": direction, **keep}
+    choices = ([{"label": f"All {plural(obj)}", "url": base, "current": view is None}] if all_view is None else [])
+    choices += [{"label": str(v["Name"]), "url": url(base, {"view": v["DeveloperName"]}),
+                 "current": view is not None and v["Id"] == view["Id"]} for v in views]
+    controls = [{"label": "New", "url": f"/lightning/o/{obj.name}/listview/new"}]
+    if view is not None:
+        controls.append({"label": "Select Fields to Display",
+                         "url": f"/lightning/o/{obj.name}/listview/{view['DeveloperName']}/fields"})
+    props = {
+        "objectName": obj.name, "plural": plural(obj), "iconName": object_icon(obj), "viewName": view_name,
+        "views": choices, "actions": [{"label": "New", "url": url(f"/lightning/o/{obj.name}/new")}],
+        "controls": controls, "status": status, "query": q, "listUrl": url(base, keep),
+        "chartsUrl": url(f"/lightning/o/{obj.name}/listview/charts", keep),
+        "columns": [{"label": c.label, "fieldName": c.name, "link": i == 0 or c.field.type == "reference"}
+                    for i, c in enumerate(columns)],
+        "rows": [_table_row(obj, columns, row) for row in rows], "sortedBy": sort_field.name, "sortedDirection": direction,
+        "page": page, "pages": pages,
+        "previousUrl": url(base, {**paging, "page": page - 1}) if page > 1 else "",
+        "nextUrl": url(base, {**paging, "page": page + 1}) if page < pages else ""}
+    return render(ctx, "list.html", title=f"{view_name} | {plural(obj)}", heading=plural(obj), list_view=props)
+
+
+def _table_row(obj: ObjectSchema, columns: list[listing.Column], row: dict[str, Any]) -> dict[str, Any]:
+    """One row of the list's datatable: each column's text (and its link's URL), the row's Edit and Delete."""
+    rid = row["id"]
+    out: dict[str, Any] = {"id": rid, "editUrl": f"/lightning/r/{obj.name}/{rid}/edit",
+                           "deleteUrl": f"/lightning/r/{obj.name}/{rid}/delete"}
+    for i, (column, cell) in enumerate(zip(columns, row["cells"])):
+        name = column.name
+        out[name] = cell.get("text") or ("" if i else rid)
+        link = f"/lightning/r/{obj.name}/{rid}/view" if i == 0 else cell.get("link")
+        if link:
+            out[f"{name}__url"] = link
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------- forms

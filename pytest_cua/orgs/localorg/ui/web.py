@@ -49,6 +49,20 @@ def plural(obj: ObjectSchema) -> str:
     return obj.label_plural
 
 
+#: the object icons Lightning shows (SLDS standard icons); other objects: "standard:custom" (a custom object's
+#: tab style is "custom:customN" on Salesforce, chosen when its tab is made)
+_OBJECT_ICONS = {"Account": "account", "Contact": "contact", "Lead": "lead", "Opportunity": "opportunity",
+                 "Case": "case", "Campaign": "campaign", "Product2": "product", "Pricebook2": "pricebook",
+                 "Quote": "quotes", "Contract": "contract", "Order": "orders", "Incident": "incident",
+                 "ChangeRequest": "change_request", "Knowledge__kav": "knowledge", "Entitlement": "entitlement",
+                 "User": "user", "Report": "report", "Dashboard": "dashboard", "Task": "task", "Event": "event"}
+
+
+def object_icon(obj: ObjectSchema) -> str:
+    """The object's icon name for lightning-icon (``standard:account``)."""
+    return f"standard:{_OBJECT_ICONS.get(obj.name, 'custom' if obj.name.endswith('__c') else 'record')}"
+
+
 def csrf_token(ctx: RequestContext) -> str:
     """The CSRF token of the request's session: an HMAC of the session id (never the id itself)."""
     sid = ctx.request.cookies.get(SESSION_COOKIE, "")

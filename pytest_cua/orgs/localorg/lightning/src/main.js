@@ -6,11 +6,15 @@ import { createElement } from 'lwc';
 import AppLauncher from 'one/appLauncher';
 import AppNav from 'one/appNav';
 import GlobalHeader from 'one/globalHeader';
+import ListView from 'one/listView';
+import Picklist from 'one/picklist';
 
 const COMPONENTS = {
     'one-app-launcher': AppLauncher,
     'one-app-nav': AppNav,
     'one-global-header': GlobalHeader,
+    'one-list-view': ListView,
+    'one-picklist': Picklist,
 };
 
 function mount(place) {

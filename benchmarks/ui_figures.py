@@ -1,0 +1,211 @@
+"""The embedded org's UI before and after a change, in one run: per page of the UI's catalogue
+(``pytest_cua.orgs.localorg.ui.page_catalog``) the page load time, the interactive elements an agent's
+observation lists and the accessibility-tree nodes Chromium exposes, a screenshot of each side and both side by
+side; then the replay time per task on a sample of SCUBA tasks, and the browser reset per task.
+
+    python benchmarks/ui_figures.py [--before REV] [--out reports/ui-figures] [--loads 5] [--replay N] [--resets 10]
+
+"before" is REV (default HEAD~1) checked out in a git worktree (under /tmp), "after" is this working tree. Each
+side's org runs in its own process from its own tree (``_serve`` below) on 127.0.0.1; Chromium, the observation
+code (this tree's ``dom_script.js``) and the measuring are the same for both. Page load time: the navigation's
+``loadEventEnd`` (every script has run; the Lightning components mount before ``load``), median of ``--loads``
+loads. Replay time: ``pytest suites/scuba --agent replay`` on the first ``--replay`` own tasks in each tree, one
+worker, the per-test times of its JUnit report. Reset: each tree's ``benchmarks/reset_bench.py``.
+Prints one table and writes ``figures.json`` and the screenshots under ``--out``; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 900}
+
+#: run in each tree's own interpreter: serve its org with the catalogue's records, print where, wait for stdin
+_SERVE = """
+import json, sys, tempfile
+from pathlib import Path
+from pytest_cua.orgs.localorg.server import OrgServer
+from pytest_cua.orgs.localorg.ui.page_catalog import pages, prepare
+server = OrgServer(Path(tempfile.mkdtemp(prefix="cua-ui-figures-")), host="127.0.0.1", port=0)
+server.start()
+ids = prepare(server)
+print(json.dumps({"url": server.url, "token": server.access_token(), "pages": pages(ids)}), flush=True)
+sys.stdin.read()
+server.stop()
+"""
+
+
+def family(path: str) -> str:
+    """The page family of a catalogue path, as the fidelity catalogue names them."""
+    if path.startswith("/lightning/setup/"):
+        return "setup"
+    if "/listview" in path or path.endswith("/list"):
+        return "object home"
+    if path.startswith("/lightning/o/Report"):
+        return "reports"
+    if path.startswith("/lightning/o/Dashboard"):
+        return "dashboards"
+    if path.endswith("/new") or path.endswith("/edit") or path.endswith("/convert"):
+        return "create and edit"
+    if path.startswith("/lightning/r/"):
+        return "record home"
+    return "other"
+
+
+def worktree(rev: str) -> Path:
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    path = Path(tempfile.gettempdir()) / f"cua-ui-before-{sha}"
+    if not (path / "pytest_cua").is_dir():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), sha], check=True,
+                       capture_output=True)
+    return path
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    proc = subprocess.Popen([sys.executable, "-c", _SERVE], cwd=tree, env=tree_env(tree), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdin is not None
+    info = json.loads(proc.stdout.readline())
+    rows = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            page = browser.new_context(ignore_https_errors=True, viewport=VIEWPORT).new_page()
+            page.goto(f"{info['url']}/secur/frontdoor.jsp?sid={info['token']}&retURL=/lightning/page/home")
+            cdp = page.context.new_cdp_session(page)
+            (out / side).mkdir(parents=True, exist_ok=True)
+            for n, (name, path) in enumerate(info["pages"], 1):
+                times = []
+                for _ in range(loads):
+                    page.goto(info["url"] + path, wait_until="load")
+                    times.append(page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
+                observed = json.loads(page.evaluate(script, {"next": 1, "attr": "data-cua-id",
+                                                             "frameAttr": "data-cua-frame", "maxText": 200,
+                                                             "maxLines": 4000}))
+                ax = [x for x in cdp.send("Accessibility.getFullAXTree")["nodes"] if not x.get("ignored")]
+                shot = out / side / f"{n:02d}-{name}.png"
+                page.screenshot(path=str(shot))
+                rows.append({"page": name, "path": path, "family": family(path),
+                             "load_ms": round(statistics.median(times), 1), "elements": len(observed["elements"]),
+                             "ax_nodes": len(ax), "screenshot": str(shot)})
+            browser.close()
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+    return rows
+
+
+def side_by_side(before: list[dict[str, Any]], after: list[dict[str, Any]], out: Path) -> None:
+    from PIL import Image, ImageDraw
+
+    (out / "side-by-side").mkdir(parents=True, exist_ok=True)
+    for b, a in zip(before, after):
+        left, right = Image.open(b["screenshot"]), Image.open(a["screenshot"])
+        both = Image.new("RGB", (left.width + right.width + 10, max(left.height, right.height) + 30), "white")
+        both.paste(left, (0, 30))
+        both.paste(right, (left.width + 10, 30))
+        draw = ImageDraw.Draw(both)
+        draw.text((8, 8), f"before: {b['page']}", fill="black")
+        draw.text((left.width + 18, 8), f"after: {a['page']}", fill="black")
+        both.save(out / "side-by-side" / Path(a["screenshot"]).name)
+
+
+def replay_times(tree: Path, count: int, out: Path, side: str) -> dict[str, float]:
+    """Per-task call times of the replay agent on the first ``count`` own SCUBA tasks (one worker)."""
+    listed = subprocess.run([sys.executable, "-m", "pytest", "suites/scuba", "-m", "scuba_own", "--collect-only",
+                             "-q", "-p", "no:cacheprovider"], cwd=tree, env=tree_env(tree), capture_output=True,
+                            text=True, timeout=600)
+    ids = [line.split("[", 1)[1].rstrip("]") for line in listed.stdout.splitlines() if "[" in line][:count]
+    junit = out / f"replay-{side}.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "suites/scuba", "--agent", "replay", "-p", "no:cacheprovider",
+                    "-q", "-k", " or ".join(ids), f"--junitxml={junit}", "-o", "junit_duration_report=call"],
+                   cwd=tree, env=tree_env(tree), capture_output=True, text=True, timeout=3600)
+    times = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        if case.find("failure") is None and case.find("error") is None and case.find("skipped") is None:
+            times[case.get("name", "")] = float(case.get("time", "0"))
+    return times
+
+
+def reset_figures(tree: Path, runs: int) -> str:
+    done = subprocess.run([sys.executable, str(tree / "benchmarks" / "reset_bench.py"), "--runs", str(runs)],
+                          cwd=tree, env=tree_env(tree), capture_output=True, text=True, timeout=1800)
+    return done.stdout.strip() or done.stderr.strip()[-2000:]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", default="HEAD~1")
+    parser.add_argument("--out", default="reports/ui-figures")
+    parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--replay", type=int, default=12, help="own SCUBA tasks to replay on each side (0: none)")
+    parser.add_argument("--resets", type=int, default=10, help="rollbacks timed by reset_bench.py (0: none)")
+    args = parser.parse_args(argv)
+    out = Path(args.out).resolve()
+    before_tree = worktree(args.before)
+    script = (ROOT / "pytest_cua" / "envs" / "browser" / "dom_script.js").read_text(encoding="utf-8")
+    started = time.monotonic()
+    sides = {"before": before_tree, "after": ROOT}
+    pages = {side: measure_pages(tree, side, out, args.loads, script) for side, tree in sides.items()}
+    side_by_side(pages["before"], pages["after"], out)
+    print(f"{'page':28} {'family':16} {'load ms':>15} {'elements':>13} {'ax nodes':>13}")
+    for b, a in zip(pages["before"], pages["after"]):
+        print(f"{a['page']:28} {a['family']:16} {b['load_ms']:>7} {a['load_ms']:>7} {b['elements']:>6} "
+              f"{a['elements']:>6} {b['ax_nodes']:>6} {a['ax_nodes']:>6}")
+    families: dict[str, dict[str, float]] = {}
+    for fam in sorted({r["family"] for r in pages["after"]}):
+        b = [r for r in pages["before"] if r["family"] == fam]
+        a = [r for r in pages["after"] if r["family"] == fam]
+        families[fam] = {f"{k}_{side}": statistics.median(r[k] for r in rows)
+                         for k in ("load_ms", "elements", "ax_nodes") for side, rows in (("before", b), ("after", a))}
+        f = families[fam]
+        print(f"family {fam:16} load ms {f['load_ms_before']:.1f} -> {f['load_ms_after']:.1f}; elements "
+              f"{f['elements_before']:.0f} -> {f['elements_after']:.0f}; ax nodes {f['ax_nodes_before']:.0f} -> "
+              f"{f['ax_nodes_after']:.0f}")
+    all_after = [r["load_ms"] for r in pages["after"]]
+    print(f"page load, median over every page: before {statistics.median(r['load_ms'] for r in pages['before']):.1f}"
+          f" ms, after {statistics.median(all_after):.1f} ms (budget 300 ms)")
+    figures: dict[str, Any] = {"before": args.before, "pages": pages, "families": families}
+    if args.replay:
+        replays = {side: replay_times(tree, args.replay, out, side) for side, tree in sides.items()}
+        common = sorted(set(replays["before"]) & set(replays["after"]))
+        if common:
+            b = statistics.median(replays["before"][t] for t in common)
+            a = statistics.median(replays["after"][t] for t in common)
+            print(f"replay per task (median of {len(common)} tasks that passed on both sides): before {b:.2f} s, "
+                  f"after {a:.2f} s, ratio {a / b:.2f} (budget 1.5)")
+        figures["replay"] = replays
+    if args.resets:
+        figures["reset"] = {side: reset_figures(tree, args.resets) for side, tree in sides.items()}
+        for side, text in figures["reset"].items():
+            print(f"reset ({side}):\n{text}")
+    (out / "figures.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    print(f"written to {out}/ in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,97 @@
+// An object's home (a list view), as Lightning Experience shows it: the page header with the object's icon, the
+// list view's name and the list view picker ("Select a List View: Accounts"), the actions (New, ...), the status
+// line, "Search this list..." (Enter searches), List View Controls, Refresh and Charts, and the records in a
+// lightning-datatable with sortable columns, row selection and a row action menu (Edit, Delete). The server
+// pages, sorts and searches: sorting, searching and the row actions navigate.
+import { LightningElement, api } from 'lwc';
+
+export default class ListView extends LightningElement {
+    @api objectName = '';
+    @api plural = '';
+    @api iconName = 'standard:record';
+    @api viewName = '';
+    /** [{label, url, current}] */
+    @api views = [];
+    /** [{label, url}]: the header's buttons (New, ...). */
+    @api actions = [];
+    /** [{label, url}]: List View Controls (New, Select Fields to Display, ...). */
+    @api controls = [];
+    @api status = '';
+    @api query = '';
+    /** The list's URL without q, sort, dir and page (search and sorting add theirs). */
+    @api listUrl = '';
+    @api chartsUrl = '';
+    /** [{label, fieldName, link}]: link = the cell holds a URL in `<fieldName>__url`; the first is the name. */
+    @api columns = [];
+    /** [{id, <fieldName>: text, <fieldName>__url: url, editUrl, deleteUrl}] */
+    @api rows = [];
+    @api sortedBy = '';
+    @api sortedDirection = 'asc';
+    @api page = 1;
+    @api pages = 1;
+    @api previousUrl = '';
+    @api nextUrl = '';
+
+    get pickerLabel() {
+        return `Select a List View: ${this.plural}`;
+    }
+
+    get sortedColumn() {
+        // a linked column's field is its URL's (`<field>__url`): the datatable marks that one sorted
+        const column = this.columns.find((c) => c.fieldName === this.sortedBy);
+        return column && column.link ? `${this.sortedBy}__url` : this.sortedBy;
+    }
+
+    get hasRows() {
+        return this.rows.length > 0;
+    }
+
+    get paged() {
+        return this.pages > 1;
+    }
+
+    get tableColumns() {
+        const out = this.columns.map((c) => (c.link
+            ? { label: c.label, fieldName: `${c.fieldName}__url`, type: 'url', sortable: true,
+                typeAttributes: { label: { fieldName: c.fieldName }, target: '_self', tooltip: { fieldName: c.fieldName } } }
+            : { label: c.label, fieldName: c.fieldName, type: 'text', sortable: true }));
+        out.push({ type: 'action', typeAttributes: { rowActions: [{ label: 'Edit', name: 'edit' },
+                                                                    { label: 'Delete', name: 'delete' }] } });
+        return out;
+    }
+
+    navigate(url) {
+        if (url) window.location.assign(url);
+    }
+
+    go(event) {
+        this.navigate(event.currentTarget.dataset.url);
+    }
+
+    withParams(params) {
+        const url = new URL(this.listUrl, window.location.origin);
+        for (const [k, v] of Object.entries(params)) {
+            if (v) url.searchParams.set(k, v);
+        }
+        return url.pathname + url.search;
+    }
+
+    search(event) {
+        if (event.key !== 'Enter') return;
+        this.navigate(this.withParams({ q: (event.target.value || '').trim() }));
+    }
+
+    refresh() {
+        window.location.reload();
+    }
+
+    sort(event) {
+        const field = event.detail.fieldName.replace(/__url$/, '');
+        this.navigate(this.withParams({ q: this.query, sort: field, dir: event.detail.sortDirection }));
+    }
+
+    rowAction(event) {
+        const { action, row } = event.detail;
+        this.navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
+    }
+}

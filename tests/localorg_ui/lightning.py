@@ -1,0 +1,22 @@
+"""Driving the embedded org's Lightning components from Playwright tests, as a person does: a picklist is a
+``lightning-combobox`` (a button with role combobox opening a listbox), not a native select."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def picklist(page: Any, label: str) -> Any:
+    """The combobox of the picklist field labelled ``label``."""
+    return page.get_by_role("combobox", name=label, exact=True)
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Open the picklist labelled ``label`` and click ``option``."""
+    picklist(page, label).click()
+    page.get_by_role("listbox", name=label, exact=True).get_by_role("option", name=option, exact=True).click()
+
+
+def posted_value(page: Any, name: str) -> str:
+    """What the form posts for the picklist field ``name`` (its hidden input)."""
+    return str(page.locator(f'input[type=hidden][name="{name}"]').input_value())
