@@ -215,13 +215,25 @@ class DemoPolicy:
 
         screen_w, screen_h = image_size(observation.screenshot)
         centre = y + h / 2
-        if 0 <= centre < screen_h:
+        # in view: below Lightning's fixed header (the global header and the navigation bar, 90 pixels) for a
+        # control of the page itself, anywhere on the screen for the header's own controls
+        top = 0 if y < 90 and centre < 90 and observation.url and "/lightning/" in observation.url \
+            and self._in_header(element_id, observation) else 100
+        if top <= centre < screen_h - 5:
             return None
         size = request.image_size()
         assert size is not None, "the request carries no screenshot"
         middle = (size[0] // 2, size[1] // 2)
         pixels = int(centre - screen_h / 2)  # bring it to the middle of the screen
         return self._native("scroll", middle, amount=pixels)
+
+    @staticmethod
+    def _in_header(element_id: str, observation: Any) -> bool:
+        """Whether the element is one of the fixed header's (listed before the page's main landmark)."""
+        axtree = observation.axtree or ""
+        main = axtree.find("\nmain")
+        at = axtree.find(f"[{element_id}]")
+        return main < 0 or 0 <= at < main
 
     def _point(self, target: Any, request: FakeRequest) -> tuple[int, int]:
         """The target's centre in the pixels of the image the model was sent."""

@@ -144,7 +144,9 @@ def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(o3_re
 @pytest.mark.parametrize("agent,fake", [("computer-use-preview", "openai-computer"),
                                         ("claude-sonnet-4", "anthropic-computer")])
 def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: str, tmp_path: Path) -> None:
-    run = Run(tmp_path, *scuba(*select(COMPUTER_TASKS), "--agent", agent, "-n", "2"), fake=fake)
+    # a short window: forms run below the fold
+    run = Run(tmp_path, *scuba(*select(COMPUTER_TASKS), "--agent", agent, "-n", "2", "--cua-viewport", "1280x600"),
+              fake=fake)
     assert run.passed() == sorted(COMPUTER_TASKS), run.explain()
     assert run.tasks["freeze_user_1"]["agent"]["style"] == "computer"
     folder = Path(run.tasks["create_validation_rule_1"]["trajectory"]).parent
@@ -152,6 +154,11 @@ def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: s
     clicks = [a for s in steps for a in s["actions"] if a["type"] == "click"]
     assert clicks and all(isinstance(a["target"], dict) for a in clicks)  # points, not element ids
     assert steps[0]["extra"]["model"]["coords"]["kind"] == "pixels"
+    # the case's Status is a Lightning combobox (opened, then its option clicked) and Save lies below the fold
+    folder = Path(run.tasks["escalate_case_change_owner_1"]["trajectory"]).parent
+    kinds = [a["type"] for line in (folder / "steps.jsonl").read_text().splitlines()
+             for a in json.loads(line)["actions"]]
+    assert "scroll" in kinds and "select_option" not in kinds, kinds
 
 
 def test_cost_cap_per_task_ends_the_episode_with_budget(tmp_path: Path) -> None:
