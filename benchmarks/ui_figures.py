@@ -10,7 +10,7 @@ side's org runs in its own process from its own tree (``_serve`` below) on 127.0
 code (this tree's ``dom_script.js``) and the measuring are the same for both. Page load time: the navigation's
 ``loadEventEnd`` (every script has run; the Lightning components mount before ``load``), median of ``--loads``
 loads. Replay time: ``pytest suites/scuba --agent replay`` on the first ``--replay`` own tasks in each tree, one
-worker, the per-test times of its JUnit report. Reset: each tree's ``benchmarks/reset_bench.py``.
+worker, the per-test total times of its JUnit report (the episode runs in the task's fixtures). Reset: each tree's ``benchmarks/reset_bench.py``.
 Prints one table and writes ``figures.json`` and the screenshots under ``--out``; nothing is asserted.
 """
 
@@ -134,14 +134,15 @@ def side_by_side(before: list[dict[str, Any]], after: list[dict[str, Any]], out:
 
 
 def replay_times(tree: Path, count: int, out: Path, side: str) -> dict[str, float]:
-    """Per-task call times of the replay agent on the first ``count`` own SCUBA tasks (one worker)."""
+    """Per-task times (set-up, episode, teardown: JUnit's total) of the replay agent on the first ``count`` own
+    SCUBA tasks (one worker)."""
     listed = subprocess.run([sys.executable, "-m", "pytest", "suites/scuba", "-m", "scuba_own", "--collect-only",
                              "-q", "-p", "no:cacheprovider"], cwd=tree, env=tree_env(tree), capture_output=True,
                             text=True, timeout=600)
     ids = [line.split("[", 1)[1].rstrip("]") for line in listed.stdout.splitlines() if "[" in line][:count]
     junit = out / f"replay-{side}.xml"
     subprocess.run([sys.executable, "-m", "pytest", "suites/scuba", "--agent", "replay", "-p", "no:cacheprovider",
-                    "-q", "-k", " or ".join(ids), f"--junitxml={junit}", "-o", "junit_duration_report=call"],
+                    "-q", "-k", " or ".join(ids), f"--junitxml={junit}"],
                    cwd=tree, env=tree_env(tree), capture_output=True, text=True, timeout=3600)
     times = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
@@ -192,7 +193,7 @@ def main(argv: list[str]) -> int:
     if args.replay:
         replays = {side: replay_times(tree, args.replay, out, side) for side, tree in sides.items()}
         common = sorted(set(replays["before"]) & set(replays["after"]))
-        if common:
+        if common and statistics.median(replays["before"][t] for t in common) > 0:
             b = statistics.median(replays["before"][t] for t in common)
             a = statistics.median(replays["after"][t] for t in common)
             print(f"replay per task (median of {len(common)} tasks that passed on both sides): before {b:.2f} s, "
