@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+import json
 import re
 from typing import Any, Callable, Iterator
 
@@ -296,7 +297,27 @@ def test_question_demonstrations_open_pages_that_show_the_answer(ui_env: Salesfo
         response = session.get(action.url)
         assert response.status_code == 200, action.url
         texts.append(" ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.text)).split()))
+        texts += _component_texts(response.text)
     assert any(str(task.ground_truth["answer"]) in text for text in texts)
+
+
+def _component_texts(page: str) -> list[str]:
+    """The strings a page's Lightning components show: their props (``data-props``), e.g. a list's cells."""
+    out: list[str] = []
+
+    def strings(value: Any) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                strings(v)
+        elif isinstance(value, list):
+            for v in value:
+                strings(v)
+
+    for raw in re.findall(r"data-props='([^']*)'", page):
+        strings(json.loads(html.unescape(raw)))
+    return out
 
 
 # -- dates --------------------------------------------------------------------------------------------------

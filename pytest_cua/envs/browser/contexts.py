@@ -372,6 +372,11 @@ class BrowserContexts(BrowserConnection):
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare
+        if spare is not None and not self.spare_contexts:
+            # spares were turned off after this one was planned: never hand it out
+            self._spare = None
+            spare.discard()
+            return None
         if spare is None or spare.state == "wanted":
             return None  # never started (the tab never loaded a page): the ordinary way
         if spare.state == "building":
