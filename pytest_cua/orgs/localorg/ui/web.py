@@ -89,13 +89,13 @@ def nav_items(org: Org) -> list[dict[str, str]]:
     return out[:6] + pages + out[6:]
 
 
-def app_tabs(ctx: RequestContext) -> list[dict[str, Any]]:
-    """The navigation bar's tabs (Home, then ``nav_items``): the current one marked, object tabs with their
-    "New <Object>" menu item."""
+def app_tabs(ctx: RequestContext, nav: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The navigation bar's tabs (Home, then ``nav``, the ``nav_items``): the current one marked, object tabs
+    with their "New <Object>" menu item."""
     path = ctx.request.path
     tabs: list[dict[str, Any]] = [{"label": "Home", "url": "/lightning/page/home",
                                    "current": path in ("/", "/lightning/page/home")}]
-    for item in nav_items(ctx.org):
+    for item in nav:
         name = item["name"]
         tab: dict[str, Any] = {"label": item["label"], "url": item["url"],
                                "current": path.startswith((f"/lightning/o/{name}/", f"/lightning/r/{name}/"))}
@@ -106,13 +106,11 @@ def app_tabs(ctx: RequestContext) -> list[dict[str, Any]]:
     return tabs
 
 
-def current_app(ctx: RequestContext) -> tuple[str, str]:
-    """The app the user is in (chosen in the App Launcher; the Sales app by default): (developer name, label)."""
+def current_app_label(ctx: RequestContext, apps: list[tuple[str, str]]) -> str:
+    """The label of the app the user is in (chosen in the App Launcher; the Sales app by default), among
+    ``apps`` (``app_list``)."""
     name = ctx.request.cookies.get(APP_COOKIE, DEFAULT_APP)
-    for app_name, label in app_list(ctx.org):
-        if app_name == name:
-            return name, label
-    return DEFAULT_APP, STANDARD_APPS[DEFAULT_APP][0]
+    return next((label for app_name, label in apps if app_name == name), STANDARD_APPS[DEFAULT_APP][0])
 
 
 def app_list(org: Org) -> list[tuple[str, str]]:
@@ -132,27 +130,28 @@ def app_list(org: Org) -> list[tuple[str, str]]:
     return [(n, v[0]) for n, v in STANDARD_APPS.items()] + sorted(own, key=lambda a: a[1].lower())
 
 
-def shell_props(ctx: RequestContext, query: str = "") -> dict[str, dict[str, Any]]:
-    """The props of the page's Lightning shell: ``header`` (one-global-header) and ``nav`` (one-app-nav)."""
-    user = current_user(ctx)
+def shell_props(ctx: RequestContext, nav: list[dict[str, str]], user: dict[str, Any],
+                query: str = "") -> dict[str, dict[str, Any]]:
+    """The props of the page's Lightning shell: ``header`` (one-global-header) and ``nav`` (one-app-nav), for
+    the page's ``nav_items`` and logged-in ``user``."""
     org_name = str((ctx.org.records("Organization") or [{}])[0].get("Name") or "Salesforce")
     actions = [{"label": label, "url": f"/lightning/o/{name}/new", "icon": icon}
                for name, label, icon in GLOBAL_ACTIONS if name in ctx.org.schema]
     header = {"orgName": org_name, "userName": str(user.get("Name") or ""),
               "userLogin": str(user.get("Username") or ""), "query": query, "globalActions": actions}
-    _, app_label = current_app(ctx)
+    known = app_list(ctx.org)
     apps = [{"label": label, "url": f"/lightning/app/{name}",
-             "description": STANDARD_APPS[name][1] if name in STANDARD_APPS else ""}
-            for name, label in app_list(ctx.org)]
-    items = [{"label": i["label"], "url": i["url"]} for i in launcher_items(ctx.org)]
+             "description": STANDARD_APPS[name][1] if name in STANDARD_APPS else ""} for name, label in known]
+    items = [{"label": i["label"], "url": i["url"]} for i in launcher_items(ctx.org, nav)]
     items.append({"label": "Setup", "url": "/lightning/setup/SetupOneHome/home"})
-    nav = {"appName": app_label, "tabs": app_tabs(ctx), "shown": SHOWN_TABS, "apps": apps, "items": items}
-    return {"header": header, "nav": nav}
+    bar = {"appName": current_app_label(ctx, known), "tabs": app_tabs(ctx, nav), "shown": SHOWN_TABS,
+           "apps": apps, "items": items}
+    return {"header": header, "nav": bar}
 
 
-def launcher_items(org: Org) -> list[dict[str, str]]:
-    """The app launcher's items: the main objects first, then every other object with a name field."""
-    main = nav_items(org)
+def launcher_items(org: Org, main: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The app launcher's items: the main objects first (``main``, the ``nav_items``), then every other object
+    with a name field."""
     seen = {i["name"] for i in main}
     rest = sorted(({"name": o.name, "label": plural(o), "url": f"/lightning/o/{o.name}/list"}
                    for o in launcher_objects(org) if o.name not in seen), key=lambda i: i["label"].lower())
@@ -178,8 +177,9 @@ def render(ctx: RequestContext, template: str, status: int = 200, **values: Any)
         return assets.missing_page(exc)
     flash = unquote(ctx.request.cookies.get(FLASH_COOKIE, "")) or None
     values.setdefault("title", "Salesforce")
+    nav, user = nav_items(ctx.org), current_user(ctx)  # once per page: the shell's props and the templates share them
     page = env.get_template(template).render(
-        nav=nav_items(ctx.org), shell=shell_props(ctx, str(values.get("global_q") or "")), user=current_user(ctx),
+        nav=nav, shell=shell_props(ctx, nav, user, str(values.get("global_q") or "")), user=user,
         csrf=csrf_token(ctx), csrf_field=CSRF_FIELD, flash=flash, path=ctx.request.path,
         lightning={"stylesheet": f"{assets.STYLESHEET}?v={stamp}", "script": f"{assets.SCRIPT}?v={stamp}"},
         **values)
