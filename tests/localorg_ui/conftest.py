@@ -9,12 +9,26 @@ from typing import Any, Iterator
 
 import pytest
 
+from pytest_cua.envs.browser import BrowserEnvironment
+from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def logged_in_environment(server: OrgServer, artifacts: Path) -> BrowserEnvironment:
+    """The product's browser environment (1280x900, 5 s per action), started and logged in to ``server`` by
+    frontdoor; the caller closes it."""
+    environment = BrowserEnvironment(
+        BrowserOptions(viewport=(1280, 900), action_timeout_s=5.0),
+        login_url=lambda: f"{server.url}/secur/frontdoor.jsp?sid={server.access_token()}", home_url=server.url,
+        ignore_https_errors=True, artifacts_dir=artifacts)
+    environment.start()
+    environment.restore(environment.snapshot())
+    return environment
 
 
 @pytest.fixture(scope="session")

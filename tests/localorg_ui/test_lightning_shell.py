@@ -12,23 +12,18 @@ from typing import Any, Iterator
 import pytest
 from pytest_cua import actions as A
 from pytest_cua.envs.browser import BrowserEnvironment
-from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.observations import Observation
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import assets
+from tests.localorg_ui.conftest import logged_in_environment
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def env(ui_server: OrgServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserEnvironment]:
-    environment = BrowserEnvironment(
-        BrowserOptions(viewport=(1280, 900), action_timeout_s=5.0),
-        login_url=lambda: f"{ui_server.url}/secur/frontdoor.jsp?sid={ui_server.access_token()}",
-        home_url=ui_server.url, ignore_https_errors=True, artifacts_dir=tmp_path_factory.mktemp("shell"))
-    environment.start()
-    environment.restore(environment.snapshot())
+    environment = logged_in_environment(ui_server, tmp_path_factory.mktemp("shell"))
     yield environment
     environment.close()
 

@@ -204,21 +204,24 @@ class DemoPolicy:
             return [self._native("key", None, keys=[action.key])]
         raise AssertionError(f"the fake computer policy cannot do {action.describe()}")
 
-    def _scroll_to(self, target: Any, request: FakeRequest) -> FakeReply | None:
-        """A scroll of the page when the target's centre lies outside the screenshot (as a model scrolls to a
-        control it cannot see yet), else None."""
+    @staticmethod
+    def _located(target: Any) -> tuple[Any, str, tuple[float, float, float, float], tuple[int, int]]:
+        """The last observation, the target's element id and box there, and the screen's size in pixels."""
+        from pytest_cua.agents.models.images import image_size
+
         observation = STATE.observation
         assert observation is not None, "no observation seen yet"
         element_id = resolve_locator(target, observation.elements) if is_locator(target) else target
-        x, y, w, h = observation.elements[element_id].bbox
-        from pytest_cua.agents.models.images import image_size
+        return observation, element_id, observation.elements[element_id].bbox, image_size(observation.screenshot)
 
-        screen_w, screen_h = image_size(observation.screenshot)
+    def _scroll_to(self, target: Any, request: FakeRequest) -> FakeReply | None:
+        """A scroll of the page when the target's centre lies outside the screenshot (as a model scrolls to a
+        control it cannot see yet), else None."""
+        observation, element_id, (_, y, _, h), (_, screen_h) = self._located(target)
         centre = y + h / 2
         # in view: below Lightning's fixed header (the global header and the navigation bar, 90 pixels) for a
         # control of the page itself, anywhere on the screen for the header's own controls
-        top = 0 if y < 90 and centre < 90 and observation.url and "/lightning/" in observation.url \
-            and self._in_header(element_id, observation) else 100
+        top = 0 if self._in_header(element_id, observation) else 100
         if top <= centre < screen_h - 5:
             return None
         size = request.image_size()
@@ -229,23 +232,17 @@ class DemoPolicy:
 
     @staticmethod
     def _in_header(element_id: str, observation: Any) -> bool:
-        """Whether the element is one of the fixed header's (listed before the page's main landmark)."""
+        """Whether the element is one of Lightning's fixed header's: listed before the page's main landmark."""
         axtree = observation.axtree or ""
         main = axtree.find("\nmain")
         at = axtree.find(f"[{element_id}]")
-        return main < 0 or 0 <= at < main
+        return 0 <= at < main
 
     def _point(self, target: Any, request: FakeRequest) -> tuple[int, int]:
         """The target's centre in the pixels of the image the model was sent."""
-        observation = STATE.observation
-        assert observation is not None, "no observation seen yet"
-        element_id = resolve_locator(target, observation.elements) if is_locator(target) else target
-        x, y, w, h = observation.elements[element_id].bbox
+        _, _, (x, y, w, h), (screen_w, screen_h) = self._located(target)
         size = request.image_size()
         assert size is not None, "the request carries no screenshot"
-        from pytest_cua.agents.models.images import image_size
-
-        screen_w, screen_h = image_size(observation.screenshot)
         return round((x + w / 2) * size[0] / screen_w), round((y + h / 2) * size[1] / screen_h)
 
     def _native(self, kind: str, point: tuple[int, int] | None, *, text: str = "",
