@@ -25,14 +25,15 @@ import re
 from typing import Any, Iterator
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from pytest_cua.envs.browser import BrowserEnvironment
-from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import page_catalog
 from pytest_cua.observations import Observation
+from tests.localorg_ui.conftest import logged_in_environment
 
 pytestmark = pytest.mark.browser
 
@@ -121,10 +122,6 @@ HIT_JS = """(attr) => {""" + DEEP_JS + """
 }"""
 
 
-def frontdoor(server: OrgServer) -> str:
-    return f"{server.url}/secur/frontdoor.jsp?sid={server.access_token()}"
-
-
 @pytest.fixture(scope="module")
 def ids(ui_server: OrgServer) -> dict[str, str]:
     """The records the catalogue pages need (made once, before any test's snapshot)."""
@@ -139,12 +136,8 @@ def paths(ids: dict[str, str]) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def env(ui_server: OrgServer, ids: dict[str, str], tmp_path_factory: pytest.TempPathFactory
         ) -> Iterator[BrowserEnvironment]:
-    """The product's browser environment, logged in to the module's org by frontdoor."""
-    environment = BrowserEnvironment(BrowserOptions(viewport=VIEWPORTS[0], action_timeout_s=5.0),
-                                     login_url=lambda: frontdoor(ui_server), home_url=ui_server.url,
-                                     ignore_https_errors=True, artifacts_dir=tmp_path_factory.mktemp("a11y"))
-    environment.start()
-    environment.restore(environment.snapshot())
+    """The product's browser environment, logged in to the module's org by frontdoor (at ``VIEWPORTS[0]``)."""
+    environment = logged_in_environment(ui_server, tmp_path_factory.mktemp("a11y"))
     environment.page.set_default_timeout(5000)
     yield environment
     environment.close()
@@ -416,6 +409,17 @@ OPEN_POPUPS_JS = """() => {""" + DEEP_JS + """
 FOCUSED_OPENER_JS = "() => {" + DEEP_JS + "const a = deepActive(); return a ? a.getAttribute('data-opener') : null; }"
 
 
+def settled(page: Any, script: str, want: Any) -> Any:
+    """What ``script`` returns once it returns ``want`` (a component renders its popup and moves focus after the
+    event that asked for it), or after 5 s what it returns then."""
+    try:
+        page.wait_for_function(f"() => JSON.stringify(({script})()) === {json.dumps(json.dumps(want))}",
+                               timeout=5000)
+    except PlaywrightTimeout:
+        pass
+    return page.evaluate(script)
+
+
 def test_escape_closes_every_dialog_and_menu(env: BrowserEnvironment, paths: dict[str, str], base: str,
                                             org: Org) -> None:
     """The page's own popups: an opener with an id names its popup (aria-controls), and every dialog or menu of
@@ -435,10 +439,10 @@ def test_escape_closes_every_dialog_and_menu(env: BrowserEnvironment, paths: dic
             selector = '[data-opener="%d"]' % opener["n"]
             popup = "component" if opener["component"] else opener["controls"]
             page.click(selector)
-            assert page.evaluate(OPEN_POPUPS_JS) == [popup], f"{name}: {opener['name']} did not open {popup}"
+            assert settled(page, OPEN_POPUPS_JS, [popup]) == [popup], f"{name}: {opener['name']} did not open {popup}"
             page.keyboard.press("Escape")
-            assert page.evaluate(OPEN_POPUPS_JS) == [], f"{name}: Escape left {opener['name']}'s popup open"
-            assert page.evaluate(FOCUSED_OPENER_JS) == str(opener["n"]), \
+            assert settled(page, OPEN_POPUPS_JS, []) == [], f"{name}: Escape left {opener['name']}'s popup open"
+            assert settled(page, FOCUSED_OPENER_JS, str(opener["n"])) == str(opener["n"]), \
                 f"{name}: focus did not return to {opener['name']} after Escape"
             expanded = page.get_attribute(selector, "aria-expanded")
             if expanded is not None:
