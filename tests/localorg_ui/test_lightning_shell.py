@@ -184,3 +184,27 @@ def test_a_picklist_is_a_lightning_combobox_chosen_by_select_option(env: Browser
     env.page.wait_for_url("**/lightning/r/Opportunity/*/view")
     rows = sf.query("SELECT StageName FROM Opportunity WHERE Name = 'Combo Deal'")["records"]
     assert [r["StageName"] for r in rows] == ["Needs Analysis"]
+
+
+def test_a_record_home_as_an_agent_meets_it(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:
+    opp = sf.Opportunity.create({"Name": "Agent Path", "StageName": "Prospecting", "CloseDate": "2026-12-31"})["id"]
+    sf.Task.create({"Subject": "Agent task", "WhatId": opp})
+    assert env.act(A.GoTo(f"{base}/lightning/r/Opportunity/{opp}/view")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    axtree = obs.axtree or ""
+    assert 'heading "Opportunity Agent Path" [level=1]' in axtree
+    # controls inside headings are listed: a related card's title link, a section's toggle
+    one(obs, "link", "Tasks (1)")
+    one(obs, "tab", "Related")
+    assert obs.elements[one(obs, "tab", "Related")].attributes.get("selected") == "true"
+    assert env.act(A.Click(one(obs, "option", "Needs Analysis"))).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Mark as Current Stage"))).ok
+    env.page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
+    assert sf.Opportunity.get(opp)["StageName"] == "Needs Analysis"
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "tab", "Details"))).ok
+    details = env.observe(frozenset({"axtree"}))
+    toggle = one(details, "button", "Opportunity Information")
+    assert details.elements[toggle].attributes.get("expanded") == "true"
+    one(details, "button", "Edit Opportunity Name")
+    owner = org.get("User", org.default_user_id)["Name"]
+    assert 'text "Opportunity Owner"' in (details.axtree or "") and ids_by(details, "link", owner)

@@ -1,5 +1,5 @@
 """Record page controls with Salesforce's names, in real Chromium, read back over the API: View Account
-Hierarchy, the opportunity path's Mark as Current Stage, the Related tab and View All, Add Products (price book
+Hierarchy, the opportunity path's Mark as Current Stage, the Related tab's cards and View All, Add Products (price book
 and quote), Add Leads -> Next -> Submit, an incident's Add New Change Request, the convert page's Account
 Search, and the field labels of Salesforce's standard fields."""
 
@@ -41,11 +41,12 @@ def test_view_account_hierarchy(page: Any, base: str, sf: Any, org: Org) -> None
 def test_mark_as_current_stage(page: Any, base: str, sf: Any, org: Org) -> None:
     opp = sf.Opportunity.create({"Name": "Path Deal", "StageName": "Prospecting", "CloseDate": "2026-12-31"})["id"]
     page.goto(f"{base}/lightning/r/Opportunity/{opp}/view")
-    expect(page.get_by_role("radio", name="Prospecting")).to_be_checked()
-    page.get_by_role("radio", name="Value Proposition").check()
+    path = page.get_by_role("listbox", name="Stage")
+    expect(path.get_by_role("option", selected=True)).to_have_accessible_name("Current Stage: Prospecting")
+    path.get_by_role("option", name="Value Proposition").click()
     page.get_by_role("button", name="Mark as Current Stage").click()
     expect(page.get_by_role("status")).to_have_text("Stage changed successfully.")
-    expect(page.get_by_role("radio", name="Value Proposition")).to_be_checked()
+    expect(path.get_by_role("option", selected=True)).to_have_accessible_name("Current Stage: Value Proposition")
     assert sf.Opportunity.get(opp)["StageName"] == "Value Proposition"
 
 
@@ -54,9 +55,10 @@ def test_related_tab_and_view_all(page: Any, base: str, sf: Any, org: Org) -> No
     for n in range(3):
         sf.Contact.create({"LastName": f"Member{n}", "AccountId": acc})
     page.goto(f"{base}/lightning/r/Account/{acc}/view")
-    page.get_by_role("navigation", name="Record tabs").get_by_role("link", name="Related").click()
-    assert page.url.endswith("#related")
-    page.get_by_role("region", name="Contacts").get_by_role("link", name="View All").click()
+    page.get_by_role("tab", name="Details").click()
+    page.get_by_role("tab", name="Related").click()
+    card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Contacts (3)"))
+    card.get_by_role("link", name="View All").click()
     assert page.url.endswith(f"/lightning/r/Account/{acc}/related/Contacts/view")
     expect(page.get_by_role("heading", name="Contacts", level=1)).to_be_visible()
     expect(page.get_by_role("row")).to_have_count(4)  # header + three contacts
@@ -121,7 +123,7 @@ def test_add_leads_to_a_campaign(page: Any, base: str, sf: Any, org: Org) -> Non
 def test_add_new_change_request_of_an_incident(page: Any, base: str, sf: Any, org: Org) -> None:
     incident = sf.Incident.create({"Subject": "Auth outage test"})["id"]
     page.goto(f"{base}/lightning/r/Incident/{incident}/view")
-    page.get_by_role("link", name="Related").click()
+    page.get_by_role("tab", name="Related").click()
     page.get_by_role("region", name="Change Requests").get_by_role("button", name="Add New Change Request").click()
     page.get_by_label("Subject").fill("Upgrade auth servers")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -162,6 +164,7 @@ def test_salesforce_field_labels_in_forms_and_record_pages(page: Any, base: str,
     expect(page.get_by_label("Order Start Date", exact=True)).to_be_visible()
     entitlement = sf.Entitlement.create({"Name": "Label Check", "AccountId": sf.Account.create({"Name": "Lbl"})["id"]})
     page.goto(f"{base}/lightning/r/Entitlement/{entitlement['id']}/view")
-    details = page.get_by_role("region", name="Details")
+    page.get_by_role("tab", name="Details").click()
+    details = page.get_by_role("tabpanel", name="Details")
     expect(details.get_by_text(re.compile(r"^Entitlement Name$"))).to_be_visible()
     expect(details.get_by_role("link", name="Lbl")).to_be_visible()

@@ -114,8 +114,10 @@ def test_edit_record_and_api_changes_show_at_once(page: Any, base: str, sf: Any,
     assert (got["StageName"], got["Amount"], got["IsWon"]) == ("Closed Won", 4200.0, True)
     sf.Opportunity.update(opp["Id"], {"NextStep": "Send the contract"})
     page.reload()
-    expect(page.get_by_role("region", name="Details")).to_contain_text("Send the contract")
-    page.get_by_role("button", name="Delete", exact=True).click()
+    page.get_by_role("tab", name="Details").click()
+    expect(page.get_by_role("tabpanel", name="Details")).to_contain_text("Send the contract")
+    page.get_by_role("button", name="Show more actions").click()
+    page.get_by_role("menuitem", name="Delete").click()
     page.get_by_role("button", name="Delete", exact=True).click()
     expect(page.get_by_role("heading", name="Opportunities", level=1)).to_be_visible()
     assert sf.query(f"SELECT Id FROM Opportunity WHERE Id = '{opp['Id']}'")["totalSize"] == 0

@@ -89,8 +89,10 @@ def test_user_freeze_and_deactivate(page: Any, base: str, sf: Any, org: Org) -> 
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("status")).to_contain_text("was saved")
     assert sf.User.get(user["Id"])["IsActive"] is False
-    page.get_by_role("button", name="Unfreeze").click()
-    expect(page.get_by_role("button", name="Freeze")).to_be_visible()
+    # saved, the user's record page: Unfreeze is under its "Show more actions"
+    page.get_by_role("button", name="Show more actions").click()
+    page.get_by_role("menuitem", name="Unfreeze").click()
+    expect(page.get_by_role("status")).to_contain_text("was unfrozen")
     assert org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"] is False
 
 

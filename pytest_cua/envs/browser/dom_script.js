@@ -273,6 +273,8 @@
       if (role === "heading") {
         const level = tag.length === 2 ? tag[1] : (el.getAttribute("aria-level") || "2");
         emit(depth, "heading " + q(textOf(el)) + " [level=" + level + "]");
+        // a heading may hold a control: a card's title link, an expandable section's toggle button
+        if (hasControlInside(el)) walk(el, depth + 1);
         continue;
       }
       if (role === "img") {

@@ -74,7 +74,7 @@ class CreatePriceBooks(s.ScubaTemplate):
         for n in (1, 2):
             # the new price book's Related tab > Add Products > the product > Next > List Price > Save
             steps += [*s.new_from_list(env, "Pricebook2", {"Name": t[f"price_book_name{n}"], "IsActive": True}),
-                      s.click_link("Related"), s.click_button("Add Products"),
+                      s.click_tab("Related"), s.click_button("Add Products"),
                       Check(f'label={t["product_name"]}'), s.click_button("Next"),
                       Fill("label=List Price", s.ui_text(t[f"unit_price{n}"])), *s.save()]
         return [*steps, Done()]

@@ -13,7 +13,7 @@ import datetime as _dt
 from typing import TYPE_CHECKING, Any, Sequence
 
 from pytest_cua import EvalContext, milestone
-from pytest_cua.actions import Action, Check, Done
+from pytest_cua.actions import Action, Done
 
 from . import shared as s
 from .common import field, soql_str
@@ -93,8 +93,7 @@ class UpdateOpportunityStageAndActivity(s.ScubaTemplate):
         return [*s.open_record(env, "Opportunity", opp_id),
                 *s.new_related(env, kind, values),
                 *s.open_record(env, "Opportunity", opp_id),
-                # the path: choose the stage, then Mark as Current Stage
-                Check(f'role=radio[name="{t["stage_name"]}"]'), s.click_button("Mark as Current Stage"), Done()]
+                *s.path_step(t["stage_name"]), Done()]
 
 
 TEMPLATES = [UpdateOpportunityStageAndActivity()]

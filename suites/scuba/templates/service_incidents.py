@@ -137,7 +137,7 @@ class LinkChangeRequest(s.ScubaTemplate):
                          s.click_link(inc_subject)]
         # the incident's Related tab > Change Requests > Add New Change Request (linked to the incident on save)
         steps: list[Action] = [*s.picklist_value_steps(env, "Incident", "Status", str(truth["incident_new_status"])),
-                               *open_incident, s.click_link("Related"), s.click_button("Add New Change Request"),
+                               *open_incident, s.click_tab("Related"), s.click_button("Add New Change Request"),
                                Fill("label=Subject", str(truth["change_request_subject"]))]
         if truth.get("change_request_description"):
             steps.append(Fill("label=Description", str(truth["change_request_description"])))

@@ -91,6 +91,21 @@ def cells(org: Org, columns: list[Column], rec: Mapping[str, Any]) -> list[dict[
     return out
 
 
+def table_row(sobject: str, columns: list[Column], row: dict[str, Any]) -> dict[str, Any]:
+    """One row of a lightning-datatable (a list view's, a related list's): each column's text and its link's URL
+    (``<field>__url``; the first column links to the record), the row's Edit and Delete URLs."""
+    rid = row["id"]
+    out: dict[str, Any] = {"id": rid, "editUrl": f"/lightning/r/{sobject}/{rid}/edit",
+                           "deleteUrl": f"/lightning/r/{sobject}/{rid}/delete"}
+    for i, (column, cell) in enumerate(zip(columns, row["cells"])):
+        name = column.name
+        out[name] = cell.get("text") or ("" if i else rid)
+        link = f"/lightning/r/{sobject}/{rid}/view" if i == 0 else cell.get("link")
+        if link:
+            out[f"{name}__url"] = link
+    return out
+
+
 def parse_json_list(text: Any) -> list[Any]:
     """A JSON list stored as text (ListView Columns / Filters); [] when empty or malformed."""
     if isinstance(text, list):

@@ -1,5 +1,5 @@
 """The parts of a record page that several routes build: its related lists (with their extra actions, such as
-"Add Products", and the "View All" link), the stages of an opportunity's path, and a user's login state with the
+"Add Products", and the "View All" link), and a user's login state with the
 "Freeze" / "Unfreeze" actions (on the user's record page and on Setup's user page)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.schema import ObjectSchema
 from pytest_cua.orgs.localorg.ui import listing
-from pytest_cua.orgs.localorg.ui.web import plural, url
+from pytest_cua.orgs.localorg.ui.web import object_icon, plural, url
 
 # Related lists whose Salesforce names differ from the child object's plural label.
 RELATED_LABELS = {"OpportunityContactRole": ("Contact Roles", "New Contact Role")}
@@ -48,6 +48,7 @@ def related_lists(ctx: RequestContext, obj: ObjectSchema, rid: str, limit: int |
         actions = [{"label": a_label, "url": a_url.format(rid=rid)}
                    for a_label, a_url in RELATED_ACTIONS.get((obj.name, child.name), [])]
         out.append({"label": label, "new_label": new_label, "object": child.name, "rel": rel.name,
+                    "icon": object_icon(child),
                     "total": len(every), "actions": actions,
                     "view_all_url": f"/lightning/r/{obj.name}/{rid}/related/{rel.name}/view",
                     "new_url": url(f"/lightning/o/{child.name}/new",
@@ -71,6 +72,7 @@ def _change_requests(ctx: RequestContext, rid: str, limit: int | None) -> dict[s
     columns = listing.columns_of(child, listing.name_field_first(child, listing.default_columns(child)))
     back = f"/lightning/r/Incident/{rid}/view"
     return {"label": "Change Requests", "new_label": "Add New Change Request", "object": "ChangeRequest",
+            "icon": object_icon(child),
             "rel": "ChangeRequests", "total": len(every),
             "new_url": url("/lightning/o/ChangeRequest/new", {"RelatedIssueId": rid, "retURL": back}),
             "actions": [{"label": "Add Existing Change Request",
@@ -78,14 +80,6 @@ def _change_requests(ctx: RequestContext, rid: str, limit: int | None) -> dict[s
                                     {"RelatedIssueId": rid, "retURL": back})}],
             "view_all_url": f"/lightning/r/Incident/{rid}/related/ChangeRequests/view", "columns": columns,
             "rows": [{"id": r["Id"], "cells": listing.cells(ctx.org, columns, r)} for r in rows]}
-
-
-# ---------------------------------------------------------------------------------------------------- path
-
-def opportunity_stages(ctx: RequestContext) -> list[str]:
-    """The stages of an opportunity's path (the StageName picklist, in order)."""
-    f = ctx.org.object("Opportunity").fields.get("StageName")
-    return list(f.values) if f is not None else []
 
 
 # ---------------------------------------------------------------------------------------------------- users

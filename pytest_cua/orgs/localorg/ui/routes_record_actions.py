@@ -1,6 +1,7 @@
 """Actions of record pages beyond New / Edit / Delete, as Salesforce has them:
 
-- an opportunity's path: choose a stage, "Mark as Current Stage" (``POST /lightning/r/Opportunity/{Id}/stage``);
+- the path of an opportunity, lead or case: choose a step, "Mark as Current Stage" / "Mark Stage as Complete" /
+  the closing dialog (``POST /lightning/r/{Object}/{Id}/path``);
 - an account's "View Account Hierarchy" (``/lightning/r/Account/{Id}/hierarchy``);
 - a related list's "View All" (``/lightning/r/{Object}/{Id}/related/{Relationship}/view``);
 - "Add Products" of a price book (products -> Next -> list prices -> Save: price book entries) and of a quote
@@ -19,7 +20,9 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.forms import FormErrors, record_name
-from pytest_cua.orgs.localorg.ui.record_page import opportunity_stages, related_lists
+from pytest_cua.orgs.localorg.ui.record_home import PATHS
+from pytest_cua.orgs.localorg.ui.record_page import related_lists
+from pytest_cua.orgs.localorg.ui.routes_convert import converted_statuses
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
 
 MISSING = "The record does not exist or was deleted."
@@ -37,22 +40,31 @@ def _number(text: str | None) -> float | None:
 
 # ---------------------------------------------------------------------------------------------------- path
 
-def mark_stage(ctx: RequestContext, rid: str) -> Response:
-    """``POST /lightning/r/Opportunity/{Id}/stage`` (``stage``): the path's "Mark as Current Stage"."""
-    opp = ctx.org.get("Opportunity", rid)
-    if opp is None:
+def mark_path_step(ctx: RequestContext, obj_name: str, rid: str) -> Response:
+    """``POST /lightning/r/{Opportunity|Lead|Case}/{Id}/path`` (``value``): the path's "Mark as Current Stage",
+    "Mark Stage as Complete" and the closing dialog's Save set the path's field (Opportunity's stage, Lead's
+    and Case's status). A lead gets a converted status only by conversion."""
+    obj = ctx.org.schema.get(obj_name)
+    if obj is None or obj.name not in PATHS:
+        return not_found_page(ctx, f"{obj_name} records have no path.")
+    record = ctx.org.get(obj.name, rid)
+    if record is None:
         return not_found_page(ctx, MISSING)
     if not csrf_ok(ctx):
         return forbidden(ctx)
-    stage = ctx.request.form.get("stage") or ""
-    if stage not in opportunity_stages(ctx):
-        return redirect(_view("Opportunity", opp["Id"]), "Choose a stage on the path first.")
+    field_name, word = PATHS[obj.name]
+    value = ctx.request.form.get("value") or ""
+    view = _view(obj.name, record["Id"])
+    if value not in obj.fields[field_name].values:
+        return redirect(view, f"Choose a {word.lower()} on the path first.")
+    if obj.name == "Lead" and value in converted_statuses(ctx):
+        return redirect(f"/lightning/r/Lead/{record['Id']}/convert", "Convert the lead to give it a converted status.")
     try:
-        ctx.org.update("Opportunity", opp["Id"], {"StageName": stage}, user_id=ctx.user_id)
+        ctx.org.update(obj.name, record["Id"], {field_name: value}, user_id=ctx.user_id)
     except OrgError as err:
-        return render(ctx, "message.html", status=400, title="Stage not changed", heading="Stage not changed",
-                      message=err.message, back=_view("Opportunity", opp["Id"]))
-    return redirect(_view("Opportunity", opp["Id"]), "Stage changed successfully.")
+        return render(ctx, "message.html", status=400, title=f"{word} not changed", heading=f"{word} not changed",
+                      message=err.message, back=view)
+    return redirect(view, f"{word} changed successfully.")
 
 
 # ---------------------------------------------------------------------------------------------------- hierarchy
@@ -315,7 +327,7 @@ def add_members(ctx: RequestContext, rid: str) -> Response:
 
 def register(app: OrgApp) -> None:
     """Add the record action routes."""
-    app.add_route("/lightning/r/Opportunity/<rid>/stage", mark_stage, ["POST"], auth="ui", endpoint="ui.mark_stage")
+    app.add_route("/lightning/r/<obj_name>/<rid>/path", mark_path_step, ["POST"], auth="ui", endpoint="ui.mark_path_step")
     app.add_route("/lightning/r/Account/<rid>/hierarchy", account_hierarchy, ["GET"], auth="ui",
                   endpoint="ui.account_hierarchy")
     app.add_route("/lightning/r/<obj_name>/<rid>/related/<rel_name>/view", related_all, ["GET"], auth="ui",

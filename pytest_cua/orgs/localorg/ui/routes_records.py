@@ -13,16 +13,12 @@ from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.ui import listing
-from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, display_fields, display_value, form_fields,
+from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
-from pytest_cua.orgs.localorg.ui.record_page import opportunity_stages, related_lists, user_actions, user_login
+from pytest_cua.orgs.localorg.ui.record_home import record_home
 from pytest_cua.orgs.localorg.ui.setup_common import api_name
 from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, object_icon, plural,
                                         redirect, render, url)
-
-# System fields as a record page names them.
-DETAIL_LABELS = {"OwnerId": "Owner", "CreatedById": "Created By", "LastModifiedById": "Last Modified By"}
-
 
 def lookup_hint(f: FieldSchema) -> str:
     """The placeholder noun of a lookup input ("Accounts", "Users or Queues")."""
@@ -148,25 +144,11 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
         "chartsUrl": url(f"/lightning/o/{obj.name}/listview/charts", keep),
         "columns": [{"label": c.label, "fieldName": c.name, "link": i == 0 or c.field.type == "reference"}
                     for i, c in enumerate(columns)],
-        "rows": [_table_row(obj, columns, row) for row in rows], "sortedBy": sort_field.name, "sortedDirection": direction,
+        "rows": [listing.table_row(obj.name, columns, row) for row in rows], "sortedBy": sort_field.name, "sortedDirection": direction,
         "page": page, "pages": pages,
         "previousUrl": url(base, {**paging, "page": page - 1}) if page > 1 else "",
         "nextUrl": url(base, {**paging, "page": page + 1}) if page < pages else ""}
     return render(ctx, "list.html", title=f"{view_name} | {plural(obj)}", heading=plural(obj), list_view=props)
-
-
-def _table_row(obj: ObjectSchema, columns: list[listing.Column], row: dict[str, Any]) -> dict[str, Any]:
-    """One row of the list's datatable: each column's text (and its link's URL), the row's Edit and Delete."""
-    rid = row["id"]
-    out: dict[str, Any] = {"id": rid, "editUrl": f"/lightning/r/{obj.name}/{rid}/edit",
-                           "deleteUrl": f"/lightning/r/{obj.name}/{rid}/delete"}
-    for i, (column, cell) in enumerate(zip(columns, row["cells"])):
-        name = column.name
-        out[name] = cell.get("text") or ("" if i else rid)
-        link = f"/lightning/r/{obj.name}/{rid}/view" if i == 0 else cell.get("link")
-        if link:
-            out[f"{name}__url"] = link
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------- forms
@@ -313,7 +295,7 @@ def _link_related_issue(ctx: RequestContext, obj: ObjectSchema, rid: str) -> Non
 
 
 def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
-    """``/lightning/r/{Object}/{Id}/view``: heading, actions, details and related lists."""
+    """``/lightning/r/{Object}/{Id}/view``: the record's Lightning record page (``one-record-home``)."""
     obj, record = _record(ctx, obj_name, rid)
     if obj is not None and record is None:
         found = ctx.org.find_record(rid)
@@ -321,29 +303,8 @@ def view_record(ctx: RequestContext, obj_name: str, rid: str) -> Response:
             return redirect(f"/lightning/r/{found[0]}/{found[1]['Id']}/view")
     if obj is None or record is None:
         return not_found_page(ctx, "The record does not exist or was deleted.")
-    details = []
-    for f in display_fields(obj):
-        value = record.get(f.name)
-        link = None
-        if f.type == "reference" and value:
-            target = ctx.org.object_of_id(value)
-            link = f"/lightning/r/{target.name}/{value}/view" if target else None
-        details.append({"label": DETAIL_LABELS.get(f.name, f.label),
-                        "text": display_value(ctx.org, f, value), "link": link})
-    extra: list[dict[str, str]] = []
-    if obj.name == "Account":
-        extra.append({"label": "View Account Hierarchy", "url": f"/lightning/r/Account/{record['Id']}/hierarchy"})
-    stages = opportunity_stages(ctx) if obj.name == "Opportunity" else []
-    post_actions: list[dict[str, str]] = []
-    if obj.name == "User":
-        post_actions = user_actions(ctx, record)
-        login = user_login(ctx, record["Id"])
-        if login is not None:
-            details.insert(0, {"label": "Frozen", "text": "Yes" if login.get("IsFrozen") else "No", "link": None})
-    return render(ctx, "record.html", title=record_name(ctx.org, obj.name, record), obj=obj, rid=record["Id"],
-                  record=record, name=record_name(ctx.org, obj.name, record), details=details,
-                  related=related_lists(ctx, obj, record["Id"]), extra_actions=extra, post_actions=post_actions,
-                  stages=stages)
+    return render(ctx, "record.html", title=record_name(ctx.org, obj.name, record),
+                  record_home=record_home(ctx, obj, record))
 
 
 def view_by_id(ctx: RequestContext, rid: str) -> Response:

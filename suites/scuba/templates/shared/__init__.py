@@ -32,15 +32,16 @@ from .lookups import (checked_rows, convert_lead, describe, field_labels, group_
 from .scuba_template import ScubaTemplate, share
 from .sharing import SHARING_LABELS, sharing_label, sharing_model
 from .text import as_list, digits, html_text, names, norm, same_number, same_text, triples
-from .ui_steps import (button, click_button, click_link, column_field, fill_form, label, link, new_from_list,
-                       new_related, only_checked, open_list, open_object, open_record, page_link, picklist_value_steps,
+from .ui_steps import (button, click_button, click_link, click_tab, column_field, fill_form, label, link, new_from_list,
+                       new_related, only_checked, open_list, open_object, open_record, page_link, path_step,
+                       picklist_value_steps,
                        profile_labels, record_url, save, setup_link, ui_text)
 
 __all__ = [
     "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
-    "click_button", "click_link", "column_field", "convert_lead", "describe", "digits", "field_labels", "fill_form",
+    "click_button", "click_link", "click_tab", "column_field", "convert_lead", "describe", "digits", "field_labels", "fill_form",
     "first", "goto", "group_members", "html_text", "label", "link", "names", "new_from_list", "new_related", "norm",
-    "object_api_name", "only_checked", "open_list", "open_object", "open_record", "page_link",
+    "object_api_name", "only_checked", "open_list", "open_object", "open_record", "page_link", "path_step",
     "picklist_value_steps", "profile_labels", "record_id", "record_url", "relative_date", "require_id",
     "role_by_name", "role_group_id", "rows", "same_number", "same_text", "save", "setup_link", "share",
     "sharing_label", "sharing_model", "soql_str", "split_name", "standard_price", "today", "tooling_rows",

@@ -32,6 +32,17 @@ def click_link(name: str) -> Action:
     return Click(link(name))
 
 
+def click_tab(name: str) -> Action:
+    """A tab of a tab set (a record page's Related and Details)."""
+    return Click(f'role=tab[name="{name}"]')
+
+
+def path_step(name: str) -> list[Action]:
+    """On a record's path: choose the step ``name``, then "Mark as Current Stage" (an option's name carries
+    "Stage Complete" / "Current Stage:" before the step's)."""
+    return [Click(f'role=option[name*="{name}"]'), click_button("Mark as Current Stage")]
+
+
 def open_list(env: Any, sobject: str) -> list[Action]:
     """Open an object's list page."""
     return [goto(env, f"/lightning/o/{sobject}/list")]

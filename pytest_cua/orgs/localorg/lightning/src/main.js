@@ -8,6 +8,7 @@ import AppNav from 'one/appNav';
 import GlobalHeader from 'one/globalHeader';
 import ListView from 'one/listView';
 import Picklist from 'one/picklist';
+import RecordHome from 'one/recordHome';
 
 const COMPONENTS = {
     'one-app-launcher': AppLauncher,
@@ -15,6 +16,7 @@ const COMPONENTS = {
     'one-global-header': GlobalHeader,
     'one-list-view': ListView,
     'one-picklist': Picklist,
+    'one-record-home': RecordHome,
 };
 
 function mount(place) {

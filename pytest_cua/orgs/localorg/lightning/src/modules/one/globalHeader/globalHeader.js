@@ -1,6 +1,7 @@
 // The global header of Lightning Experience (SLDS "Global Header" blueprint): the org's logo, global search,
 // and the global actions (favorites, Global Actions, Help, the Setup gear, notifications, the user's menu).
 import { LightningElement, api } from 'lwc';
+import { navigate } from 'one/navigation';
 
 export default class GlobalHeader extends LightningElement {
     @api orgName = 'Salesforce';
@@ -23,6 +24,6 @@ export default class GlobalHeader extends LightningElement {
         if (event.key !== 'Enter') return;
         const term = (event.target.value || '').trim();
         if (!term) return;
-        window.location.assign(`${this.searchUrl}?q=${encodeURIComponent(term)}`);
+        navigate(`${this.searchUrl}?q=${encodeURIComponent(term)}`);
     }
 }

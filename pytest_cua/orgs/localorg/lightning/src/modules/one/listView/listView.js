@@ -4,6 +4,7 @@
 // lightning-datatable with sortable columns, row selection and a row action menu (Edit, Delete). The server
 // pages, sorts and searches: sorting, searching and the row actions navigate.
 import { LightningElement, api } from 'lwc';
+import { navigate } from 'one/navigation';
 
 export default class ListView extends LightningElement {
     @api objectName = '';
@@ -60,12 +61,8 @@ export default class ListView extends LightningElement {
         return out;
     }
 
-    navigate(url) {
-        if (url) window.location.assign(url);
-    }
-
     go(event) {
-        this.navigate(event.currentTarget.dataset.url);
+        navigate(event.currentTarget.dataset.url);
     }
 
     withParams(params) {
@@ -78,7 +75,7 @@ export default class ListView extends LightningElement {
 
     search(event) {
         if (event.key !== 'Enter') return;
-        this.navigate(this.withParams({ q: (event.target.value || '').trim() }));
+        navigate(this.withParams({ q: (event.target.value || '').trim() }));
     }
 
     refresh() {
@@ -87,11 +84,11 @@ export default class ListView extends LightningElement {
 
     sort(event) {
         const field = event.detail.fieldName.replace(/__url$/, '');
-        this.navigate(this.withParams({ q: this.query, sort: field, dir: event.detail.sortDirection }));
+        navigate(this.withParams({ q: this.query, sort: field, dir: event.detail.sortDirection }));
     }
 
     rowAction(event) {
         const { action, row } = event.detail;
-        this.navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
+        navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
     }
 }

@@ -1,0 +1,34 @@
+// One related list of a record page as Lightning shows it: a card with the child object's icon, the title with
+// its count ("Contacts (3)", "(6+)" beyond the rows shown) linking to the full list, the list's buttons (New ...),
+// the first rows in a lightning-datatable with a row action menu (Edit, Delete), and "View All".
+import { LightningElement, api } from 'lwc';
+import { navigate } from 'one/navigation';
+
+export default class RelatedListCard extends LightningElement {
+    /** {key, label, title, iconName, actions: [{label, url}], viewAllUrl, columns: [{label, fieldName, link}],
+     *  rows: [{id, <field>, <field>__url, editUrl, deleteUrl}]} */
+    @api card;
+
+    get hasRows() {
+        return this.card.rows.length > 0;
+    }
+
+    get tableColumns() {
+        const out = this.card.columns.map((c) => (c.link
+            ? { label: c.label, fieldName: `${c.fieldName}__url`, type: 'url',
+                typeAttributes: { label: { fieldName: c.fieldName }, target: '_self', tooltip: { fieldName: c.fieldName } } }
+            : { label: c.label, fieldName: c.fieldName, type: 'text' }));
+        out.push({ type: 'action', typeAttributes: { rowActions: [{ label: 'Edit', name: 'edit' },
+                                                                    { label: 'Delete', name: 'delete' }] } });
+        return out;
+    }
+
+    go(event) {
+        navigate(event.currentTarget.dataset.url);
+    }
+
+    rowAction(event) {
+        const { action, row } = event.detail;
+        navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
+    }
+}
