@@ -73,6 +73,8 @@ def worktree(rev: str) -> Path:
     if not (path / "pytest_cua").is_dir():
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), sha], check=True,
                        capture_output=True)
+    if (path / "scripts" / "build_lightning.sh").is_file():  # its own Lightning build (cached per machine)
+        subprocess.run(["bash", "scripts/build_lightning.sh"], cwd=path, check=True, capture_output=True)
     return path
 
 

@@ -4,7 +4,9 @@
 # pytest_cua/orgs/localorg/lightning/package-lock.json, compiled with @lwc/rollup-plugin into
 #
 #   pytest_cua/orgs/localorg/lightning/dist/
-#     assets/one/one.js                                      our components and the base components, one script
+#     assets/one/<entry>-<hash>.js, <chunk>-<hash>.js        our components and the base components (ES modules)
+#     ENTRIES                                                the entry scripts by name (JSON): `one`, the shell on
+#                                                            every page; `one-list-view`, ... for the pages with one
 #     assets/styles/salesforce-lightning-design-system.min.css   SLDS, unmodified
 #     assets/icons/{utility,standard,action,custom,doctype}-sprite/svg/symbols.svg, assets/images/   SLDS, unmodified
 #     assets/icons/License-for-icons.txt, assets/images/License-for-images.txt   (CC BY-ND 4.0; see NOTICE)
@@ -79,8 +81,9 @@ if [ "$force" = 1 ] || [ ! -f "$built/BUILD-STAMP" ]; then
   slds="$modules/node_modules/@salesforce-ux/design-system/assets"
   stage="$work/dist"
   echo "build_lightning.sh: compiling $SRC/src with rollup (@lwc/rollup-plugin)"
-  (cd "$work" && ONE_OUT="$stage/assets/one/one.js" node node_modules/rollup/dist/bin/rollup -c rollup.config.mjs \
+  (cd "$work" && ONE_OUT="$stage/assets/one" node node_modules/rollup/dist/bin/rollup -c rollup.config.mjs \
      --silent)
+  mv "$stage/assets/one/ENTRIES" "$stage/ENTRIES"
   mkdir -p "$stage/assets/styles" "$stage/assets/icons"
   cp "$slds/styles/salesforce-lightning-design-system.min.css" "$stage/assets/styles/"
   for category in utility standard action custom doctype; do

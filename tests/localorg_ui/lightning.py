@@ -20,3 +20,9 @@ def choose(page: Any, label: str, option: str) -> None:
 def posted_value(page: Any, name: str) -> str:
     """What the form posts for the picklist field ``name`` (its hidden input)."""
     return str(page.locator(f'input[type=hidden][name="{name}"]').input_value())
+
+
+def form(page: Any) -> Any:
+    """The open New / Edit dialog: its fields by label (the page behind it is inert, and its list's column
+    headers are labelled too)."""
+    return page.get_by_role("dialog")

@@ -6,6 +6,7 @@ frames with ids that stay the same between steps, and actions on those ids work.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -52,10 +53,15 @@ def test_the_shell_is_built_from_components_in_shadow_roots(env: BrowserEnvironm
         one(obs, role, name)
     assert 'navigation "Global"' in (obs.axtree or "")
     assert 'text "Sales"' in (obs.axtree or "")  # the app's name beside the waffle
-    # the stylesheet and the components' script come from the build, versioned by its stamp
+    # the stylesheet and the components' script come from the build, versioned by its stamp and its hash
     stamp = assets.build_stamp()
     assert page.evaluate("document.querySelector('link[rel=stylesheet]').getAttribute('href')") == \
         f"{assets.STYLESHEET}?v={stamp}"
+    # the shell's entry script, then the list view's (the page has a one-list-view); nothing left unmounted
+    scripts = page.evaluate("[...document.querySelectorAll('script[type=module]')].map(s => s.getAttribute('src'))")
+    assert scripts == assets.script_urls('<div data-one="one-list-view">')
+    assert [s.split("/")[-1].rsplit("-", 1)[0] for s in scripts] == ["one", "one-list-view"]
+    assert page.evaluate("document.documentElement.dataset.oneError") is None
     assert page.evaluate("document.documentElement.dataset.oneReady") == "true"
 
 
@@ -100,6 +106,11 @@ def test_menus_of_the_header_and_the_tabs(env: BrowserEnvironment, base: str, or
     menu = env.observe(frozenset({"axtree"}))
     assert env.act(A.Click(one(menu, "menuitem", "New Contact"))).ok
     env.page.wait_for_url("**/lightning/o/Contact/new")
+    # New Contact is a modal dialog over the contacts' list, which covers the page until it is closed
+    obs = env.observe(frozenset({"axtree"}))
+    assert 'heading "New Contact" [level=1]' in (obs.axtree or "")
+    assert env.act(A.Click(one(obs, "link", "Cancel and close"))).ok
+    env.page.wait_for_url("**/lightning/o/Contact/list")
     obs = env.observe(frozenset({"axtree"}))
     assert env.act(A.Click(one(obs, "button", "Setup"))).ok
     assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "menuitem", "Setup"))).ok
@@ -136,10 +147,16 @@ def test_components_inside_a_same_origin_frame(env: BrowserEnvironment, base: st
 def test_assets_are_served_with_their_cache_rules(ui_server: OrgServer) -> None:
     assert ui_server.org_credentials is not None
     session = ui_server.org_credentials.requests_session()
-    stamp = assets.build_stamp()
-    script = session.get(f"{ui_server.url}{assets.SCRIPT}?v={stamp}", timeout=30)
-    assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
-    assert "immutable" in script.headers["Cache-Control"]
+    scripts = assets.script_urls('<div data-one="one-record-home"></div><div data-one="one-picklist"></div>')
+    assert len(scripts) == 3  # the shell's, the picklist's, the record home's
+    for src in scripts:
+        script = session.get(f"{ui_server.url}{src}", timeout=30)
+        assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
+        assert "immutable" in script.headers["Cache-Control"], src  # its name is its content's hash
+        # the chunks it imports are named by hash too, and found where it says
+        for chunk in re.findall(r'from\s*"\./([\w-]+\.js)"', script.text):
+            answer = session.get(f"{ui_server.url}/assets/one/{chunk}", timeout=30)
+            assert answer.status_code == 200 and "immutable" in answer.headers["Cache-Control"], chunk
     sprite = session.get(f"{ui_server.url}/assets/icons/utility-sprite/svg/symbols.svg", timeout=30)
     assert sprite.status_code == 200 and sprite.headers["Content-Type"] == "image/svg+xml"
     assert sprite.headers["Cache-Control"] == "public, max-age=3600"
@@ -208,3 +225,20 @@ def test_a_record_home_as_an_agent_meets_it(env: BrowserEnvironment, base: str, 
     one(details, "button", "Edit Opportunity Name")
     owner = org.get("User", org.default_user_id)["Name"]
     assert 'text "Opportunity Owner"' in (details.axtree or "") and ids_by(details, "link", owner)
+
+
+def test_a_placeholder_no_script_mounts_is_reported(page: Any, base: str) -> None:
+    """A page placing a component that no entry script mounts says so (data-one-error) instead of showing a hole."""
+    def add_stray(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.text().replace("</main>", '<div data-one="one-nowhere"></div></main>')
+        route.fulfill(response=answer, body=body)
+
+    page.route("**/lightning/page/home", add_stray)
+    try:
+        page.goto(f"{base}/lightning/page/home")
+        page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
+        assert page.evaluate("document.documentElement.dataset.oneError") == "no script mounted: one-nowhere"
+        assert page.evaluate("document.querySelector('one-global-header') !== null")  # the rest is mounted
+    finally:
+        page.unroute("**/lightning/page/home")

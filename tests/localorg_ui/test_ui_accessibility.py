@@ -82,8 +82,15 @@ CONTROLS_JS = """(attr) => {""" + DEEP_JS + """
   const SEL = 'a[href], button, input:not([type=hidden]), select, textarea, [role=button], summary, [tabindex]';
   const NATIVE = 'a[href], button, input, select, textarea, [role=button], summary';
   deepAll('[' + attr + ']').forEach((el) => el.removeAttribute(attr));
+  // an open modal dialog (New / Edit) is the page for a person: what it covers is inert, as are hidden parts
+  const modal = deepAll('[aria-modal=true]').find((d) => d.checkVisibility());
+  const within = (el, box) => { for (let n = el; n; n = n.parentNode || n.host) { if (n === box) return true; } return false; };
+  const hidden = (el) => { for (let n = el; n; n = n.parentNode || n.host) {
+    if (n.nodeType === 1 && (n.hasAttribute('inert') || n.getAttribute('aria-hidden') === 'true')) return true; }
+    return false; };
   const out = [];
   for (const el of deepAll(SEL)) {
+    if ((modal && !within(el, modal)) || hidden(el)) continue;
     const ti = el.getAttribute('tabindex');
     if (!el.matches(NATIVE) && (ti === null || parseInt(ti, 10) < 0)) continue;
     if (!el.checkVisibility({checkVisibilityCSS: true}) || el.getClientRects().length === 0) continue;
@@ -93,6 +100,15 @@ CONTROLS_JS = """(attr) => {""" + DEEP_JS + """
               html: el.outerHTML.slice(0, 160)});
   }
   return out;
+}"""
+
+
+#: scroll an open modal dialog's content to y (-1: just say how far it scrolls; 0 without a modal)
+MODAL_SCROLL_JS = """(y) => {
+  const box = document.querySelector('[aria-modal=true] .slds-modal__content');
+  if (!box) return 0;
+  if (y >= 0) box.scrollTop = y;
+  return Math.max(0, box.scrollHeight - box.clientHeight);
 }"""
 
 
@@ -211,6 +227,12 @@ def observe_all(env: BrowserEnvironment) -> tuple[Observation, set[str], list[di
         page.evaluate(f"window.scrollTo(0, {y})")
         marks |= marked(env.observe(frozenset({"som"})))
     page.evaluate("window.scrollTo(0, 0)")
+    # a modal dialog scrolls its own content (New / Edit): through all of it as well
+    inner = page.evaluate(MODAL_SCROLL_JS, -1)
+    for y in [*range(0, inner, step // 2), inner]:
+        page.evaluate(MODAL_SCROLL_JS, y)
+        marks |= marked(env.observe(frozenset({"som"})))
+    page.evaluate(MODAL_SCROLL_JS, 0)
     controls = page.evaluate(CONTROLS_JS, PROBE)
     return obs, marks, controls
 
@@ -293,7 +315,7 @@ FORM_JS = """(attr) => {""" + DEEP_JS + """
                                    && !['submit', 'button', 'reset', 'image', 'hidden'].includes((el.type || '').toLowerCase()));
     const after = els.slice(els.indexOf(field) + 1)
       .filter((el) => (el.tagName === 'BUTTON' || el.tagName === 'INPUT') && el.type === 'submit');
-    const submit = after.find((el) => el.classList.contains('brand')) || after[0];  // the primary one, e.g. Save
+    const submit = after.find((el) => el.matches('.brand, .slds-button_brand')) || after[0];  // the primary one: Save
     if (field && submit) return [parseInt(field.getAttribute(attr), 10), parseInt(submit.getAttribute(attr), 10)];
   }
   // a page without such a form: the first and the last control of its main content
@@ -341,7 +363,8 @@ def test_tab_reaches_the_form_in_document_order(name: str, env: BrowserEnvironme
 
 def test_enter_in_a_record_form_saves_the_record(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:
     page = open_page(env, f"{base}/lightning/o/Account/new")
-    name = page.get_by_label(org.schema.get("Account").field("Name").label, exact=True)  # type: ignore[union-attr]
+    dialog = page.get_by_role("dialog", name="New Account")
+    name = dialog.get_by_label(org.schema.get("Account").field("Name").label, exact=True)  # type: ignore[union-attr]
     name.fill("Enter Key Cycles")
     name.press("Enter")
     expect(page.get_by_role("status")).to_contain_text('Account "Enter Key Cycles" was created.')
@@ -389,7 +412,11 @@ def test_enter_in_the_report_builder_saves_or_adds_where_it_was_typed(env: Brows
 OPENERS_JS = """() => {""" + DEEP_JS + """
   const visible = (el) => el.checkVisibility({checkVisibilityCSS: true}) && el.getClientRects().length > 0;
   deepAll('[data-opener]').forEach((el) => el.removeAttribute('data-opener'));
-  return deepAll('button[aria-haspopup], [role=button][aria-haspopup]').filter(visible).map((b, i) => {
+  // under an open modal dialog (New / Edit), its own openers only: it covers the rest of the page
+  const modal = document.querySelector('[aria-modal=true]');
+  const inModal = (el) => { for (let n = el; n; n = n.parentNode || n.host) { if (n === modal) return true; } return false; };
+  return deepAll('button[aria-haspopup], [role=button][aria-haspopup]').filter(visible)
+    .filter((b) => !modal || inModal(b)).map((b, i) => {
     b.setAttribute('data-opener', String(i));
     return {n: i, component: inShadow(b), id: b.id || null, controls: b.getAttribute('aria-controls'),
             name: (b.getAttribute('title') || b.getAttribute('aria-label') || b.textContent).trim()};
@@ -397,12 +424,12 @@ OPENERS_JS = """() => {""" + DEEP_JS + """
 }"""
 #: the page's own (server-rendered) dialogs and menus: each is opened by a button that names it
 DIALOGS_JS = """() => Array.from(document.querySelectorAll('dialog, [role=menu], [role=dialog], [role=listbox]'))
-  .filter((d) => !d.matches('select *, select'))
+  .filter((d) => !d.matches('select *, select, [aria-modal=true]'))  // (a New / Edit dialog is a page of its own)
   .map((d) => d.id || d.outerHTML.slice(0, 80))"""
 OPEN_POPUPS_JS = """() => {""" + DEEP_JS + """
   // (a component's listbox too: a Lightning combobox opens one; a native select's options are not popups)
   return deepAll('dialog, [role=menu], [role=dialog], [role=listbox]')
-    .filter((d) => !d.matches('select, select *') && (d.getAttribute('role') !== 'listbox' || inShadow(d)))
+    .filter((d) => !d.matches('select, select *, [aria-modal=true]') && (d.getAttribute('role') !== 'listbox' || inShadow(d)))
     .filter((d) => d.checkVisibility({checkVisibilityCSS: true}) && d.getClientRects().length > 0)
     .map((d) => inShadow(d) ? 'component' : (d.id || d.outerHTML.slice(0, 80)));
 }"""

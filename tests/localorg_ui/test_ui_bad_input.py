@@ -18,7 +18,7 @@ from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import page_catalog
-from tests.localorg_ui.lightning import choose, picklist, posted_value
+from tests.localorg_ui.lightning import choose, form, picklist, posted_value
 from tests.localorg_ui.test_ui_object_manager import read
 
 ERRORS = "Review the errors on this page."
@@ -45,7 +45,8 @@ def count(sf: Any, soql: str) -> int:
 def shows_error(page: Any, label: str, message: str, summary: str | None = None) -> None:
     """The field labelled ``label`` is marked invalid with ``message`` as its description, and the page's error
     region says ``summary`` (default: the same message)."""
-    field = page.get_by_label(label, exact=True)
+    modal = page.locator("[aria-modal=true]")  # a record form is a dialog over an inert page
+    field = (form(page) if modal.count() else page).get_by_label(label, exact=True)
     expect(field).to_have_attribute("aria-invalid", "true")
     expect(field).to_have_accessible_description(re.compile(re.escape(message)))
     expect(page.get_by_role("region", name=ERRORS)).to_contain_text(summary or message)
@@ -69,12 +70,12 @@ def tamper(page: Any, name: str, value: str) -> None:
 def test_record_form_with_an_empty_required_field(page: Any, base: str, sf: Any, org: Org) -> None:
     before = count(sf, "SELECT Id FROM Account")
     page.goto(f"{base}/lightning/o/Account/new")
-    page.get_by_label("Phone", exact=True).fill("(555) 010-4477")
+    form(page).get_by_label("Phone", exact=True).fill("(555) 010-4477")
     choose(page, "Industry", "Banking")
     page.get_by_role("button", name="Save", exact=True).click()
     name = label(org, "Account", "Name")
     shows_error(page, name, "Complete this field.", f"These required fields must be completed: {name}")
-    expect(page.get_by_label("Phone", exact=True)).to_have_value("(555) 010-4477")
+    expect(form(page).get_by_label("Phone", exact=True)).to_have_value("(555) 010-4477")
     expect(picklist(page, "Industry")).to_have_text("Banking")  # the choice is kept
     assert count(sf, "SELECT Id FROM Account") == before
     assert count(sf, "SELECT Id FROM Account WHERE Phone = '(555) 010-4477'") == 0
@@ -111,7 +112,7 @@ def test_new_custom_field_with_an_empty_required_field(page: Any, base: str, sf:
 
 def test_record_form_with_a_value_outside_the_picklist(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/o/Account/new")
-    page.get_by_label(label(org, "Account", "Name"), exact=True).fill("Orbital Bikes")
+    form(page).get_by_label(label(org, "Account", "Name"), exact=True).fill("Orbital Bikes")
     tamper(page, "Industry", "Spaceflight")
     page.get_by_role("button", name="Save", exact=True).click()
     # the combobox shows the server's message under it and keeps the posted value
@@ -119,7 +120,7 @@ def test_record_form_with_a_value_outside_the_picklist(page: Any, base: str, sf:
     expect(picklist(page, "Industry")).to_have_attribute("aria-invalid", "true")
     expect(page.get_by_text(message, exact=True).first).to_be_visible()
     expect(page.get_by_role("region", name=ERRORS)).to_contain_text(message)
-    expect(page.get_by_label(label(org, "Account", "Name"), exact=True)).to_have_value("Orbital Bikes")
+    expect(form(page).get_by_label(label(org, "Account", "Name"), exact=True)).to_have_value("Orbital Bikes")
     expect(picklist(page, "Industry")).to_have_text("Spaceflight")
     assert posted_value(page, "Industry") == "Spaceflight"
     assert count(sf, "SELECT Id FROM Account WHERE Name = 'Orbital Bikes'") == 0

@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 
+from tests.localorg_ui.lightning import form
+
 
 def _standard_book(sf: Any) -> str:
     rows = sf.query("SELECT Id FROM Pricebook2 WHERE Name = 'Standard Price Book'")["records"]
@@ -154,14 +156,14 @@ def test_convert_with_account_search(page: Any, base: str, sf: Any, org: Org) ->
 def test_salesforce_field_labels_in_forms_and_record_pages(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/o/Account/new")
     for label in ("Account Name", "Parent Account", "Employees"):
-        expect(page.get_by_label(label, exact=True)).to_be_visible()
+        expect(form(page).get_by_label(label, exact=True)).to_be_visible()
     page.goto(f"{base}/lightning/o/Case/new")
     for label in ("Contact Name", "Account Name"):
-        expect(page.get_by_label(label, exact=True)).to_be_visible()
+        expect(form(page).get_by_label(label, exact=True)).to_be_visible()
     for label in ("Case Origin", "Case Reason"):  # picklists: Lightning comboboxes
         expect(page.get_by_role("combobox", name=label, exact=True)).to_be_visible()
     page.goto(f"{base}/lightning/o/Order/new")
-    expect(page.get_by_label("Order Start Date", exact=True)).to_be_visible()
+    expect(form(page).get_by_label("Order Start Date", exact=True)).to_be_visible()
     entitlement = sf.Entitlement.create({"Name": "Label Check", "AccountId": sf.Account.create({"Name": "Lbl"})["id"]})
     page.goto(f"{base}/lightning/r/Entitlement/{entitlement['id']}/view")
     page.get_by_role("tab", name="Details").click()

@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from tests.localorg_ui.lightning import choose
+from tests.localorg_ui.lightning import choose, form
 
 
 def _id_from(url: str) -> str:
@@ -72,10 +72,10 @@ def test_posts_without_the_csrf_token_are_refused(page: Any, base: str, org: Org
 def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
     page.goto(f"{base}/lightning/o/Account/list")
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Account Name", exact=True).fill("Quillfeather Labs")
+    form(page).get_by_label("Account Name", exact=True).fill("Quillfeather Labs")
     choose(page, "Industry", "Biotechnology")
-    page.get_by_label("Phone", exact=True).fill("555-0100")
-    page.get_by_label("Annual Revenue").fill("$1,250,000")
+    form(page).get_by_label("Phone", exact=True).fill("555-0100")
+    form(page).get_by_label("Annual Revenue").fill("$1,250,000")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Quillfeather Labs", level=1)).to_be_visible()
     account_id = _id_from(page.url)
@@ -84,13 +84,14 @@ def test_create_account_and_contact(page: Any, base: str, sf: Any) -> None:
         ("Quillfeather Labs", "Biotechnology", "555-0100", 1250000.0)
 
     page.get_by_role("region", name="Contacts").get_by_role("button", name="New Contact").click()
-    expect(page.get_by_label("Account Name", exact=True)).to_have_value("Quillfeather Labs")
+    expect(form(page).get_by_label("Account Name", exact=True)).to_have_value("Quillfeather Labs")
     choose(page, "Salutation", "Dr.")
-    page.get_by_label("First Name").fill("Ilse")
-    page.get_by_label("Last Name").fill("Marrow")
-    page.get_by_label("Email", exact=True).fill("ilse@quillfeather.test")
-    page.get_by_label("Birthdate").fill("4/9/1988")
-    page.get_by_label("Do Not Call").check()
+    form(page).get_by_label("First Name").fill("Ilse")
+    form(page).get_by_label("Last Name").fill("Marrow")
+    form(page).get_by_label("Email", exact=True).fill("ilse@quillfeather.test")
+    form(page).get_by_label("Birthdate").fill("4/9/1988")
+    form(page).get_by_text("Do Not Call", exact=True).click()  # an SLDS checkbox: its label takes the click
+    expect(form(page).get_by_label("Do Not Call")).to_be_checked()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Ilse Marrow", level=1)).to_be_visible()
     rows = sf.query("SELECT Name, Account.Name, Birthdate, DoNotCall, Salutation FROM Contact "
@@ -126,16 +127,16 @@ def test_edit_record_and_api_changes_show_at_once(page: Any, base: str, sf: Any,
 def test_required_field_and_validation_errors_write_nothing(page: Any, base: str, org: Org) -> None:
     before = org.counts().get("Lead", 0)
     page.goto(f"{base}/lightning/o/Lead/new")
-    page.get_by_label("First Name").fill("Nobody")
-    page.get_by_label("Email", exact=True).fill("not-an-email")
+    form(page).get_by_label("First Name").fill("Nobody")
+    form(page).get_by_label("Email", exact=True).fill("not-an-email")
     page.get_by_role("button", name="Save", exact=True).click()
     summary = page.get_by_role("region", name="Review the errors on this page.")
     expect(summary).to_contain_text("Last Name")
     expect(summary).to_contain_text("Company")
-    expect(page.get_by_label("Last Name")).to_have_attribute("aria-invalid", "true")
+    expect(form(page).get_by_label("Last Name")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#err-LastName")).to_have_text("Complete this field.")
     expect(page.locator("#err-Email")).to_contain_text("invalid email")
-    expect(page.get_by_label("First Name")).to_have_value("Nobody")
+    expect(form(page).get_by_label("First Name")).to_have_value("Nobody")
     assert org.counts().get("Lead", 0) == before
 
     org.create("ValidationRule", {"ValidationName": "Revenue_Positive", "EntityDefinitionId": "Account",
@@ -143,12 +144,12 @@ def test_required_field_and_validation_errors_write_nothing(page: Any, base: str
                                   "ErrorMessage": "Annual revenue cannot be negative."})
     accounts = org.counts()["Account"]
     page.goto(f"{base}/lightning/o/Account/new")
-    page.get_by_label("Account Name", exact=True).fill("Minus Corp")
-    page.get_by_label("Annual Revenue").fill("-5")
-    page.get_by_label("Parent Account").fill("No Such Account Anywhere")
+    form(page).get_by_label("Account Name", exact=True).fill("Minus Corp")
+    form(page).get_by_label("Annual Revenue").fill("-5")
+    form(page).get_by_label("Parent Account").fill("No Such Account Anywhere")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#err-ParentId")).to_contain_text("No matches found")
-    page.get_by_label("Parent Account").fill("")
+    form(page).get_by_label("Parent Account").fill("")
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator("#err-AnnualRevenue")).to_have_text("Annual revenue cannot be negative.")
     expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("cannot be negative")

@@ -297,12 +297,36 @@ def check(env: ActingBrowser, page: "Page", action: A.Check | A.Uncheck) -> None
         check_point(env, action.target)
         _click_point(page, action.target)
     else:
-        loc = env.resolve(action.target).locator
-        if isinstance(action, A.Check):
+        resolved = env.resolve(action.target)
+        want = isinstance(action, A.Check)
+        loc = resolved.locator
+        loc.scroll_into_view_if_needed(timeout=_timeout_ms(env))
+        # an SLDS checkbox (Lightning's, a real org's too) hides its input under the drawn box: a person clicks
+        # the box's label, so does this when the input itself cannot be clicked
+        state = loc.evaluate(_CHECKBOX_JS)
+        if state["covered"] and state["label"]:
+            if state["checked"] != want:
+                resolved.frame.locator("[data-cua-label-of]").click(timeout=_timeout_ms(env))
+            loc.evaluate("el => el.labels[0].removeAttribute('data-cua-label-of')")
+            if loc.is_checked() != want:
+                raise ActionFailed(f"{action.target} did not become {'checked' if want else 'unchecked'}")
+        elif want:
             loc.check(timeout=_timeout_ms(env))
         else:
             loc.uncheck(timeout=_timeout_ms(env))
     return None
+
+
+#: whether a checkbox's own box can be clicked (or something drawn over it, e.g. SLDS's faux checkbox, takes the
+#: click), its state, and its first label marked for the click
+_CHECKBOX_JS = """el => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const covered = r.width < 4 || r.height < 4 || !hit || !(hit === el || el.contains(hit));
+  const label = covered && el.labels && el.labels.length ? el.labels[0] : null;
+  if (label) label.setAttribute('data-cua-label-of', '');
+  return {covered: covered, checked: !!el.checked, label: !!label};
+}"""
 
 
 # --- keyboard -----------------------------------------------------------------------------------------------

@@ -85,9 +85,21 @@
     return clean(el.innerText !== undefined ? el.innerText : el.textContent);
   }
 
+  // a label's text as its accessible name has it: without what is hidden from assistive technology (the
+  // aria-hidden "*" of a required field's label)
+  function nameText(node) {
+    if (node.nodeType === 3) return node.nodeValue;
+    if (node.nodeType !== 1 || node.getAttribute("aria-hidden") === "true") return "";
+    const cs = getComputedStyle(node);
+    if (cs.display === "none" || cs.visibility === "hidden") return "";
+    let out = "";
+    for (const child of node.childNodes) out += nameText(child);
+    return cs.display === "block" ? " " + out + " " : out;
+  }
+
   function labelFor(el) {
     if (el.labels && el.labels.length) {
-      return clean(Array.from(el.labels).map((l) => l.innerText).join(" "));
+      return clean(Array.from(el.labels).map(nameText).join(" "));
     }
     return "";
   }

@@ -123,6 +123,21 @@ def detail_sections(ctx: RequestContext, obj: ObjectSchema, record: dict[str, An
     return sections
 
 
+def form_sections(obj: ObjectSchema, fields: list[FieldSchema]) -> list[dict[str, Any]]:
+    """A record form's sections, as the Details tab's: "<Object> Information", "Address Information" (each
+    address's parts), "Description Information"; fields in their order."""
+    address_of = _addresses(obj)
+    info = [f for f in fields if f.name not in address_of and f.name != "Description"]
+    out = [{"label": f"{obj.label} Information", "fields": info}]
+    address = [f for f in fields if f.name in address_of]
+    if address:
+        out.append({"label": "Address Information", "fields": address})
+    description = [f for f in fields if f.name == "Description"]
+    if description:
+        out.append({"label": "Description Information", "fields": description})
+    return [section for section in out if section["fields"]]
+
+
 def highlights(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The compact layout's fields of the highlights panel."""
     names = COMPACT.get(obj.name)

@@ -15,7 +15,7 @@ from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
-from pytest_cua.orgs.localorg.ui.record_home import record_home
+from pytest_cua.orgs.localorg.ui.record_home import form_sections, record_home
 from pytest_cua.orgs.localorg.ui.setup_common import api_name
 from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, object_icon, plural,
                                         redirect, render, url)
@@ -89,6 +89,13 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
     obj = object_or_none(ctx, obj_name)
     if obj is None:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
+    props = list_view_props(ctx, obj)
+    return render(ctx, "list.html", title=f"{props['viewName']} | {plural(obj)}", heading=plural(obj),
+                  list_view=props)
+
+
+def list_view_props(ctx: RequestContext, obj: ObjectSchema) -> dict[str, Any]:
+    """The props of ``one-list-view`` for the request's list view, search, sort and page of ``obj``."""
     args = ctx.request.args
     views = list_views(ctx, obj)
     view_key = (args.get("view") or args.get("filterName") or "").strip()
@@ -137,7 +144,7 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
     if view is not None:
         controls.append({"label": "Select Fields to Display",
                          "url": f"/lightning/o/{obj.name}/listview/{view['DeveloperName']}/fields"})
-    props = {
+    return {
         "objectName": obj.name, "plural": plural(obj), "iconName": object_icon(obj), "viewName": view_name,
         "views": choices, "actions": [{"label": "New", "url": url(f"/lightning/o/{obj.name}/new")}],
         "controls": controls, "status": status, "query": q, "listUrl": url(base, keep),
@@ -148,13 +155,14 @@ def object_list(ctx: RequestContext, obj_name: str) -> Response:
         "page": page, "pages": pages,
         "previousUrl": url(base, {**paging, "page": page - 1}) if page > 1 else "",
         "nextUrl": url(base, {**paging, "page": page + 1}) if page < pages else ""}
-    return render(ctx, "list.html", title=f"{view_name} | {plural(obj)}", heading=plural(obj), list_view=props)
 
 
 # ---------------------------------------------------------------------------------------------------- forms
 
 def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any] | None,
                form_values: dict[str, Any], errors: FormErrors, status: int = 200) -> Response:
+    """New and Edit as Lightning shows them: a modal dialog ("New Account", "Edit Acme") with the layout's
+    sections over the page it was opened from (the object's list, or the record or parent record)."""
     creating = record is None
     fields = form_fields(obj, creating=creating)
     if record is None:
@@ -166,8 +174,19 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
         action = f"/lightning/r/{obj.name}/{record['Id']}/edit"
     ret = _safe_ret(ctx.request.values.get("retURL"))
     cancel = ret or (f"/lightning/r/{obj.name}/{record['Id']}/view" if record else f"/lightning/o/{obj.name}/list")
-    return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj, fields=fields,
-                  form_values=form_values, errors=errors, creating=creating, action=action, cancel=cancel, ret=ret)
+    return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj,
+                  sections=form_sections(obj, fields), form_values=form_values, errors=errors, creating=creating,
+                  action=action, cancel=cancel, ret=ret, behind=_behind(ctx, obj, record, ret))
+
+
+def _behind(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | None, ret: str) -> dict[str, Any]:
+    """The page under a New / Edit dialog, as (component, props): the record being edited, the record whose
+    related list opened it (``retURL``), else the object's list."""
+    m = re.match(r"^/lightning/r/(\w+)/(\w+)/view$", ret)
+    target = (record and (obj, record)) or (m and _record(ctx, m.group(1), m.group(2)))
+    if target and target[0] is not None and target[1] is not None:
+        return {"tag": "one-record-home", "props": record_home(ctx, target[0], target[1])}
+    return {"tag": "one-list-view", "props": list_view_props(ctx, obj)}
 
 
 def _safe_ret(target: str | None) -> str:

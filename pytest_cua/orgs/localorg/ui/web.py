@@ -181,8 +181,8 @@ def render(ctx: RequestContext, template: str, status: int = 200, **values: Any)
     page = env.get_template(template).render(
         nav=nav, shell=shell_props(ctx, nav, user, str(values.get("global_q") or "")), user=user,
         csrf=csrf_token(ctx), csrf_field=CSRF_FIELD, flash=flash, path=ctx.request.path,
-        lightning={"stylesheet": f"{assets.STYLESHEET}?v={stamp}", "script": f"{assets.SCRIPT}?v={stamp}"},
-        **values)
+        lightning={"stylesheet": f"{assets.STYLESHEET}?v={stamp}"}, **values)
+    page = assets.with_scripts(page)
     response = Response(page, status=status, content_type="text/html; charset=utf-8")
     response.headers["Cache-Control"] = "no-store"
     # Lightning frames the org's own pages (Setup's Classic pages), never another site's: same origin only

@@ -1,45 +1,36 @@
-// The embedded org's Lightning shell: mounts our `one` components where the server's page asks for them.
-// A page marks each place with <div data-one="one-global-header" data-props='{...}'></div>; the component
-// replaces it, with the JSON props assigned. When every component is mounted, <html data-one-ready="true">.
+// The embedded org's Lightning shell, on every page: Salesforce's synthetic shadow and LWC engine, the global
+// header, the navigation bar and the App Launcher. A page's own components (list view, record home, picklist)
+// come in their own entry scripts (src/entries/), which the server adds to the pages that have them; all are ES
+// modules, run in page order before DOMContentLoaded, and share one engine (rollup's common chunks).
+// When the page's scripts have run, <html data-one-ready="true">; a placeholder no script mounted is an error
+// (data-one-error names it).
 import '@lwc/synthetic-shadow';
-import { createElement } from 'lwc';
+// the utility icons' templates with the shell: its icons render at once, so the navigation bar measures its tabs
+// with their icons (the base components load them on first use otherwise)
+import 'lightning/iconSvgTemplatesUtility';
 import AppLauncher from 'one/appLauncher';
 import AppNav from 'one/appNav';
 import GlobalHeader from 'one/globalHeader';
-import ListView from 'one/listView';
-import Picklist from 'one/picklist';
-import RecordHome from 'one/recordHome';
+import { mountEach } from 'one/mount';
+import { holdFocusInModalDialog } from 'one/dialogFocus';
 
-const COMPONENTS = {
-    'one-app-launcher': AppLauncher,
-    'one-app-nav': AppNav,
-    'one-global-header': GlobalHeader,
-    'one-list-view': ListView,
-    'one-picklist': Picklist,
-    'one-record-home': RecordHome,
-};
+mountEach('one-global-header', GlobalHeader);
+mountEach('one-app-nav', AppNav);
+mountEach('one-app-launcher', AppLauncher);
+holdFocusInModalDialog();
 
-function mount(place) {
-    const tag = place.dataset.one;
-    const ctor = COMPONENTS[tag];
-    if (!ctor) {
-        throw new Error(`one: no component '${tag}' (known: ${Object.keys(COMPONENTS).join(', ')})`);
-    }
-    const props = JSON.parse(place.dataset.props || '{}');
-    const element = createElement(tag, { is: ctor });
-    Object.assign(element, props);
-    place.replaceWith(element);
-}
-
-function mountAll() {
-    for (const place of Array.from(document.querySelectorAll('[data-one]'))) {
-        mount(place);
+function ready() {
+    const left = Array.from(document.querySelectorAll('[data-one]'), (place) => place.dataset.one);
+    if (left.length) {
+        document.documentElement.dataset.oneError = `no script mounted: ${[...new Set(left)].join(', ')}`;
+        console.error(`one: ${document.documentElement.dataset.oneError}`);
     }
     document.documentElement.dataset.oneReady = 'true';
 }
 
-if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', mountAll, { once: true });
+if (document.readyState === 'complete') {
+    ready();
 } else {
-    mountAll();
+    // module scripts run before DOMContentLoaded: by then every entry script of the page has mounted its own
+    document.addEventListener('DOMContentLoaded', ready, { once: true });
 }

@@ -1,0 +1,31 @@
+// Focus in a server-rendered modal dialog (New / Edit: <section role="dialog" aria-modal="true">), as Lightning's
+// modals hold it: Tab and Shift+Tab stay inside the dialog, from its last control (Save) round to its first
+// (Cancel and close) and back, and a Tab from outside it (the page behind is inert) lands on its first control.
+
+const CONTROLS = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select, textarea, [tabindex]';
+
+function ends(dialog) {
+    const all = Array.from(dialog.querySelectorAll(CONTROLS))
+        .filter((el) => el.getAttribute('tabindex') !== '-1' && el.getClientRects().length > 0);
+    return [all[0], all[all.length - 1]];
+}
+
+/** Hold Tab focus inside the page's open modal dialog, if it has one. */
+export function holdFocusInModalDialog() {
+    const dialog = document.querySelector('[role=dialog][aria-modal=true]');
+    if (!dialog) return;
+    document.addEventListener('keydown', (event) => {
+        if (event.key !== 'Tab') return;
+        const [first, last] = ends(dialog);
+        if (!first) return;
+        const active = document.activeElement;
+        let next = null;
+        if (!active || !dialog.contains(active)) next = event.shiftKey ? last : first;
+        else if (!event.shiftKey && active === last) next = first;
+        else if (event.shiftKey && active === first) next = last;
+        if (next) {
+            event.preventDefault();
+            next.focus();
+        }
+    }, true);
+}
