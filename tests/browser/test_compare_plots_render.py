@@ -6,6 +6,7 @@ every cost is 0, and two equal runs remain two visible series."""
 from __future__ import annotations
 
 import io
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -77,19 +78,25 @@ def test_the_rendered_report_shows_its_plots_in_chromium(chromium_available: Non
     page_file.write_text(render_html(make_comparison(base, new), base, new), encoding="utf-8")
     shot = tmp_path / "reports" / "comparison.png"
     shot.parent.mkdir()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=find_chromium(pw), args=[*QUIET_FLAGS, "--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.goto(page_file.as_uri())
-            sizes = page.eval_on_selector_all("img", "imgs => imgs.map(i => [i.complete, i.naturalWidth])")
-            assert len(sizes) == 3 and all(done and width > 300 for done, width in sizes), sizes
-            page.screenshot(path=str(shot), full_page=True)
-            first = page.locator("img").first
-            first.scroll_into_view_if_needed()
-            plot_png = first.screenshot()
-        finally:
-            browser.close()
+    def render() -> bytes:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=find_chromium(pw), args=[*QUIET_FLAGS, "--no-sandbox"])
+            try:
+                page = browser.new_page(viewport={"width": 1100, "height": 900})
+                page.goto(page_file.as_uri())
+                sizes = page.eval_on_selector_all("img", "imgs => imgs.map(i => [i.complete, i.naturalWidth])")
+                assert len(sizes) == 3 and all(done and width > 300 for done, width in sizes), sizes
+                page.screenshot(path=str(shot), full_page=True)
+                first = page.locator("img").first
+                first.scroll_into_view_if_needed()
+                return bytes(first.screenshot())
+            finally:
+                browser.close()
+
+    # in a thread of its own: Playwright's sync API refuses to start where another test's instance runs (the
+    # UI tests keep one per worker process)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        plot_png = pool.submit(render).result(timeout=120)
     assert shot.stat().st_size > 10_000
     image = Image.open(io.BytesIO(plot_png)).convert("RGB")
     colours = {c for _, c in image.getcolors(maxcolors=1 << 20)}
