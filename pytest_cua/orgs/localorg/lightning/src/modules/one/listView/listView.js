@@ -5,6 +5,7 @@
 // pages, sorts and searches: sorting, searching and the row actions navigate.
 import { LightningElement, api } from 'lwc';
 import { navigate } from 'one/navigation';
+import { recordColumns, rowActionUrl } from 'one/recordTable';
 
 export default class ListView extends LightningElement {
     @api objectName = '';
@@ -52,13 +53,7 @@ export default class ListView extends LightningElement {
     }
 
     get tableColumns() {
-        const out = this.columns.map((c) => (c.link
-            ? { label: c.label, fieldName: `${c.fieldName}__url`, type: 'url', sortable: true,
-                typeAttributes: { label: { fieldName: c.fieldName }, target: '_self', tooltip: { fieldName: c.fieldName } } }
-            : { label: c.label, fieldName: c.fieldName, type: 'text', sortable: true }));
-        out.push({ type: 'action', typeAttributes: { rowActions: [{ label: 'Edit', name: 'edit' },
-                                                                    { label: 'Delete', name: 'delete' }] } });
-        return out;
+        return recordColumns(this.columns, true);
     }
 
     go(event) {
@@ -88,7 +83,6 @@ export default class ListView extends LightningElement {
     }
 
     rowAction(event) {
-        const { action, row } = event.detail;
-        navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
+        navigate(rowActionUrl(event.detail));
     }
 }

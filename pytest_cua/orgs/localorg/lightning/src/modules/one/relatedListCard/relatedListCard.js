@@ -3,6 +3,7 @@
 // the first rows in a lightning-datatable with a row action menu (Edit, Delete), and "View All".
 import { LightningElement, api } from 'lwc';
 import { navigate } from 'one/navigation';
+import { recordColumns, rowActionUrl } from 'one/recordTable';
 
 export default class RelatedListCard extends LightningElement {
     /** {key, label, title, iconName, actions: [{label, url}], viewAllUrl, columns: [{label, fieldName, link}],
@@ -14,13 +15,7 @@ export default class RelatedListCard extends LightningElement {
     }
 
     get tableColumns() {
-        const out = this.card.columns.map((c) => (c.link
-            ? { label: c.label, fieldName: `${c.fieldName}__url`, type: 'url',
-                typeAttributes: { label: { fieldName: c.fieldName }, target: '_self', tooltip: { fieldName: c.fieldName } } }
-            : { label: c.label, fieldName: c.fieldName, type: 'text' }));
-        out.push({ type: 'action', typeAttributes: { rowActions: [{ label: 'Edit', name: 'edit' },
-                                                                    { label: 'Delete', name: 'delete' }] } });
-        return out;
+        return recordColumns(this.card.columns, false);
     }
 
     go(event) {
@@ -28,7 +23,6 @@ export default class RelatedListCard extends LightningElement {
     }
 
     rowAction(event) {
-        const { action, row } = event.detail;
-        navigate(action.name === 'edit' ? row.editUrl : row.deleteUrl);
+        navigate(rowActionUrl(event.detail));
     }
 }
