@@ -147,3 +147,15 @@ def test_details_sections(page: Any, base: str, sf: Any, org: Org) -> None:
     expect(details.get_by_text("Our best customer")).to_be_visible()
     details.get_by_role("button", name="Edit Account Name").click()
     expect(page).to_have_url(re.compile(f"/lightning/r/Account/{acc}/edit$"))
+
+
+def test_list_view_row_menu_opens_edit_and_delete(page: Any, base: str, sf: Any, org: Org) -> None:
+    acc = sf.Account.create({"Name": "Aaa Row Menu"})["id"]  # sorted first by name
+    page.goto(f"{base}/lightning/o/Account/list")
+    page.get_by_role("button", name=re.compile("Show actions")).first.click()
+    page.get_by_role("menuitem", name="Edit").click()
+    expect(page).to_have_url(re.compile(f"/lightning/r/Account/{acc}/edit$"))
+    page.goto(f"{base}/lightning/o/Account/list")
+    page.get_by_role("button", name=re.compile("Show actions")).first.click()
+    page.get_by_role("menuitem", name="Delete").click()
+    expect(page).to_have_url(re.compile(f"/lightning/r/Account/{acc}/delete$"))
