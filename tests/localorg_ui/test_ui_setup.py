@@ -7,7 +7,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from tests.localorg_ui.lightning import choose, form
+from tests.localorg_ui.lightning import choose
 
 
 def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -85,8 +85,7 @@ def test_user_freeze_and_deactivate(page: Any, base: str, sf: Any, org: Org) -> 
     login = sf.query(f"SELECT IsFrozen FROM UserLogin WHERE UserId = '{user['Id']}'")["records"][0]
     assert login["IsFrozen"] is True
     page.get_by_role("button", name="Edit", exact=True).click()
-    form(page).get_by_text("Active", exact=True).click()  # an SLDS checkbox: its label takes the click
-    expect(form(page).get_by_label("Active", exact=True)).not_to_be_checked()
+    page.get_by_label("Active", exact=True).uncheck()  # a user is edited on a Setup page, not in a dialog
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("status")).to_contain_text("was saved")
     assert sf.User.get(user["Id"])["IsActive"] is False

@@ -97,6 +97,16 @@
     return cs.display === "block" ? " " + out + " " : out;
   }
 
+  // where a control is on screen: its own box, or for a checkbox or radio drawn by its label (SLDS hides the
+  // input itself, a pixel or less, under the drawn box) its label's box, where a person clicks
+  function boxOf(el) {
+    const r = el.getBoundingClientRect();
+    if ((r.width > 2 && r.height > 2) || !(el.type === "checkbox" || el.type === "radio")
+        || !el.labels || !el.labels.length) return r;
+    const l = el.labels[0].getBoundingClientRect();
+    return l.width > 0 && l.height > 0 ? l : r;
+  }
+
   function labelFor(el) {
     if (el.labels && el.labels.length) {
       return clean(Array.from(el.labels).map(nameText).join(" "));
@@ -269,7 +279,7 @@
       const role = roleOf(el);
       if (isInteractive(el, role)) {
         const id = assignId(el);
-        const r = el.getBoundingClientRect();
+        const r = boxOf(el);
         const name = nameOf(el, role);
         const st = stateOf(el, role);
         elements.push({id: id, role: role || tag.toLowerCase(), name: name, tag: tag.toLowerCase(),

@@ -176,7 +176,12 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
     cancel = ret or (f"/lightning/r/{obj.name}/{record['Id']}/view" if record else f"/lightning/o/{obj.name}/list")
     return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj,
                   sections=form_sections(obj, fields), form_values=form_values, errors=errors, creating=creating,
-                  action=action, cancel=cancel, ret=ret, behind=_behind(ctx, obj, record, ret))
+                  action=action, cancel=cancel, ret=ret,
+                  behind=None if obj.name in SETUP_OBJECTS else _behind(ctx, obj, record, ret))
+
+
+# Objects Salesforce edits in Setup, on a page of its own rather than in a dialog over a record page.
+SETUP_OBJECTS = {"User"}
 
 
 def _behind(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any] | None, ret: str) -> dict[str, Any]:
