@@ -9,7 +9,7 @@ Both parts are inner pytest runs of SCUBA tasks in real Chromium on the embedded
 the demonstration-following fake vendor server of ``tests/models/fake_model_plugin.py`` (in the process of
 each xdist worker, reached over loopback through the vendor SDK).
 
-1. Harness: ``--agent o3`` (browser style, Responses function calls) and ``--agent computer-use-preview``
+1. Harness: ``--agent gpt-5.5`` (browser style, Responses function calls) and ``--agent computer-use-preview``
    (computer style, pixel coordinates) against a fake that answers at once. Per step, from the trajectory's
    steps.jsonl: harness = step wall time - ``env_s`` (the observation and the ``act`` calls, which contain
    every ``ActionResult.duration_s``) - ``extra.model.latency_s`` (the model call). The step wall time is the
@@ -19,7 +19,7 @@ each xdist worker, reached over loopback through the vendor SDK).
    response parsing, action parsing, trajectory recording; what is left is the episode loop itself. Then the
    image pipeline alone (decode, LANCZOS resize, PNG encode, and cheaper choices beside them) on a 1920x1080
    screenshot from the run.
-2. Throughput: a fixed list of short SCUBA tasks (``--agent o3``) with a fake that thinks ``--delay`` seconds
+2. Throughput: a fixed list of short SCUBA tasks (``--agent gpt-5.5``) with a fake that thinks ``--delay`` seconds
    before each answer, at ``-n`` 1, 2, 4, 8 (each worker has its own Chromium, embedded org and fake). Tasks
    per minute over the run's wall time and over the span of the episodes (startup excluded), beside the ideal
    (n x the single-worker rate), and per task the model wait against everything else.
@@ -54,7 +54,7 @@ TIME_LIMIT_S = 180  # per task: a stuck agent call is that task's time_limit, no
 
 # style label -> (--fake-model, --agent)
 STYLES: dict[str, tuple[str, str]] = {
-    "browser": ("browser", "o3"),
+    "browser": ("browser", "gpt-5.5"),
     "computer": ("openai-computer", "computer-use-preview"),
 }
 # tasks both styles pass with the fake (the fake's computer policy has no select_option)
@@ -437,7 +437,7 @@ def throughput_figures(run: InnerRun, workers: int) -> dict[str, Any]:
 def print_throughput(rows: list[dict[str, Any]], delay: float) -> None:
     one = next((r for r in rows if r["workers"] == 1), rows[0])
     base, base_span = one["per_min"] / one["workers"], one["span_per_min"] / one["workers"]
-    print(f"\nthroughput: {rows[0]['tasks']} SCUBA tasks (--agent o3), the fake thinks {delay:g} s before each answer")
+    print(f"\nthroughput: {rows[0]['tasks']} SCUBA tasks (--agent gpt-5.5), the fake thinks {delay:g} s before each answer")
     print(f"  {'':>15}{'the whole run':^33}{'the episodes':^33}   per task (means)")
     print(f"  {'-n':>3}{'pass':>6}{'wall s':>8}{'tasks/min':>11}{'ideal':>8}{'eff':>6}{'span s':>9}"
           f"{'tasks/min':>11}{'ideal':>8}{'eff':>6}   model wait | the rest | reset+eval   load")

@@ -126,7 +126,7 @@ def run(workers: int, delay: float, endpoints: str | None, keep: Path,
     reports.mkdir(parents=True, exist_ok=True)
     ids = tasks if trials == 1 else [f"{t}-trial{k}" for t in tasks for k in range(1, trials + 1)]
     cmd = [sys.executable, "-m", "pytest", *model_bench.nodeids(ids), "-p", "tests.models.fake_model_plugin",
-           "--fake-model", "browser", "--agent", "o3", "--fake-model-delay", str(delay), "-p", "no:cacheprovider",
+           "--fake-model", "browser", "--agent", "gpt-5.5", "--fake-model-delay", str(delay), "-p", "no:cacheprovider",
            "--cua-reports", str(reports), "--cua-time-limit", str(model_bench.TIME_LIMIT_S), "-q",
            "-n", str(workers)]
     if trials > 1:

@@ -47,7 +47,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cua", "computer-use agent benchmarks (pytest-cua)")
     group.addoption("--agent", dest="cua_agent", default=None, metavar="NAME",
-                    help="agent to run: noop, replay, oracle, PROVIDER:MODEL or a model alias such as o3 "
+                    help="agent to run: noop, replay, oracle, PROVIDER:MODEL or a model alias such as gpt-5.5 "
                          "(ini: cua_agent; default noop)")
     group.addoption("--demos", dest="cua_demos", action="store_true", default=False,
                     help="give agents the tasks' demonstration text (demonstration-augmented mode)")

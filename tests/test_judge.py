@@ -139,7 +139,7 @@ def evaluate(items: list[str], render: Any, task_id: str = "l4-task") -> ScoreCa
     return card
 
 
-@pytest.mark.parametrize("alias", ["openai-compatible:judge-vlm", "gpt-4.1", "claude-sonnet-4"])
+@pytest.mark.parametrize("alias", ["openai-compatible:judge-vlm", "gpt-5.5", "claude-sonnet-5"])
 def test_rubric_judged_through_each_protocol(alias: str, fake: tuple[FakeModelServer, JudgePolicy],
                                              tmp_path: Path) -> None:
     server, policy = fake
@@ -158,7 +158,7 @@ def test_rubric_judged_through_each_protocol(alias: str, fake: tuple[FakeModelSe
     assert used is not None and used["model"] == alias and used["usage"]["tokens_in"] > 0
     assert judge_module.take_usage("l4-task") is None  # taken once, into the task's record
     ledger = json.loads((tmp_path / "cost.json").read_text()) if (tmp_path / "cost.json").exists() else None
-    if used["cost_usd"] > 0:  # a priced model (gpt-4.1, claude-sonnet-4): charged to the run's ledger as judge
+    if used["cost_usd"] > 0:  # a priced model (gpt-5.5, claude-sonnet-5): charged to the run's ledger as judge
         assert ledger is not None and list(ledger["tasks"]) == ["judge:l4-task"]
         assert ledger["tasks"]["judge:l4-task"] == pytest.approx(used["cost_usd"], abs=1e-6)
         assert list(ledger["workers"]) == ["gw3"]
@@ -211,7 +211,7 @@ def test_judge_refused_once_the_cost_cap_is_reached(fake: tuple[FakeModelServer,
 
     server, _ = fake
     CostLedger(tmp_path / "cost.json", 1.0).add(1.5, task_id="earlier", worker="gw0")
-    make_judge("gpt-4.1", server, tmp_path, max_cost=1.0)
+    make_judge("gpt-5.5", server, tmp_path, max_cost=1.0)
     card = evaluate(ITEMS, lambda: png())
     assert card.partially_scored and not server.requests
     assert "cost cap is reached" in card.results[0].detail

@@ -95,7 +95,7 @@ def first_prompt(alias: str, server: FakeModelServer, tmp_path: Path, *, demos: 
     return server.requests[before].text
 
 
-@pytest.mark.parametrize("alias", ["claude-sonnet-4", "o3", "ui-tars-1.5-7b"])
+@pytest.mark.parametrize("alias", ["claude-sonnet-5", "gpt-5.5", "ui-tars-1.5-7b"])
 def test_card_in_the_prompt_under_demos_only(alias: str, server: FakeModelServer, tmp_path: Path) -> None:
     with_demos = first_prompt(alias, server, tmp_path, demos=True)
     without = first_prompt(alias, server, tmp_path, demos=False)

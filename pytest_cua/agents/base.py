@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
+
+from pytest_cua.actions import Fail
 
 if TYPE_CHECKING:
     from pytest_cua.actions import Action
@@ -57,6 +59,22 @@ class Usage:
     def from_dict(cls, data: Mapping[str, Any]) -> "Usage":
         """Read ``to_dict`` (or any mapping holding some of the fields) back; other keys are ignored."""
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+class Refuse(Fail, kind="refuse", terminal=True):
+    """The model refused the task (an OpenAI ``refusal`` part, Claude's ``stop_reason: "refusal"``): its words
+    in ``reason``. Ends the episode with end state ``refused``: an agent failure, never done, never an answer."""
+
+    end_state: ClassVar[str] = "refused"
+    category: str | None = None  # the vendor's category of the refusal, when it gives one
+
+
+class SafetyStop(Fail, kind="safety_stop", terminal=True):
+    """A vendor safety check (OpenAI's ``pending_safety_checks``) stopped the episode under ``--cua-safety-checks
+    stop``: ``checks`` are their codes, ``reason`` their messages. End state ``safety_check``."""
+
+    end_state: ClassVar[str] = "safety_check"
+    checks: tuple[str, ...] = ()
 
 
 @dataclass

@@ -3,9 +3,10 @@
 ``--agent NAME`` resolves in this order:
 
 1. an entry point called NAME (``noop``, ``replay``, ``oracle``, or a provider such as ``openai``);
-2. ``PROVIDER:MODEL`` - the provider's entry point, given the model;
-3. a model alias that a provider lists in its ``models`` mapping (``--agent=o3`` -> provider ``openai``,
-   model ``o3``); providers from a ``pytest_cua_agents`` hook are asked before the installed ones.
+2. ``PROVIDER:MODEL`` - the provider's entry point, given the model (a model alias the provider lists is
+   expanded: ``anthropic:claude-opus-5-5`` sends what ``claude-opus-5-5`` sends);
+3. a model alias that a provider lists in its ``models`` mapping (``--agent=gpt-5.5`` -> provider ``openai``,
+   model ``gpt-5.5``); providers from a ``pytest_cua_agents`` hook are asked before the installed ones.
 
 An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
 other callable is called with no argument.
@@ -67,12 +68,19 @@ class AgentRegistry:
         if ":" in text:
             provider, model = text.split(":", 1)
             if provider in self._extra or provider in self._eps:
+                models = getattr(self._load(provider), "models", None)
+                if isinstance(models, Mapping) and model in models:
+                    model = models[model]
                 return AgentSpec(text, provider, model or None, opts)
         # a provider added by a conftest hook lists its aliases before the installed ones
         for name in [*sorted(self._extra), *[n for n in self._eps if n not in self._extra]]:
             models = getattr(self._load(name), "models", None)
             if isinstance(models, Mapping) and text in models:
                 return AgentSpec(text, name, models[text], opts)
+        for name in [*sorted(self._extra), *[n for n in self._eps if n not in self._extra]]:
+            retired = getattr(self._load(name), "retired", None)
+            if isinstance(retired, Mapping) and text in retired:
+                raise UnknownAgent(f"agent {text!r}: the alias is retired; use {retired[text]}")
         raise UnknownAgent(f"unknown agent {text!r}; known agents: {', '.join(self.names()) or 'none'} "
                            f"(or PROVIDER:MODEL, or a model alias a provider lists)")
 

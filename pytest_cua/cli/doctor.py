@@ -216,7 +216,7 @@ def check_model_sdks() -> Check:
                         "OPENAI_COMPATIBLE_API_KEY") if os.environ.get(k)]
     detail = "installed; keys set: " + (", ".join(keys) if keys else "none (replay with --cua-model-replay, "
                                                                           "or a local server: --cua-model-url)")
-    return Check("openai, anthropic", "model agents (--agent o3, claude-sonnet-4, ...)", not missing,
+    return Check("openai, anthropic", "model agents (--agent gpt-5.5, claude-sonnet-5, ...)", not missing,
                  detail if not missing else f"missing: {', '.join(missing)}",
                  "" if not missing else "pip install 'pytest-cua[models]' (or: bash scripts/install.sh)")
 

@@ -1,6 +1,6 @@
 """The rubric judge: a model that grades an artifact (a rendering of it) against rubric items, pass or fail each.
 
-``--cua-judge MODEL`` names the judge as ``--agent`` names a model agent (``claude-sonnet-4``, ``gpt-4.1``,
+``--cua-judge MODEL`` names the judge as ``--agent`` names a model agent (``claude-sonnet-5``, ``gpt-5.5``,
 ``openai:gpt-5``, ``openai-compatible:MODEL``); it goes through the model agents' providers and adapters
 (``pytest_cua.agents.models``): the same wire protocols, API keys, retries, usage and price table. Nothing the
 judge writes is executed; its answer is data, parsed defensively.
@@ -74,7 +74,7 @@ def add_judge_options(group: Any) -> None:
         return
     group.addoption("--cua-judge", dest="cua_judge", default=None, metavar="MODEL",
                     help="model that judges rubric milestones (open creation tasks), named as for --agent: "
-                         "claude-sonnet-4, gpt-4.1, openai-compatible:MODEL ...; without it rubric milestones are "
+                         "claude-sonnet-5, gpt-5.5, openai-compatible:MODEL ...; without it rubric milestones are "
                          "skipped and their tasks partially scored (ini: cua_judge)")
     group.addoption("--cua-judge-url", dest="cua_judge_url", default=None, metavar="URL",
                     help="base URL of the judge's API (default: the vendor's) (ini: cua_judge_url)")
@@ -171,8 +171,8 @@ class Judge:
         except UnknownAgent as exc:
             raise ValueError(str(exc)) from None
         if not (isinstance(provider, type) and issubclass(provider, Provider)):
-            raise ValueError(f"{text!r} is not a model (a judge is a model of a provider: claude-sonnet-4, "
-                             f"gpt-4.1, openai-compatible:MODEL ...)")
+            raise ValueError(f"{text!r} is not a model (a judge is a model of a provider: claude-sonnet-5, "
+                             f"gpt-5.5, openai-compatible:MODEL ...)")
         settings = ModelSettings(base_url=base_url.rstrip("/") if base_url else None, temperature=0.0,
                                  prices=prices)
         spec = AgentSpec(text, found.provider, found.model, {"model_settings": settings})

@@ -3,9 +3,9 @@ the docker desktop), with the model played by a fake vendor server that speaks t
 (``tests/models/fake_model_plugin.py``: it follows each task's demonstration, reading the element list or
 finding the control in the screenshot's pixel space).
 
-- ``--agent o3`` (Responses, function calls by element id) passes tasks of 5 templates and a question;
-- ``--agent computer-use-preview`` and ``--agent claude-sonnet-4`` (pixel coordinates) pass 5 tasks each, one
-  through Lightning comboboxes and a scroll;
+- ``--agent gpt-5.5`` (Responses, function calls by element id) passes tasks of 5 templates and a question;
+- ``--agent computer-use-preview`` and ``--agent claude-sonnet-5`` (pixel coordinates; Claude through its
+  computer toolset) pass 5 tasks each, one through Lightning comboboxes and a scroll;
 - ``--agent ui-tars-1.5-7b`` (text grammar, smart_resize coordinates) passes 2 ProSoft tasks on the desktop;
 - record once, replay with no model server: the same verdicts; a request with no recording is an agent error
   naming the task and step, never a live call;
@@ -76,29 +76,29 @@ def scuba(*args: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def o3_recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path, Path]:
-    base = tmp_path_factory.mktemp("o3")
+def browser_recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path, Path]:
+    base = tmp_path_factory.mktemp("gpt55")
     recordings = base / "recordings"
     allure = base / "allure"
-    run = Run(base / "reports", *scuba(*select(BROWSER_TASKS), "--agent", "o3", "--cua-model-record",
+    run = Run(base / "reports", *scuba(*select(BROWSER_TASKS), "--agent", "gpt-5.5", "--cua-model-record",
                                        str(recordings), "--alluredir", str(allure), "--junitxml",
                                        str(base / "junit.xml")), fake="browser")
     return run, recordings, base
 
 
-def test_o3_passes_tasks_of_five_templates_through_function_calls(o3_recorded: tuple[Run, Path, Path]) -> None:
-    run, _, _ = o3_recorded
+def test_gpt55_passes_tasks_of_five_templates_through_function_calls(browser_recorded: tuple[Run, Path, Path]) -> None:
+    run, _, _ = browser_recorded
     assert run.passed() == sorted(BROWSER_TASKS), run.explain()
     assert len({run.tasks[i]["template"] for i in BROWSER_TASKS}) >= 5
     record = run.tasks["create_lead_1"]
-    assert record["agent"]["name"] == "openai" and record["agent"]["model"] == "o3"
+    assert record["agent"]["name"] == "openai" and record["agent"]["model"] == "gpt-5.5"
     assert record["agent"]["style"] == "browser" and len(record["agent"]["prompt"]["sha256"]) == 64
     assert record["tokens_in"] > 0 and record["cost_usd"] > 0 and record["usage"]["requests"] >= record["steps"]
     assert run.summary["totals"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in run.tasks.values()), abs=1e-5)
 
 
-def test_trajectory_and_allure_show_what_the_model_was_sent(o3_recorded: tuple[Run, Path, Path]) -> None:
-    run, _, base = o3_recorded
+def test_trajectory_and_allure_show_what_the_model_was_sent(browser_recorded: tuple[Run, Path, Path]) -> None:
+    run, _, base = browser_recorded
     folder = Path(run.tasks["create_lead_1"]["trajectory"]).parent
     steps = json.loads((folder / "trajectory.json").read_text())["steps"]
     first = steps[0]
@@ -112,29 +112,29 @@ def test_trajectory_and_allure_show_what_the_model_was_sent(o3_recorded: tuple[R
     assert 'name="cua_cost_usd"' in junit
 
 
-def test_the_api_key_is_in_no_file_produced(o3_recorded: tuple[Run, Path, Path]) -> None:
-    _, _, base = o3_recorded
+def test_the_api_key_is_in_no_file_produced(browser_recorded: tuple[Run, Path, Path]) -> None:
+    _, _, base = browser_recorded
     files = [p for p in base.rglob("*") if p.is_file()]
     assert len(files) > 20
     leaked = [str(p) for p in files if API_KEY.encode() in p.read_bytes()]
     assert not leaked
 
 
-def test_replay_gives_the_recorded_verdicts_with_no_model_server(o3_recorded: tuple[Run, Path, Path],
+def test_replay_gives_the_recorded_verdicts_with_no_model_server(browser_recorded: tuple[Run, Path, Path],
                                                                  tmp_path: Path) -> None:
-    recorded, recordings, _ = o3_recorded
+    recorded, recordings, _ = browser_recorded
     assert len(list(recordings.glob("*.json"))) >= sum(t["steps"] for t in recorded.tasks.values())
-    replay = Run(tmp_path / "replay", *scuba(*select(BROWSER_TASKS), "--agent", "o3", "--cua-model-replay",
+    replay = Run(tmp_path / "replay", *scuba(*select(BROWSER_TASKS), "--agent", "gpt-5.5", "--cua-model-replay",
                                              str(recordings)))  # no fake, no key: nothing to call
     assert {i: t["outcome"] for i, t in replay.tasks.items()} == {i: t["outcome"] for i, t in recorded.tasks.items()}
     assert {i: t["score"] for i, t in replay.tasks.items()} == {i: t["score"] for i, t in recorded.tasks.items()}
     assert replay.tasks["create_lead_1"]["agent"]["traffic"] == "replay"
 
 
-def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(o3_recorded: tuple[Run, Path, Path],
+def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(browser_recorded: tuple[Run, Path, Path],
                                                                           tmp_path: Path) -> None:
-    _, recordings, _ = o3_recorded
-    run = Run(tmp_path / "miss", *scuba("-k", "deactivate_user_1", "--agent", "o3", "--cua-model-replay",
+    _, recordings, _ = browser_recorded
+    run = Run(tmp_path / "miss", *scuba("-k", "deactivate_user_1", "--agent", "gpt-5.5", "--cua-model-replay",
                                         str(recordings)))
     task = run.tasks["deactivate_user_1"]
     assert task["outcome"] == "error" and task["error_kind"] == "agent", run.explain()
@@ -142,7 +142,7 @@ def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(o3_re
 
 
 @pytest.mark.parametrize("agent,fake", [("computer-use-preview", "openai-computer"),
-                                        ("claude-sonnet-4", "anthropic-computer")])
+                                        ("claude-sonnet-5", "anthropic-computer")])
 def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: str, tmp_path: Path) -> None:
     # a short window: forms run below the fold
     run = Run(tmp_path, *scuba(*select(COMPUTER_TASKS), "--agent", agent, "-n", "2", "--cua-viewport", "1280x600"),
@@ -162,7 +162,7 @@ def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: s
 
 
 def test_cost_cap_per_task_ends_the_episode_with_budget(tmp_path: Path) -> None:
-    run = Run(tmp_path, *scuba("-k", "create_account_and_contact_1", "--agent", "o3", "--cua-max-cost-task",
+    run = Run(tmp_path, *scuba("-k", "create_account_and_contact_1", "--agent", "gpt-5.5", "--cua-max-cost-task",
                                "0.02"), fake="browser")
     task = run.tasks["create_account_and_contact_1"]
     assert task["end"] == "budget" and task["outcome"] == "failed", run.explain()
@@ -172,7 +172,7 @@ def test_cost_cap_per_task_ends_the_episode_with_budget(tmp_path: Path) -> None:
 def test_cost_cap_of_the_run_holds_across_workers(tmp_path: Path) -> None:
     tasks = ["freeze_user_1", "deactivate_user_1", "create_public_group_1", "create_lead_1", "convert_lead_1",
              "create_owd_settings_1"]
-    run = Run(tmp_path, *scuba(*select(tasks), "--agent", "o3", "--cua-max-cost", "0.15", "-n", "2"),
+    run = Run(tmp_path, *scuba(*select(tasks), "--agent", "gpt-5.5", "--cua-max-cost", "0.15", "-n", "2"),
               fake="browser")
     skipped = [t for t in run.tasks.values() if t["outcome"] == "skipped"]
     assert skipped, run.explain()

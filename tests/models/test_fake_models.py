@@ -366,7 +366,7 @@ STRICT_CASES: dict[str, tuple[str, Callable[[Any, Any], Any], str]] = {
     "computer tool too old for the model": (
         "anthropic", lambda o, c: _claude(c, [USER], model="claude-sonnet-4-6", tools=[CLAUDE_COMPUTER],
                                           betas=[BETA]),
-        "takes the computer tool computer_20251124, not computer_20250124"),
+        "takes the computer tool computer_toolset_20260801 or computer_20251124, not computer_20250124"),
     "computer tool too new for the model": (
         "anthropic", lambda o, c: _claude(c, [USER], tools=[{**CLAUDE_COMPUTER, "type": "computer_20251124"}],
                                           betas=["computer-use-2025-11-24"]),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
@@ -24,22 +24,11 @@ from pytest_cua.agents.registry import AgentRegistry
 from pytest_cua.observations import Element, Observation
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, FakeRequest, ScriptedPolicy
+from tests.models.conftest import KEY
 
-KEY = "sk-test-model-agents-0123456789"
+pytestmark = pytest.mark.usefixtures("keys")
 SCREEN = (1920, 1080)
 SAVE_BOX = (1500.0, 900.0, 120.0, 40.0)  # the Save button, in screen pixels
-
-
-@pytest.fixture
-def server() -> Iterator[FakeModelServer]:
-    with FakeModelServer(api_key=KEY) as srv:
-        yield srv
-
-
-@pytest.fixture(autouse=True)
-def keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
-        monkeypatch.setenv(name, KEY)
 
 
 def screenshot() -> bytes:
@@ -107,7 +96,7 @@ def assert_on_save(action: Any) -> None:
 
 # --- browser style --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("alias", ["o3", "gpt-4.1", "claude-sonnet-4", "gemini-2.5-pro"])
+@pytest.mark.parametrize("alias", ["gpt-5.5", "openai:gpt-4.1", "claude-sonnet-5", "gemini-2.5-pro"])
 def test_browser_style_by_element_id(alias: str, server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([
         lambda r: FakeReply(calls=[FakeCall("fill", {"element_id": _id(r, "Last Name"), "text": "Lopez"}),
@@ -186,16 +175,18 @@ def test_openai_ga_computer_batched(server: FakeModelServer) -> None:
     assert not server.violations
 
 
-@pytest.mark.parametrize("alias,tool,beta", [("claude-sonnet-4", "computer_20250124", "computer-use-2025-01-24"),
-                                             ("claude-opus-4-5", "computer_20251124", "computer-use-2025-11-24")])
-def test_claude_computer_use_round_trip(alias: str, tool: str, beta: str, server: FakeModelServer) -> None:
+@pytest.mark.parametrize("alias,options,tool,beta", [
+    ("anthropic:claude-sonnet-4-20250514", {}, "computer_20250124", "computer-use-2025-01-24"),
+    ("claude-opus-4-6", {"computer_tool": "computer_20251124"}, "computer_20251124", "computer-use-2025-11-24")])
+def test_claude_computer_use_round_trip(alias: str, options: dict, tool: str, beta: str,
+                                        server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([
         lambda r: FakeReply(calls=[FakeCall("computer", {"action": "left_click",
                                                          "coordinate": list(center_in_image(r))})]),
         FakeReply(calls=[FakeCall("computer", {"action": "key", "text": "ctrl+s"})]),
         FakeReply(text="Done."),
     ])
-    a = agent(alias, server)
+    a = agent(alias, server, options=options)
     start(a)
     assert_on_save(a.step(observation(0)).actions[0])
     # the click failed: the error goes back with the screenshot (and without is_error, which takes text only)
@@ -215,7 +206,7 @@ def test_claude_computer_use_round_trip(alias: str, tool: str, beta: str, server
 def test_429_with_retry_after_then_success(server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("done", {})])])
     server.fail_next(429, retry_after=1.5)
-    a = agent("o3", server)
+    a = agent("gpt-5.5", server)
     waits: list[float] = []
     a.adapter.client_settings.sleep = waits.append
     start(a)
@@ -228,7 +219,7 @@ def test_429_with_retry_after_then_success(server: FakeModelServer) -> None:
 @pytest.mark.parametrize("status", [500, 529])
 def test_server_errors_until_the_budget_runs_out(status: int, server: FakeModelServer) -> None:
     server.fail_next(status, times=100)
-    a = agent("claude-sonnet-4" if status == 529 else "o3", server)
+    a = agent("claude-sonnet-5" if status == 529 else "gpt-5.5", server)
     start(a)
     with pytest.raises(ModelUnavailable) as info:
         a.step(observation(0))
@@ -242,7 +233,7 @@ def test_malformed_arguments_then_recovery(server: FakeModelServer) -> None:
         lambda r: FakeReply(calls=[FakeCall("click", {"element_id": "e99"})]),  # no such element
         FakeReply(calls=[FakeCall("click", {"element_id": "e2"})]),
     ])
-    a = agent("o3", server)
+    a = agent("gpt-5.5", server)
     start(a)
     turn = a.step(observation(0))
     assert turn.actions == [Click("e2")]
@@ -256,14 +247,14 @@ def test_malformed_arguments_then_recovery(server: FakeModelServer) -> None:
 
 def test_output_that_stays_unusable_ends_with_fail(server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("teleport", {})])] * 3)
-    a = agent("o3", server)
+    a = agent("gpt-5.5", server)
     start(a)
     turn = a.step(observation(0))
     assert len(turn.actions) == 1 and isinstance(turn.actions[0], Fail)
     assert "3 times in a row" in turn.actions[0].reason and "teleport" in turn.actions[0].reason
 
 
-@pytest.mark.parametrize("alias", ["o3", "claude-sonnet-4", "openai-compatible:my-vlm"])
+@pytest.mark.parametrize("alias", ["gpt-5.5", "claude-sonnet-5", "openai-compatible:my-vlm"])
 def test_history_keeps_the_newest_screenshots(alias: str, server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("wait", {"seconds": 0})])] * 5)
     a = agent(alias, server, history=2, **({"style": "browser"} if alias.startswith("claude") else {}))
@@ -278,26 +269,26 @@ def test_history_keeps_the_newest_screenshots(alias: str, server: FakeModelServe
 
 def test_usage_is_priced(server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("done", {})])])
-    a = agent("o3", server)
+    a = agent("gpt-5.5", server)
     start(a)
     turn = a.step(observation(0))
     from pytest_cua.agents.models.pricing import PriceTable
 
-    assert turn.usage.cost_usd == pytest.approx(PriceTable.load().cost(turn.usage, "o3"))
+    assert turn.usage.cost_usd == pytest.approx(PriceTable.load().cost(turn.usage, "gpt-5.5"))
     assert turn.usage.cost_usd > 0
 
 
 def test_no_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     registry = AgentRegistry()
-    spec = registry.resolve("claude-sonnet-4", {"model_settings": ModelSettings()})
+    spec = registry.resolve("claude-sonnet-5", {"model_settings": ModelSettings()})
     with pytest.raises(Exception, match="ANTHROPIC_API_KEY"):
         registry.validate(spec)
 
 
 def test_the_api_key_is_in_no_trajectory_text(server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("done", {})])])
-    a = agent("o3", server)
+    a = agent("gpt-5.5", server)
     start(a)
     turn = a.step(observation(0))
     assert KEY not in json.dumps(turn.extra) + (turn.raw or "") + turn.reasoning
@@ -309,7 +300,7 @@ def test_the_api_key_is_in_no_trajectory_text(server: FakeModelServer) -> None:
 def test_agent_options_are_checked_before_anything_runs(option: str, message: str) -> None:
     key, _, value = option.partition("=")
     registry = AgentRegistry()
-    spec = registry.resolve("o3", {"model_settings": ModelSettings(options={key: value})})
+    spec = registry.resolve("gpt-5.5", {"model_settings": ModelSettings(options={key: value})})
     with pytest.raises(Exception, match=message):
         registry.validate(spec)
 

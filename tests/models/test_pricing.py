@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_cua.agents.base import Usage
+from pytest_cua.agents.models.aliases import AS_OF as ALIASES_AS_OF
 from pytest_cua.agents.models.pricing import (PRICES_FILE, PriceError, PriceTable, canonical_model,
                                               usage_from_anthropic, usage_from_openai_chat,
                                               usage_from_openai_responses)
@@ -75,7 +76,8 @@ def test_missing_usage_is_one_request_of_nothing(normalise, usage):
 # --- the packaged table ----------------------------------------------------------------------------------
 
 def test_packaged_table_is_dated_and_has_the_surveyed_models(table):
-    assert table.as_of == "2026-11-30"
+    assert table.as_of == "2026-12-04"
+    assert table.as_of == ALIASES_AS_OF, "the prices are re-checked whenever the alias table is"
     for model in ("o3", "gpt-5", "gpt-5.4", "gpt-4.1", "computer-use-preview", "claude-sonnet-4",
                   "claude-sonnet-4-5", "claude-opus-4-1", "gemini-2.5-pro", "ui-tars-1.5-7b", "opencua-7b",
                   "qwen2.5-vl-72b"):
@@ -124,7 +126,7 @@ def test_model_names_match_the_table(table, name, expected):
     assert table.price(name).model == expected
 
 
-@pytest.mark.parametrize("name", ["o3-mini", "gpt-5-mini", "gpt-4.1-nano", "claude-sonnet-4-6", "o4", "gpt",
+@pytest.mark.parametrize("name", ["o3-mini", "gpt-5-mini", "gpt-4.1-nano", "claude-sonnet-4-7", "o4", "gpt",
                                   "llama-3-70b"])
 def test_other_models_are_unknown_not_a_neighbour(table, name):
     assert table.price(name) is None
@@ -224,7 +226,7 @@ def test_override_file_lays_its_models_over_the_packaged_table(tmp_path):
 
 
 def test_override_without_a_date_keeps_the_packaged_one(tmp_path):
-    assert PriceTable.load(write(tmp_path, {"models": {}})).as_of == "2026-11-30"
+    assert PriceTable.load(write(tmp_path, {"models": {}})).as_of == PriceTable.load().as_of
 
 
 def test_per_other_than_a_million_is_normalised(tmp_path):

@@ -4,6 +4,14 @@ Per step: the style builds the user turn from the observation (and the answers t
 calls), the adapter sends it with retries, and the style parses the reply into typed actions. Output that
 cannot be used goes back to the model as the error of its last action, at most ``format_retries`` times
 (default 2); then the episode ends with ``fail`` and the reason. Nothing the model writes is executed.
+
+A reply cut off at the token limit is never executed, not even its complete calls: it is output that cannot
+be used. A refusal (an OpenAI ``refusal`` part, Claude's ``stop_reason: "refusal"``) ends the episode with end
+state ``refused`` and the model's words. Vendor safety checks on a computer call (``pending_safety_checks``)
+end it with end state ``safety_check`` under ``--cua-safety-checks stop`` (the default), or are acknowledged
+with the call's output under ``acknowledge``; either way each check is in the step's ``extra.model`` (the
+trajectory, Allure) and the task's record. Claude's ``pause_turn`` is sent back as it came, for the model to
+go on (at most ``PAUSE_CONTINUATIONS`` times a step).
 """
 
 from __future__ import annotations
@@ -13,8 +21,8 @@ import uuid
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable
 
-from pytest_cua.actions import ActionError, Fail
-from pytest_cua.agents.base import Agent, AgentContext, Turn, Usage
+from pytest_cua.actions import Action, ActionError, Fail
+from pytest_cua.agents.base import Agent, AgentContext, Refuse, SafetyStop, Turn, Usage
 from pytest_cua.agents.models.conversation import Reply
 from pytest_cua.redaction import redact
 
@@ -28,10 +36,11 @@ if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
 
 FORMAT_RETRIES = 2
+PAUSE_CONTINUATIONS = 3
 
 
 class ModelAgent(Agent):
-    """``--agent o3``, ``--agent claude-sonnet-4``, ``--agent openai-compatible:MODEL`` ..."""
+    """``--agent gpt-5.5``, ``--agent claude-sonnet-5``, ``--agent openai-compatible:MODEL`` ..."""
 
     def __init__(self, *, provider: str, model: str, build: Callable[[], tuple["Adapter", "Style"]],
                  settings: "ModelSettings", prices: "PriceTable", proxy: "TrafficProxy | None" = None) -> None:
@@ -60,6 +69,7 @@ class ModelAgent(Agent):
                 "prompt": self.style.prompt.describe(), "temperature": self.adapter.generation.temperature,
                 "max_tokens": self.adapter.generation.max_tokens, "history": self.adapter.keep_images,
                 "traffic": (self.proxy.mode if self.proxy is not None else None),
+                "safety_checks": self.settings.safety_checks,
                 "prices": {"as_of": self._prices_as_of, "priced": self._priced}}
 
     def start(self, task: "Task", context: AgentContext) -> None:
@@ -88,22 +98,41 @@ class ModelAgent(Agent):
         usage, raws, thoughts, calls = Usage(), [], [], []
         latency, attempts = 0.0, 0
         problems: list[str] = []
-        actions = None
+        actions: list[Action] | None = None
+        checks: list[dict[str, Any]] = []
         for attempt in range(self.format_retries + 1):
             reply = adapter.send(turn, what=self._what(observation), headers=self._headers(observation, attempt))
+            for _ in range(PAUSE_CONTINUATIONS):
+                if not (reply.paused and not reply.calls and not reply.refusal):
+                    break
+                usage.add(reply.usage)  # the paused part; the continuation's is added below
+                raws.append(reply.raw)
+                reply = adapter.send(None, what=self._what(observation), headers=self._headers(observation, attempt))
             usage.add(reply.usage)
             latency += reply.latency_s
             attempts += reply.attempts
             raws.append(reply.raw)
             calls += [{"id": c.id, "name": c.name, "arguments": c.arguments if c.arguments is not None
                        else c.raw_arguments} for c in reply.calls]
+            if reply.refusal is not None:
+                thoughts.append("\n".join(t for t in (reply.reasoning, f"refused: {reply.refusal}") if t))
+                actions = [Refuse(reply.refusal, category=reply.refusal_category)]
+                self._pending = None
+                break
             try:
-                if reply.truncated and not reply.calls:
+                if reply.truncated:
                     raise ActionError(f"the output was cut off at the limit of {adapter.generation.max_tokens} "
-                                      "tokens (--cua-max-tokens); answer shorter, with a tool call")
+                                      "tokens (--cua-max-tokens), so none of it was carried out; answer shorter")
                 actions = style.actions_for(reply, observation)
                 if reply.reasoning or reply.text:
                     thoughts.append("\n".join(t for t in (reply.reasoning, reply.text) if t))
+                checks = self._safety_checks(reply)
+                if checks and self.safety_policy == "stop":
+                    codes = tuple(str(c.get("code") or c.get("id")) for c in checks)
+                    actions = [SafetyStop("vendor safety check(s) on the model's action: " + "; ".join(
+                        f"{c.get('code')}: {c.get('message') or ''}".strip() for c in checks), checks=codes)]
+                    self._pending = None
+                    break
                 self._pending = reply
                 break
             except ActionError as exc:
@@ -118,6 +147,7 @@ class ModelAgent(Agent):
         extra: dict[str, Any] = {"model": {
             "model": self.model, "latency_s": round(latency, 3), "attempts": attempts, "usage": usage.to_dict(),
             "calls": calls, "format_errors": problems,
+            **({"safety_checks": checks} if checks else {}),
             "image": ({"width": image.width, "height": image.height, "media_type": image.media_type,
                        "sha256": image.sha256} if image is not None else None),
             "coords": style.space.describe() if style.space is not None else None}}
@@ -125,6 +155,17 @@ class ModelAgent(Agent):
         raw = redact(json.dumps(raws if len(raws) > 1 else raws[0], default=str, ensure_ascii=False))
         return Turn(actions, reasoning="\n".join(t for t in thoughts if t), usage=usage, raw=raw, extra=extra,
                     images=images)
+
+    @property
+    def safety_policy(self) -> str:
+        return self.settings.safety_checks
+
+    def _safety_checks(self, reply: Reply) -> list[dict[str, Any]]:
+        """The vendor's safety checks on the reply's calls, each with its call and what was decided."""
+        decision = "stopped" if self.safety_policy == "stop" else "acknowledged"
+        return [{"id": check.get("id"), "code": check.get("code"), "message": check.get("message"),
+                 "call_id": call.id, "decision": decision}
+                for call in reply.calls for check in call.safety_checks if isinstance(check, dict)]
 
     def _what(self, observation: "Observation") -> str:
         assert self.task is not None

@@ -27,7 +27,8 @@ class ToolSpec:
 @dataclass(frozen=True)
 class ComputerTool:
     """The vendor's own computer-use tool: ``kind`` is the wire type (``computer_use_preview``, ``computer``,
-    ``computer_20250124``, ``computer_20251124``), ``display`` the size of the screenshots sent."""
+    ``computer_20250124``, ``computer_20251124``, ``computer_toolset_20260801``), ``display`` the size of the
+    screenshots sent."""
 
     kind: str
     display: tuple[int, int]
@@ -62,6 +63,9 @@ class Reply:
     attempts: int = 1
     request_id: str | None = None
     truncated: bool = False  # the output hit the token limit (Responses incomplete, finish_reason length, ...)
+    refusal: str | None = None  # the model refused (its words): an OpenAI refusal part, Claude's stop_reason refusal
+    refusal_category: str | None = None  # Claude's stop_details.category, when given
+    paused: bool = False  # Claude's stop_reason pause_turn: the turn goes on when the reply is sent back as it is
 
 
 @dataclass

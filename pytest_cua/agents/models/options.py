@@ -19,6 +19,9 @@ MODEL_OPTIONS: tuple[tuple[str, str, str, str, str], ...] = (
      "end an episode (end state budget) once the task has cost this much"),
     ("--cua-max-cost", "cua_max_cost", "cua_max_cost", "USD",
      "cap the whole run's spend across xdist workers: tasks not started are skipped once it is reached"),
+    ("--cua-safety-checks", "cua_safety_checks", "cua_safety_checks", "stop|acknowledge",
+     "a vendor safety check on a model's action (OpenAI's pending_safety_checks): stop ends the episode with end "
+     "state safety_check, acknowledge acknowledges it and goes on; either way it is recorded (default stop)"),
     ("--cua-model-record", "cua_model_record", "cua_model_record", "DIR",
      "record every model exchange into DIR (keyed by the normalised request)"),
     ("--cua-model-replay", "cua_model_replay", "cua_model_replay", "DIR",

@@ -3,14 +3,17 @@
 =================  ====================  ===========================================  ==========================
 provider           protocol              aliases (``--agent ALIAS``)                  styles (default first)
 =================  ====================  ===========================================  ==========================
-openai             Responses             o3, gpt-5, gpt-4.1, gpt-5.4                  browser; computer (gpt-5.4+)
+openai             Responses             gpt-6.2-astra ... gpt-5.2 (``aliases``)     browser; computer (gpt-5.4+)
                                          computer-use-preview                         computer
-anthropic          Messages              claude-sonnet-4, claude-sonnet-4-5,          computer, browser
-                                         claude-opus-4-1, claude-opus-4-5
+anthropic          Messages              claude-opus-5-5, claude-sonnet-5-5, ...      computer, browser
+                                         claude-haiku-4-5 (``aliases``)
 gemini             chat completions      gemini-2.5-pro                               browser
 openai-compatible  chat completions      ui-tars-1.5-7b, opencua-7b, qwen2.5-vl-72b   computer (the VLM grammar)
                    (``--cua-model-url``) any other model: ``openai-compatible:MODEL``  browser
 =================  ====================  ===========================================  ==========================
+
+The OpenAI and Anthropic aliases are dated (``aliases.AS_OF``): each names a model the SDK lists and does not
+mark deprecated. ``PROVIDER:ALIAS`` expands the alias too; ``PROVIDER:MODEL`` sends any other model id as given.
 
 API keys come from the vendors' usual variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``
 or ``GOOGLE_API_KEY``, ``OPENAI_COMPATIBLE_API_KEY`` for a server that wants one; ``--cua-agent-option
@@ -21,8 +24,10 @@ recordings go through redaction, and recordings never store request headers that
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
+from pytest_cua.agents.models.aliases import ANTHROPIC_MODELS, OPENAI_MODELS, RETIRED, ga_computer
 from pytest_cua.agents.models.settings import ModelSettings, check_agent_options
 
 if TYPE_CHECKING:
@@ -42,6 +47,8 @@ class Provider:
     name: ClassVar[str] = ""
     protocol: ClassVar[str] = ""
     models: ClassVar[Mapping[str, str]] = {}
+    #: aliases of earlier tables that are gone: what to use instead (``--agent`` says so)
+    retired: ClassVar[Mapping[str, str]] = {}
     key_env: ClassVar[tuple[str, ...]] = ()
     default_base_url: ClassVar[str | None] = None
     key_optional: ClassVar[bool] = False
@@ -188,8 +195,8 @@ class OpenAIProvider(Provider):
 
     name = "openai"
     protocol = "responses"
-    models = {"o3": "o3", "gpt-5": "gpt-5", "gpt-4.1": "gpt-4.1", "gpt-5.4": "gpt-5.4",
-              "computer-use-preview": "computer-use-preview"}
+    models = OPENAI_MODELS
+    retired = {k: v for k, v in RETIRED.items() if not k.startswith("claude")}
     key_env = ("OPENAI_API_KEY",)
     default_base_url = "https://api.openai.com/v1"
 
@@ -198,7 +205,7 @@ class OpenAIProvider(Provider):
         name = _name(model)
         if name.startswith("computer-use-preview"):
             return ("computer",)
-        if _ga_computer(name):
+        if ga_computer(name):
             return ("browser", "computer")
         return ("browser",)
 
@@ -210,7 +217,18 @@ class OpenAIProvider(Provider):
 
     @classmethod
     def default_max_tokens(cls, model: str) -> int:
+        if _name(model).startswith("computer-use-preview"):
+            return PREVIEW_MAX_OUTPUT
         return 4096 if cls.takes_temperature(model) else 32768
+
+    @classmethod
+    def _plan(cls, spec: "AgentSpec") -> tuple[str, str, ModelSettings, str, str | None]:
+        planned = super()._plan(spec)
+        model, settings = planned[0], planned[2]
+        if _name(model).startswith("computer-use-preview") and (settings.max_tokens or 0) > PREVIEW_MAX_OUTPUT:
+            raise ProviderError(f"--cua-max-tokens {settings.max_tokens}: {model} writes at most "
+                                f"{PREVIEW_MAX_OUTPUT} output tokens")
+        return planned
 
     @classmethod
     def adapter_class(cls) -> type["Adapter"]:
@@ -228,15 +246,11 @@ class OpenAIProvider(Provider):
         return super()._style(style, model, adapter, settings)
 
 
-def _ga_computer(name: str) -> bool:
-    """OpenAI's GA ``computer`` tool: gpt-5.4 and later."""
-    if not name.startswith("gpt-5."):
-        return False
-    try:
-        minor = int(name.split(".")[1].split("-")[0])
-    except ValueError:
-        return False
-    return minor >= 4
+#: computer-use-preview's documented output limit (its context window is 8,192 tokens)
+PREVIEW_MAX_OUTPUT = 1024
+
+#: Claude models for which thinking "enabled" (a manual budget) is deprecated in favour of "adaptive"
+ADAPTIVE_THINKING = re.compile(r"claude-(opus-4-[6-9]|sonnet-4-[6-9]|(opus|sonnet|haiku)-5|fable|mythos)")
 
 
 class AnthropicProvider(Provider):
@@ -244,8 +258,8 @@ class AnthropicProvider(Provider):
 
     name = "anthropic"
     protocol = "messages"
-    models = {"claude-sonnet-4": "claude-sonnet-4-20250514", "claude-sonnet-4-5": "claude-sonnet-4-5-20250929",
-              "claude-opus-4-1": "claude-opus-4-1-20250805", "claude-opus-4-5": "claude-opus-4-5-20251101"}
+    models = ANTHROPIC_MODELS
+    retired = {k: v for k, v in RETIRED.items() if k.startswith("claude")}
     key_env = ("ANTHROPIC_API_KEY",)
     default_base_url = "https://api.anthropic.com"
 
@@ -266,17 +280,21 @@ class AnthropicProvider(Provider):
     @classmethod
     def _plan(cls, spec: "AgentSpec") -> tuple[str, str, ModelSettings, str, str | None]:
         planned = super()._plan(spec)
+        model, settings = planned[0], planned[2]
+        if settings.options.get("thinking_budget") and ADAPTIVE_THINKING.match(_name(model)):
+            raise ProviderError(f"--cua-agent-option thinking_budget: thinking 'enabled' with a budget is "
+                                f"deprecated for {model}; use --cua-agent-option thinking=adaptive")
         if planned[1] == "computer":
             cls._computer_tool(planned[0], planned[2])
         return planned
 
     @classmethod
     def _computer_tool(cls, model: str, settings: ModelSettings) -> tuple[str, str]:
-        from pytest_cua.agents.models.adapters.anthropic_messages import beta_for_tool, computer_tool_for
+        from pytest_cua.agents.models.aliases import beta_for_tool, computer_tool_for
 
         try:
             chosen = settings.options.get("computer_tool")
-            return (chosen, beta_for_tool(chosen)) if chosen else computer_tool_for(model)
+            return (chosen, beta_for_tool(chosen, model)) if chosen else computer_tool_for(model)
         except ValueError as exc:
             raise ProviderError(str(exc)) from None
 
@@ -286,12 +304,18 @@ class AnthropicProvider(Provider):
             from pytest_cua.agents.models.styles.computer import ComputerStyle
 
             version, beta = cls._computer_tool(model, settings)
-            return ComputerStyle(adapter, dict(settings.options), tool_kind=version, beta=beta)
+            return ComputerStyle(adapter, dict(settings.options), tool_kind=version, beta=beta or None)
         return super()._style(style, model, adapter, settings)
 
 
 class ChatProvider(Provider):
     protocol = "chat"
+
+    @classmethod
+    def takes_temperature(cls, model: str) -> bool:
+        from pytest_cua.agents.models.adapters.openai_responses import is_reasoning_model
+
+        return not is_reasoning_model(model)  # OpenAI's reasoning models refuse a temperature on this route too
 
     @classmethod
     def adapter_class(cls) -> type["Adapter"]:

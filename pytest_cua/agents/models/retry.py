@@ -102,7 +102,7 @@ def call_with_retries(fn: Callable[[], T], policy: RetryPolicy, *, what: str,
     """Call ``fn`` until it succeeds; return its value and the number of attempts.
 
     The budget counts the seconds since the first attempt (attempts and waits), plus every wait asked for;
-    ``what`` names the call in errors (``"openai o3, task create_lead_1 step 3"``)."""
+    ``what`` names the call in errors (``"openai gpt-5.5, task create_lead_1 step 3"``)."""
     started = time.monotonic()
     waited = 0.0
     attempt = 0

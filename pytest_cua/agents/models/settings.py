@@ -11,6 +11,7 @@ from typing import Any, Callable
 import pytest
 
 STYLES = ("browser", "computer")
+SAFETY_CHECKS = ("stop", "acknowledge")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class ModelSettings:
     max_cost: float | None = None
     record_dir: Path | None = None
     replay_dir: Path | None = None
+    safety_checks: str = "stop"  # --cua-safety-checks: stop or acknowledge
 
 
 def _raw(config: pytest.Config, dest: str, ini: str, flag: str) -> tuple[str | None, str]:
@@ -97,6 +99,8 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
     cost_task, _ = _convert(config, "cua_max_cost_task", "cua_max_cost_task", "--cua-max-cost-task", float,
                             _positive)
     cost_run, _ = _convert(config, "cua_max_cost", "cua_max_cost", "--cua-max-cost", float, _positive)
+    safety, _ = _convert(config, "cua_safety_checks", "cua_safety_checks", "--cua-safety-checks", str,
+                         lambda v: None if v in SAFETY_CHECKS else f"choose {' or '.join(SAFETY_CHECKS)}, got {v!r}")
     base_url, _ = _raw(config, "cua_model_url", "cua_model_url", "--cua-model-url")
     record = path("cua_model_record", "cua_model_record", "--cua-model-record")
     replay = path("cua_model_replay", "cua_model_replay", "--cua-model-replay")
@@ -111,7 +115,7 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
                          temperature=1.0 if temperature is None else temperature, temperature_given=given,
                          max_tokens=max_tokens, history=history or 3, options=agent_options(config),
                          prices=prices, max_cost_task=cost_task, max_cost=cost_run, record_dir=record,
-                         replay_dir=replay)
+                         replay_dir=replay, safety_checks=safety or "stop")
 
 
 def _at_least(kind: Callable[[str], float], low: float) -> Callable[[str], Any]:
@@ -147,10 +151,13 @@ AGENT_OPTIONS: dict[str, tuple[Callable[[str], Any], str]] = {
     "timeout_s": (_at_least(float, 0.1), "seconds per attempt (120)"),
     "format_retries": (_at_least(int, 0), "unusable outputs sent back to the model before the episode fails (2)"),
     "image_size": (_size, "the largest screenshot sent, WIDTHxHEIGHT (browser 1280x800)"),
-    "reasoning_effort": (_choice("minimal", "low", "medium", "high"), "OpenAI reasoning models"),
+    "reasoning_effort": (_choice("none", "minimal", "low", "medium", "high", "xhigh", "max"),
+                         "OpenAI reasoning models (which levels a model takes is the model's: see its page)"),
     "reasoning_summary": (_choice("auto", "concise", "detailed", "off"), "OpenAI reasoning summaries (auto)"),
-    "thinking_budget": (_at_least(int, 1024), "Claude extended thinking, tokens (off)"),
-    "computer_tool": (str, "Claude computer tool version, e.g. computer_20250124 (by model)"),
+    "thinking_budget": (_at_least(int, 1024), "Claude manual extended thinking (thinking enabled), tokens (off)"),
+    "thinking": (_choice("adaptive", "off"), "Claude adaptive thinking (thinking adaptive; newer models)"),
+    "computer_tool": (_choice("computer_toolset_20260801", "computer_20251124", "computer_20250124",
+                              "computer_20241022"), "Claude computer tool version (by model, see aliases)"),
     "grammar": (str, "a VLM's grammar: ui-tars-1.5, ui-tars-1.0, opencua, opencua-relative, qwen2.5-vl"),
     "api_key_env": (str, "the environment variable holding the API key"),
     "top_p": (_at_least(float, 0), "nucleus sampling (chat completions)"),

@@ -25,6 +25,13 @@ ANTHROPIC_COMPUTER_BETAS = {
     "computer_20250124": "computer-use-2025-01-24",
     "computer_20251124": "computer-use-2025-11-24",
 }
+#: the GA computer toolset: one tools[] entry (no name, no display size, no beta header); its replies are
+#: tool_use blocks named per member with ``toolset_name: "computer"``
+COMPUTER_TOOLSET = "computer_toolset_20260801"
+TOOLSET_MEMBERS = ("key", "hold_key", "type", "cursor_position", "mouse_move", "left_mouse_down", "left_mouse_up",
+                   "left_click", "left_click_drag", "right_click", "middle_click", "double_click", "triple_click",
+                   "scroll", "wait", "screenshot", "zoom")
+TOOLSET_ENTRY_KEYS = {"type", "configs", "cache_control"}
 
 
 def _claude_version(model: str) -> tuple[str, tuple[int, int]] | None:
@@ -38,8 +45,25 @@ def _claude_version(model: str) -> tuple[str, tuple[int, int]] | None:
     return None
 
 
+def _claude_computer_tools(model: str) -> tuple[str, ...] | None:
+    """The computer tool versions a Claude model takes (None: not a Claude model the fake knows): the toolset
+    for 4.5 and later (the 5.5 models, fable-5-2 and mythos-5-2 take nothing else), and the one beta version of
+    its generation."""
+    if re.match(r"claude-(fable|mythos)-", model):
+        return (COMPUTER_TOOLSET,) if re.match(r"claude-(fable|mythos)-5-2", model) else \
+            (COMPUTER_TOOLSET, "computer_20251124")
+    claude = _claude_version(model)
+    if claude is None:
+        return None
+    beta = _claude_computer_tool(*claude)
+    if claude[1] >= (5, 5):
+        return (COMPUTER_TOOLSET,)
+    toolset = (COMPUTER_TOOLSET,) if claude[1] >= (4, 5) else ()
+    return toolset + ((beta,) if beta else ())
+
+
 def _claude_computer_tool(family: str, version: tuple[int, int]) -> str | None:
-    """The computer tool version a Claude model takes, or None when it has no computer use."""
+    """The beta computer tool version a Claude model takes, or None when it has no computer use."""
     if version >= (4, 6) or (family == "opus" and version >= (4, 5)):
         return "computer_20251124"
     if version >= (4, 0) or (family, version) == ("sonnet", (3, 7)):
@@ -65,7 +89,8 @@ class MessagesProtocol(VendorProtocol):
         conv = Conversation(items=list(body["messages"]))
         conv.tool_names = [tool["type"] if tool.get("type", "custom") != "custom" else tool["name"]
                            for tool in tools]
-        computer_names = {tool.get("name") for tool in tools if str(tool.get("type", "")).startswith("computer_")}
+        computer_names = {tool.get("name") for tool in tools if str(tool.get("type", "")).startswith("computer_")
+                          and tool.get("type") != COMPUTER_TOOLSET}
         conv.segments = list(tools)
         system = body.get("system")
         if system:
@@ -102,6 +127,9 @@ class MessagesProtocol(VendorProtocol):
     @staticmethod
     def _tool_use_call(block: dict, computer_names: set) -> HistoryCall:
         """A tool_use block as a call (a computer tool's ``action`` says whether it asks for a screenshot)."""
+        if block.get("toolset_name") == "computer":  # a toolset member: the name is the action
+            return HistoryCall(block["id"], block["name"], "computer", screenshot=block["name"] == "screenshot",
+                               action=block["name"])
         action = block["input"].get("action", "") if isinstance(block.get("input"), dict) else ""
         kind = "computer" if block["name"] in computer_names else "function"
         return HistoryCall(block["id"], block["name"], kind, screenshot="screenshot" in (action, block["name"]),
@@ -140,7 +168,9 @@ class MessagesProtocol(VendorProtocol):
         self._check_roles(conv)
         self._check_thinking(conv, body)
         for tool in body.get("tools") or []:
-            if str(tool.get("type", "")).startswith("computer_"):
+            if tool.get("type") == COMPUTER_TOOLSET:
+                self._check_toolset(conv, tool, body["model"])
+            elif str(tool.get("type", "")).startswith("computer_"):
                 self._check_computer_tool(conv, tool, body["model"], headers.get("anthropic-beta", ""))
         self._check_images(conv)
         check_calls(conv, self)
@@ -168,6 +198,19 @@ class MessagesProtocol(VendorProtocol):
                                  f"({max_tokens} <= {budget})")
 
     @staticmethod
+    def _check_toolset(conv: Conversation, tool: dict, model: str) -> None:
+        extra = sorted(set(tool) - TOOLSET_ENTRY_KEYS)
+        if extra:
+            conv.problems.append(f"tools.{COMPUTER_TOOLSET}: unexpected field(s) {', '.join(extra)} (a toolset entry "
+                                 "carries only type, configs and cache_control)")
+        unknown = sorted(set(tool.get("configs") or {}) - set(TOOLSET_MEMBERS))
+        if unknown:
+            conv.problems.append(f"tools.{COMPUTER_TOOLSET}.configs: unknown member(s) {', '.join(unknown)}")
+        takes = _claude_computer_tools(model)
+        if takes is not None and COMPUTER_TOOLSET not in takes:
+            conv.problems.append(f"tools: model {model!r} does not take {COMPUTER_TOOLSET}")
+
+    @staticmethod
     def _check_computer_tool(conv: Conversation, tool: dict, model: str, beta_header: str) -> None:
         version = tool["type"]
         beta = ANTHROPIC_COMPUTER_BETAS.get(version)
@@ -177,11 +220,10 @@ class MessagesProtocol(VendorProtocol):
         elif beta not in betas:
             conv.problems.append(f"tools: {version} needs the anthropic-beta header {beta!r} "
                                  f"(got {', '.join(betas) or 'none'})")
-        claude = _claude_version(model)
-        expected = _claude_computer_tool(*claude) if claude else version
-        if expected != version:
+        takes = _claude_computer_tools(model)
+        if takes is not None and version not in takes:
             conv.problems.append(f"tools: model {model!r} takes " +
-                                 (f"the computer tool {expected}, not {version}" if expected
+                                 (f"the computer tool {' or '.join(takes)}, not {version}" if takes
                                   else f"no computer tool (got {version})"))
         check_display(conv, tool, "display_width_px", "display_height_px")
 
@@ -220,14 +262,19 @@ class MessagesProtocol(VendorProtocol):
         if reply.reasoning:
             content.append({"type": "thinking", "thinking": reply.reasoning,
                             "signature": _thinking_signature(reply.reasoning)})
-        if reply.text or not reply.calls:
-            content.append({"type": "text", "text": reply.text})
-        content.extend({"type": "tool_use", "id": self.new_id("toolu"), "name": call.name,
-                        "input": call.arguments} for call in reply.calls)
+        text = reply.refusal or reply.text
+        if text or not reply.calls:
+            content.append({"type": "text", "text": text})
+        toolset = any(tool.get("type") == COMPUTER_TOOLSET for tool in request.body.get("tools") or [])
+        if not reply.refusal:
+            content.extend(self._tool_use(call, toolset) for call in reply.calls)
+        stop = "refusal" if reply.refusal else reply.stop or ("tool_use" if reply.calls else "end_turn")
         prompt = self.account(request, conv)
         return {
             "id": self.new_id("msg"), "type": "message", "role": "assistant", "model": request.model,
-            "content": content, "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "stop_details": {"type": "refusal", "category": reply.refusal_category,
+                             "explanation": None} if reply.refusal else None,
             "usage": {
                 "input_tokens": prompt.total - prompt.cached - prompt.written, "output_tokens": fake_tokens(content),
                 "cache_creation_input_tokens": prompt.written, "cache_read_input_tokens": prompt.cached,
@@ -236,3 +283,12 @@ class MessagesProtocol(VendorProtocol):
                 "service_tier": "standard",
             },
         }
+
+    def _tool_use(self, call, toolset: bool) -> dict:  # type: ignore[no-untyped-def]
+        """A tool_use block; with the computer toolset a computer call is a block named by its member."""
+        block = {"type": "tool_use", "id": self.new_id("toolu"), "name": call.name, "input": call.arguments,
+                 "caller": {"type": "direct"}}
+        if toolset and call.name == "computer" and isinstance(call.arguments, dict):
+            arguments = dict(call.arguments)
+            block.update(name=str(arguments.pop("action", "")), input=arguments, toolset_name="computer")
+        return block

@@ -68,9 +68,9 @@ class ChatProtocol(OpenAIProtocol):
                f"(tool_call_id {result.call_id!r})"
 
     def render(self, request: FakeRequest, conv: Conversation, reply: FakeReply) -> dict:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None,
-                                   "annotations": []}
-        if reply.calls:
+        message: dict[str, Any] = {"role": "assistant", "content": None if reply.refusal else reply.text or None,
+                                   "refusal": reply.refusal or None, "annotations": []}
+        if reply.calls and not reply.refusal:
             message["tool_calls"] = [
                 {"id": self.new_id("call"), "type": "function",
                  "function": {"name": call.name, "arguments": args_json(call.arguments)}}
@@ -84,7 +84,8 @@ class ChatProtocol(OpenAIProtocol):
             "created": int(time.time()), "model": request.model, "service_tier": "default",
             "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if reply.calls else "stop"}],
+                         "finish_reason": "length" if reply.stop == "max_tokens" else
+                         "tool_calls" if reply.calls and not reply.refusal else "stop"}],
             "usage": {
                 "prompt_tokens": prompt.total, "completion_tokens": completion_tokens,
                 "total_tokens": prompt.total + completion_tokens,

@@ -46,6 +46,7 @@ class ResponsesProtocol(OpenAIProtocol):
     def __init__(self, ids: FakeIds, cache: PromptCache):
         super().__init__(ids, cache)
         self._stored: dict[str, list[Any]] = {}
+        self._encrypted: set[str] = set()  # the reasoning items' encrypted_content the server issued
         self._lock = threading.Lock()
 
     def _history(self, body: dict) -> list[Any]:
@@ -75,7 +76,30 @@ class ResponsesProtocol(OpenAIProtocol):
         conv.segments.extend(map(_responses_segment, conv.items))
         for index, item in enumerate(conv.items):
             self._parse_item(conv, item, f"input[{index}]")
+        self._check_acknowledged(conv)
         return conv
+
+    def _check_acknowledged(self, conv: Conversation) -> None:
+        """Every ``pending_safety_checks`` entry of a computer call is acknowledged in its output (the API
+        refuses to go on otherwise), and a reasoning item's ``encrypted_content`` is one this server issued."""
+        pending: dict[str, set[str]] = {}
+        for index, item in enumerate(conv.items):
+            kind = item.get("type", "message")
+            if kind == "computer_call" and item.get("pending_safety_checks"):
+                pending[item["call_id"]] = {c["id"] for c in item["pending_safety_checks"]}
+            elif kind == "computer_call_output" and item.get("call_id") in pending:
+                acknowledged = {c.get("id") for c in item.get("acknowledged_safety_checks") or []}
+                missing = pending.pop(item["call_id"]) - acknowledged
+                if missing:
+                    conv.problems.append(f"input[{index}]: the pending safety check(s) {', '.join(sorted(missing))} "
+                                         f"of computer call {item['call_id']} must be acknowledged "
+                                         "(acknowledged_safety_checks) to go on")
+            elif kind == "reasoning" and item.get("encrypted_content"):
+                with self._lock:
+                    known = item["encrypted_content"] in self._encrypted
+                if not known:
+                    conv.problems.append(f"input[{index}]: The encrypted content of reasoning item "
+                                         f"{item.get('id')} could not be verified.")
 
     def _parse_item(self, conv: Conversation, item: dict, where: str) -> None:
         kind = item.get("type", "message")
@@ -180,20 +204,23 @@ class ResponsesProtocol(OpenAIProtocol):
             with self._lock:
                 self._stored[response_id] = conv.items + output
         body = request.body
+        cut = reply.stop == "max_tokens"
         return {
-            "id": response_id, "object": "response", "created_at": int(time.time()), "status": "completed",
-            "completed_at": int(time.time()), "error": None, "incomplete_details": None,
+            "id": response_id, "object": "response", "created_at": int(time.time()),
+            "status": "incomplete" if cut else "completed", "completed_at": None if cut else int(time.time()),
+            "error": None, "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
             "instructions": body.get("instructions"), "max_output_tokens": body.get("max_output_tokens"),
             "model": request.model, "output": output, "parallel_tool_calls": body.get("parallel_tool_calls", True),
             "previous_response_id": body.get("previous_response_id"),
             "reasoning": {"effort": None, "summary": None, **(body.get("reasoning") or {})},
-            "store": body.get("store", True), "temperature": body.get("temperature", 1.0),
+            "temperature": body.get("temperature", 1.0),
             "text": body.get("text", {"format": {"type": "text"}}), "tool_choice": body.get("tool_choice", "auto"),
             "tools": body.get("tools", []), "top_p": body.get("top_p", 1.0),
             "truncation": body.get("truncation", "disabled"), "metadata": body.get("metadata", {}),
-            "service_tier": "default", "user": None, "background": False,
+            "service_tier": "default", "background": False,
             "usage": {
-                "input_tokens": prompt.total, "input_tokens_details": {"cached_tokens": prompt.cached},
+                "input_tokens": prompt.total, "input_tokens_details": {"cached_tokens": prompt.cached,
+                                                                    "cache_write_tokens": prompt.written},
                 "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
                 "total_tokens": prompt.total + output_tokens,
             },
@@ -202,27 +229,37 @@ class ResponsesProtocol(OpenAIProtocol):
     def _output_items(self, request: FakeRequest, reply: FakeReply) -> list[dict]:
         new_id = self.new_id
         output: list[dict] = []
-        if reply.reasoning:
-            output.append({"type": "reasoning", "id": new_id("rs"),
-                           "summary": [{"type": "summary_text", "text": reply.reasoning}]})
-        if reply.text or not reply.calls:
+        if reply.reasoning or reply.encrypted_reasoning:
+            item = {"type": "reasoning", "id": new_id("rs"),
+                    "summary": [{"type": "summary_text", "text": reply.reasoning}] if reply.reasoning else []}
+            if reply.encrypted_reasoning and "reasoning.encrypted_content" in (request.body.get("include") or []):
+                item["encrypted_content"] = reply.encrypted_reasoning
+                with self._lock:
+                    self._encrypted.add(reply.encrypted_reasoning)
+            output.append(item)
+        if reply.refusal:
             output.append({"type": "message", "id": new_id("msg"), "role": "assistant", "status": "completed",
-                           "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+                           "content": [{"type": "refusal", "refusal": reply.refusal}]})
+            return output
+        if reply.text or not reply.calls:
+            output.append({"type": "message", "id": new_id("msg"), "role": "assistant",
+                           "status": "incomplete" if reply.stop == "max_tokens" else "completed",
+                           "content": [{"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}]})
         for call in reply.calls:
             if call.name == "computer" and not _has_function(request.body, "computer"):
-                output.append(self._computer_call(call.arguments))
+                output.append(self._computer_call(call.arguments, reply.safety_checks))
             else:
                 output.append({"type": "function_call", "id": new_id("fc"), "call_id": new_id("call"),
                                "name": call.name, "arguments": args_json(call.arguments), "status": "completed"})
         return output
 
-    def _computer_call(self, arguments: dict | str) -> dict:
+    def _computer_call(self, arguments: dict | str, safety_checks: list[dict] = ()) -> dict:  # type: ignore[assignment]
         """A computer_call: ``{"actions": [...]}`` is a GA batch, anything else one preview action."""
         if not isinstance(arguments, dict):
             raise TypeError("a computer call's arguments must be the action dict")
         item: dict[str, Any] = {"type": "computer_call", "id": self.new_id("cu"),
-                                "call_id": self.new_id("call"),
-                "status": "completed", "pending_safety_checks": []}
+                                "call_id": self.new_id("call"), "status": "completed",
+                                "pending_safety_checks": [dict(c) for c in safety_checks]}
         if "actions" in arguments:
             item["actions"] = arguments["actions"]
         else:

@@ -54,11 +54,25 @@ class FakeCall:
 
 @dataclass
 class FakeReply:
-    """What the fake model answers: text, a reasoning summary (thinking) and tool calls."""
+    """What the fake model answers: text, a reasoning summary (thinking) and tool calls, in the shapes the
+    vendor gives them.
+
+    The less usual ends of a turn, each rendered as its vendor does: ``refusal`` (OpenAI: a ``refusal``
+    content part, or the chat message's ``refusal``; Claude: ``stop_reason: "refusal"`` with ``stop_details``
+    of ``refusal_category``); ``stop="max_tokens"`` (cut off at the token limit: Claude's
+    ``stop_reason: "max_tokens"``, Responses ``status: "incomplete"``, chat ``finish_reason: "length"``);
+    ``stop="pause_turn"`` (Claude); ``safety_checks`` (OpenAI's ``pending_safety_checks`` on every computer
+    call: ``{"id", "code", "message"}``); ``encrypted_reasoning`` (a Responses reasoning item's
+    ``encrypted_content``)."""
 
     text: str = ""
     reasoning: str = ""
     calls: list[FakeCall] = field(default_factory=list)
+    refusal: str = ""
+    refusal_category: str | None = None
+    stop: str | None = None  # "max_tokens" or "pause_turn"
+    safety_checks: list[dict] = field(default_factory=list)
+    encrypted_reasoning: str = ""
 
 
 Policy = Callable[[FakeRequest], FakeReply]

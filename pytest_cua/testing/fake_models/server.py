@@ -60,6 +60,7 @@ class FakeModelServer:
         self.api_key = api_key
         self.strict = strict
         self.requests: list[FakeRequest] = []
+        self.responses: list[tuple[str, dict]] = []  # (protocol name, body) of every reply rendered
         self.violations: list[str] = []
         self._cache = PromptCache()
         self._ids = FakeIds()
@@ -231,7 +232,10 @@ class FakeModelServer:
     def _reply(self, protocol: VendorProtocol, request: FakeRequest, conv: Conversation) -> _Answer:
         """The policy's reply in the protocol's shape (a policy error is answered 500)."""
         try:
-            return _Answer(200, protocol.render(request, conv, self.policy(request)))
+            body = protocol.render(request, conv, self.policy(request))
+            with self._lock:
+                self.responses.append((protocol.name, body))
+            return _Answer(200, body)
         except Exception as exc:  # the policy is user code: report whatever it raised
             line = traceback.format_exception_only(type(exc), exc)[-1].strip()
             self._violation(f"policy error: {line}")

@@ -11,41 +11,12 @@ import json
 from typing import Any
 
 from pytest_cua.agents.models.adapters.base import OMITTED_IMAGE, Adapter, dump, import_sdk
+from pytest_cua.agents.models.aliases import COMPUTER_TOOLS, TOOLSET, beta_for_tool, computer_tool_for
 from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
 from pytest_cua.agents.models.pricing import usage_from_anthropic
 
-# (model name prefix, tool version, beta header); the first match wins, so newer names come first
-COMPUTER_TOOLS: tuple[tuple[str, str, str], ...] = (
-    ("claude-opus-4-7", "computer_20251124", "computer-use-2025-11-24"),
-    ("claude-opus-4-6", "computer_20251124", "computer-use-2025-11-24"),
-    ("claude-opus-4-5", "computer_20251124", "computer-use-2025-11-24"),
-    ("claude-sonnet-4-6", "computer_20251124", "computer-use-2025-11-24"),
-    ("claude-sonnet-4-5", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-haiku-4-5", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-opus-4-1", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-opus-4", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-sonnet-4", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-3-7-sonnet", "computer_20250124", "computer-use-2025-01-24"),
-    ("claude-3-5-sonnet", "computer_20241022", "computer-use-2024-10-22"),
-)
-
-
-def computer_tool_for(model: str) -> tuple[str, str]:
-    """The computer tool version and beta header for ``model``; an unknown model is a clear error."""
-    name = model.split("/")[-1]
-    for prefix, version, beta in COMPUTER_TOOLS:
-        if name.startswith(prefix):
-            return version, beta
-    known = ", ".join(p for p, _, _ in COMPUTER_TOOLS)
-    raise ValueError(f"no computer-use tool version is known for {model!r} (known model families: {known}); "
-                     f"set one with --cua-agent-option computer_tool=computer_20250124")
-
-
-def beta_for_tool(version: str) -> str:
-    for _, known, beta in COMPUTER_TOOLS:
-        if known == version:
-            return beta
-    raise ValueError(f"unknown computer tool version {version!r}")
+# the model -> computer tool table lives in ``aliases`` (dated with the alias table)
+__all__ = ["AnthropicMessagesAdapter", "COMPUTER_TOOLS", "beta_for_tool", "computer_tool_for"]
 
 
 class AnthropicMessagesAdapter(Adapter):
@@ -81,7 +52,10 @@ class AnthropicMessagesAdapter(Adapter):
 
     def _tools(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
-        if self.computer is not None:
+        if self.computer is not None and self.computer.kind == TOOLSET:
+            # one entry for the whole family, no name and no display size (the screenshots say it)
+            tools.append({"type": TOOLSET})
+        elif self.computer is not None:
             tools.append({"type": self.computer.kind, "name": "computer",
                           "display_width_px": self.computer.display[0],
                           "display_height_px": self.computer.display[1]})
@@ -100,7 +74,9 @@ class AnthropicMessagesAdapter(Adapter):
         if tools:
             request["tools"] = tools
         budget = self.generation.options.get("thinking_budget")
-        if budget:
+        if self.generation.options.get("thinking") == "adaptive":
+            request["thinking"] = {"type": "adaptive"}
+        elif budget:
             request["thinking"] = {"type": "enabled", "budget_tokens": int(budget)}
         elif self.generation.temperature is not None and self.generation.temperature != 1.0:
             # 1.0 is the API's default; recent SDKs take no sampling parameters, so another value goes in the body
@@ -131,20 +107,40 @@ class AnthropicMessagesAdapter(Adapter):
                 blocks.append({"type": "redacted_thinking", "data": data.get("data", "")})
             elif kind == "tool_use":
                 arguments = data.get("input")
-                blocks.append({"type": "tool_use", "id": data["id"], "name": data["name"], "input": arguments})
-                call = Call(id=str(data["id"]), name=str(data["name"]),
+                block = {"type": "tool_use", "id": data["id"], "name": data["name"], "input": arguments}
+                member = data.get("toolset_name") == "computer"
+                if member:  # a computer toolset member: the block goes back as it came
+                    block["toolset_name"] = "computer"
+                blocks.append(block)
+                computer = self.computer is not None and (member or data["name"] == "computer")
+                if member and isinstance(arguments, dict):
+                    # one action vocabulary for the style: {"action": member, ...its input}
+                    arguments = {"action": data["name"], **arguments}
+                call = Call(id=str(data["id"]), name="computer" if computer else str(data["name"]),
                             arguments=arguments if isinstance(arguments, dict) else None,
-                            raw_arguments=json.dumps(arguments),
-                            kind="computer" if data["name"] == "computer" and self.computer is not None else "function")
+                            raw_arguments=json.dumps(arguments), kind="computer" if computer else "function")
                 if not isinstance(arguments, dict):
-                    call.error = f"the input of {call.name} must be a JSON object"
+                    call.error = f"the input of {data['name']} must be a JSON object"
                 reply.calls.append(call)
-        self.messages.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
+        if self.messages and self.messages[-1]["role"] == "assistant":
+            # the continuation of a paused turn (pause_turn) is the same assistant turn
+            self.messages[-1]["content"] = [*self.messages[-1]["content"], *blocks]
+        else:
+            self.messages.append({"role": "assistant",
+                                  "content": blocks or [{"type": "text", "text": "(no output)"}]})
         reply.text = "\n".join(t for t in texts if t)
         reply.reasoning = "\n".join(t for t in thoughts if t)
-        reply.truncated = getattr(response, "stop_reason", None) == "max_tokens"
-        reply.raw = {"id": getattr(response, "id", None), "stop_reason": getattr(response, "stop_reason", None),
-                     "content": blocks}
+        stop = getattr(response, "stop_reason", None)
+        reply.truncated = stop in ("max_tokens", "model_context_window_exceeded")
+        reply.paused = stop == "pause_turn"
+        if stop == "refusal":
+            details = dump(getattr(response, "stop_details", None)) or {}
+            reply.refusal = "\n".join(t for t in (reply.text, details.get("explanation") if isinstance(details, dict)
+                                                   else None) if t) or "(the model refused, with no text)"
+            reply.refusal_category = details.get("category") if isinstance(details, dict) else None
+        reply.raw = {"id": getattr(response, "id", None), "stop_reason": stop, "content": blocks,
+                     **({"stop_details": dump(response.stop_details)} if getattr(response, "stop_details", None)
+                        else {})}
         return reply
 
     def _prune(self) -> None:

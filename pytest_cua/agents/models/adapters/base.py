@@ -90,9 +90,11 @@ class Adapter(abc.ABC):
         self.messages = []
         self._observation_parts = []
 
-    def send(self, turn: UserTurn, *, what: str, headers: dict[str, str] | None = None) -> Reply:
-        """Add ``turn`` to the conversation, call the model (with retries) and add its reply."""
-        self._append_user(turn)
+    def send(self, turn: UserTurn | None, *, what: str, headers: dict[str, str] | None = None) -> Reply:
+        """Add ``turn`` to the conversation, call the model (with retries) and add its reply. ``None``: send
+        the conversation as it is (Claude's ``pause_turn``: the paused reply goes back for the model to go on)."""
+        if turn is not None:
+            self._append_user(turn)
         self._prune()
         for part in self._observation_parts[:-self.keep_images]:
             part["text"] = OMITTED_OBSERVATION

@@ -47,7 +47,7 @@ class OpenAIChatAdapter(Adapter):
             request["max_completion_tokens"] = self.generation.max_tokens
         else:
             request["max_tokens"] = self.generation.max_tokens
-        if self.generation.temperature is not None:
+        if self.generation.temperature is not None and not is_reasoning_model(self.model):
             request["temperature"] = self.generation.temperature
         for key in ("top_p", "seed"):
             if key in self.generation.options:
@@ -83,7 +83,13 @@ class OpenAIChatAdapter(Adapter):
         self.messages.append(assistant)
         for c in calls:
             reply.calls.append(_call(c))
-        reply.truncated = getattr(choices[0], "finish_reason", None) == "length"
+        finish = getattr(choices[0], "finish_reason", None)
+        reply.truncated = finish == "length"
+        if data.get("refusal"):
+            reply.refusal = str(data["refusal"])
+        elif finish == "content_filter":
+            reply.refusal = "(the response was stopped by the content filter)"
+            reply.refusal_category = "content_filter"
         reply.raw = {"id": getattr(response, "id", None), "message": data,
                      "finish_reason": getattr(choices[0], "finish_reason", None)}
         return reply

@@ -17,7 +17,7 @@ from pytest_cua.agents.models.adapters.base import (OMITTED_IMAGE, Adapter, dump
 from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
 from pytest_cua.agents.models.pricing import usage_from_openai_responses
 
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "computer-use-preview")
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6", "computer-use-preview")
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -74,7 +74,8 @@ class OpenAIResponsesAdapter(Adapter):
         tools = self._tools()
         if tools:
             request["tools"] = tools
-        if self.computer is not None:
+        if self.computer is not None and self.computer.kind == "computer_use_preview":
+            # computer-use-preview requires it; the spec marks the field deprecated, so nothing else sends it
             request["truncation"] = "auto"
         if is_reasoning_model(self.model):
             effort = self.generation.options.get("reasoning_effort")
@@ -105,7 +106,7 @@ class OpenAIResponsesAdapter(Adapter):
 
     def _parse(self, response: Any) -> Reply:
         reply = Reply(usage=usage_from_openai_responses(getattr(response, "usage", None)))
-        texts, thoughts, raw_items = [], [], []
+        texts, thoughts, raw_items, refusals = [], [], [], []
         for item in getattr(response, "output", None) or []:
             data = dump(item, exact=True)
             raw_items.append(data)
@@ -116,6 +117,8 @@ class OpenAIResponsesAdapter(Adapter):
             elif kind == "message":
                 texts += [c.get("text", "") for c in data.get("content") or []
                           if isinstance(c, dict) and c.get("type") == "output_text"]
+                refusals += [str(c.get("refusal") or "") for c in data.get("content") or []
+                             if isinstance(c, dict) and c.get("type") == "refusal"]
             elif kind == "function_call":
                 reply.calls.append(_function_call(data))
             elif kind == "computer_call":
@@ -129,8 +132,14 @@ class OpenAIResponsesAdapter(Adapter):
         reply.text = "\n".join(t for t in texts if t)
         reply.reasoning = "\n".join(t for t in thoughts if t)
         details = getattr(response, "incomplete_details", None)
-        reply.truncated = getattr(response, "status", None) == "incomplete" and \
-            getattr(details, "reason", None) == "max_output_tokens"
+        incomplete = getattr(response, "status", None) == "incomplete"
+        reason = getattr(details, "reason", None) if not isinstance(details, dict) else details.get("reason")
+        reply.truncated = incomplete and reason == "max_output_tokens"
+        if refusals:
+            reply.refusal = "\n".join(r for r in refusals if r) or "(the model refused, with no text)"
+        elif incomplete and reason == "content_filter":
+            reply.refusal = "(the response was stopped by OpenAI's content filter)"
+            reply.refusal_category = "content_filter"
         reply.raw = {"id": getattr(response, "id", None), "status": getattr(response, "status", None),
                      "output": raw_items}
         return reply

@@ -1,5 +1,14 @@
 """The computer style: screenshot only, pixel coordinates, through the vendor's own computer-use tool
-(OpenAI's ``computer_use_preview`` and GA ``computer``; Claude's ``computer_20250124`` / ``computer_20251124``).
+(OpenAI's ``computer_use_preview`` and GA ``computer``; Claude's ``computer_20250124`` / ``computer_20251124`` and
+the ``computer_toolset_20260801`` members).
+
+Claude's actions as its tool documents them, as far as the typed action space reaches: a click, scroll or
+``left_mouse_down`` without ``coordinate`` acts at the cursor (the last point the model's actions moved it to);
+``cursor_position`` is answered with that position; ``zoom`` is answered with the region cropped from the
+screenshot and scaled up (nothing is executed); ``key`` with ``repeat`` presses N times; ``left_mouse_down``,
+``mouse_move`` and ``left_mouse_up`` become one drag from the press to the release (a press and release at one
+point: a click). A modifier held during a click or scroll (``text``) and ``hold_key`` have no typed action yet:
+they are answered with an error naming the alternative, never executed as something else.
 
 The screenshot is scaled to the tool's display size (``image_size``, default 1024x768 for OpenAI and 1280x800
 for Claude, aspect kept); the model's coordinates are pixels of that image and map back to screen pixels
@@ -42,6 +51,10 @@ class ComputerStyle(Style):
         self.tool_kind = tool_kind
         self.beta = beta
         self.max_image = size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
+        self.cursor: Point | None = None  # where the model's actions left the pointer (the image's pixels)
+        self._pressed: Point | None = None  # left_mouse_down's point until left_mouse_up
+        self._notes: dict[str, str] = {}  # call id -> the answer to give instead of "ok" (cursor_position)
+        self._zooms: dict[str, tuple[float, float, float, float]] = {}  # call id -> region (the image's pixels)
 
     @property
     def vendor_native(self) -> str:
@@ -49,6 +62,7 @@ class ComputerStyle(Style):
 
     def begin(self, task: "Task", context: "AgentContext") -> None:
         super().begin(task, context)
+        self.cursor, self._pressed, self._notes, self._zooms = None, None, {}, {}
         navigation = [t for t in BROWSER_TOOLS if t.name in ("goto", "back")] if self._environment() == "browser" else []
         # the computer tool itself follows the first screenshot's size (turn_for)
         self.adapter.reset("", [*navigation, *TERMINAL_TOOLS])
@@ -75,7 +89,15 @@ class ComputerStyle(Style):
         if previous is None:
             return UserTurn(text=self.task_text(), image=image)
         results = self.results_for(previous, observation)
-        computer = [r for r in results if r.kind == "computer"]
+        for result in results:
+            note = self._notes.pop(result.call_id, None)
+            if note is not None and result.text == "ok":
+                result.text = note
+            region = self._zooms.pop(result.call_id, None)
+            if region is not None and not result.is_error:
+                result.image = self._zoomed(observation.screenshot, region)
+                result.text = "the zoomed region"
+        computer = [r for r in results if r.kind == "computer" and r.image is None]
         if computer:
             computer[-1].image = image
             return UserTurn(results=results)
@@ -103,7 +125,108 @@ class ComputerStyle(Style):
             listed = args.get("actions")
             batch = listed if isinstance(listed, list) else [args]
             return [openai_action(a, self._environment()) for a in batch]
-        return anthropic_action(args)
+        return self._claude(call.id, args)
+
+    # -- Claude's computer actions --------------------------------------------------------------------------
+    def _claude(self, call_id: str, args: Mapping[str, Any]) -> list[Action]:
+        """One Claude computer action (``computer_2025*`` input, or a toolset member as ``{"action": name,
+        ...}``), coordinates still in the image's pixels; the cursor follows."""
+        action = args.get("action")
+        point = self._coordinate(args, str(action))
+        if args.get("text") and action in CLAUDE_POINTER:
+            raise ActionError(f"computer {action}: holding {args['text']!r} during the action is not supported "
+                              "here; nothing was done (use key for a shortcut)")
+        if action == "hold_key":
+            raise ActionError("computer hold_key is not supported here; nothing was done (use key)")
+        if action == "cursor_position":
+            where = self.cursor
+            self._notes[call_id] = (f"X={where.x:g},Y={where.y:g}" if where is not None
+                                    else "the cursor position is not known yet (no pointer action so far)")
+            return [Wait(0)]
+        if action == "zoom":
+            self._zooms[call_id] = self._region(args)
+            return [Wait(0)]
+        if action == "left_mouse_down":
+            self._pressed = point or self._at_cursor(str(action))
+            self.cursor = self._pressed
+            return [Wait(0)]  # pressed at the release: one drag from here
+        if action == "left_mouse_up":
+            if self._pressed is None:
+                raise ActionError("computer left_mouse_up: the left button is not down (left_mouse_down first)")
+            start, end = self._pressed, point or self._at_cursor(str(action))
+            self._pressed, self.cursor = None, end
+            return [Click(end) if start == end else Drag(start, end)]
+        if action == "mouse_move" and self._pressed is not None:
+            assert point is not None
+            self.cursor = point
+            return [Wait(0)]  # the button is down: the move is part of the drag
+        if action in CLAUDE_POINTER and point is None and action != "scroll":
+            point = self._at_cursor(str(action))
+        if action == "key" and args.get("repeat") not in (None, 1):
+            repeat = args.get("repeat")
+            if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 100:
+                raise ActionError(f"computer key: 'repeat' must be a whole number from 1 to 100, got {repeat!r}")
+            return anthropic_action({"action": "key", "text": args.get("text")}) * repeat
+        fixed = dict(args)
+        if point is not None:
+            fixed["coordinate"] = [point.x, point.y]
+        fixed.pop("text", None) if action in CLAUDE_POINTER else None
+        actions = anthropic_action(fixed)
+        if point is not None:
+            self.cursor = point
+        if action == "left_click_drag":
+            self.cursor = Point(*map(float, fixed["coordinate"]))
+        return actions
+
+    def _coordinate(self, args: Mapping[str, Any], action: str) -> Point | None:
+        coord = args.get("coordinate")
+        if coord is None:
+            return None
+        if not isinstance(coord, (list, tuple)) or len(coord) != 2 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in coord):
+            raise ActionError(f"computer {action}: 'coordinate' must be [x, y], got {coord!r}")
+        return Point(float(coord[0]), float(coord[1]))
+
+    def _at_cursor(self, action: str) -> Point:
+        if self.cursor is None:
+            raise ActionError(f"computer {action}: no 'coordinate' and the cursor position is not known yet; "
+                              "give the coordinate")
+        return self.cursor
+
+    def _region(self, args: Mapping[str, Any]) -> tuple[float, float, float, float]:
+        region = args.get("region")
+        if not isinstance(region, (list, tuple)) or len(region) != 4 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in region):
+            raise ActionError(f"computer zoom: 'region' must be [x0, y0, x1, y1], got {region!r}")
+        x0, y0, x1, y1 = (float(v) for v in region)
+        assert self.last_image is not None
+        if not (0 <= x0 < x1 <= self.last_image.width and 0 <= y0 < y1 <= self.last_image.height):
+            raise ActionError(f"computer zoom: region {list(region)} is not within the "
+                              f"{self.last_image.width}x{self.last_image.height} screenshot (x0 < x1, y0 < y1)")
+        return x0, y0, x1, y1
+
+    def _zoomed(self, screenshot: bytes | None, region: tuple[float, float, float, float]) -> Any:
+        """The region (the image's pixels) cut from the new screenshot at screen resolution, scaled up to
+        the largest size sent (aspect kept)."""
+        import io
+
+        from PIL import Image
+
+        from pytest_cua.agents.models.coords import fit_within
+        from pytest_cua.agents.models.images import VENDOR_LIMITS, prepare_image
+
+        assert screenshot is not None and self.space is not None
+        x0, y0 = self.space.to_screen(region[0], region[1])
+        x1, y1 = self.space.to_screen(region[2], region[3])
+        with Image.open(io.BytesIO(screenshot)) as full:
+            crop = full.convert("RGB").crop((round(x0), round(y0), max(round(x1), round(x0) + 1),
+                                             max(round(y1), round(y0) + 1)))
+        buf = io.BytesIO()
+        crop.save(buf, format="PNG")
+        size = fit_within(crop.width * 1000, crop.height * 1000, *target_size(self.adapter.vendor, self.max_image,
+                                                                           self.max_image))
+        return prepare_image(buf.getvalue(), size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor),
+                             many=self.many_images)
 
 
 def _xy(args: Mapping[str, Any], kind: str) -> Point:
@@ -168,16 +291,20 @@ def openai_action(args: Any, environment: str = "browser") -> Action:
     raise ActionError(f"computer: unknown action type {kind!r}")
 
 
+#: Claude actions that point (and may hold modifier keys in ``text``)
+CLAUDE_POINTER = ("left_click", "right_click", "middle_click", "double_click", "triple_click", "scroll",
+                  "left_click_drag", "left_mouse_down", "left_mouse_up")
+
+
 def anthropic_action(args: Mapping[str, Any]) -> list[Action]:
-    """One Claude computer action (coordinates still in the image's pixels)."""
+    """One stateless Claude computer action with its coordinate given (the image's pixels); the style's
+    ``_claude`` handles the cursor, mouse down/up, zoom and cursor_position first."""
     action = args.get("action")
-    if action in ("left_click", "right_click", "middle_click", "double_click") and args.get("text"):
-        raise ActionError(f"computer {action}: holding keys during a click is not supported; use key instead")
+    if action in CLAUDE_POINTER and args.get("text"):
+        raise ActionError(f"computer {action}: holding keys during the action is not supported; use key instead")
     if action == "triple_click":
         point = parse_function_call({"name": "computer", "arguments": {**args, "action": "left_click"}})
         return [DoubleClick(point.target), Click(point.target)]  # type: ignore[attr-defined]
-    if action in ("left_mouse_down", "left_mouse_up", "hold_key"):
-        raise ActionError(f"computer {action} is not supported; use left_click_drag or key")
-    if action == "zoom":
-        raise ActionError("computer zoom is not available here; the screenshot is the full screen")
+    if action in ("left_mouse_down", "left_mouse_up", "hold_key", "zoom"):
+        raise ActionError(f"computer {action} needs the computer style's state; nothing was done")
     return [parse_function_call({"name": "computer", "arguments": dict(args)})]

@@ -1,0 +1,24 @@
+"""Fixtures of the model agent tests: a fake vendor server on loopback and the API keys the agents need."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from pytest_cua.testing.fake_models import FakeModelServer
+
+KEY = "sk-test-model-agents-0123456789"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeModelServer]:
+    with FakeModelServer(api_key=KEY) as srv:
+        yield srv
+
+
+@pytest.fixture
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every vendor's key set (to the fake server's): the agents check for them before anything runs."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
+        monkeypatch.setenv(name, KEY)
