@@ -120,6 +120,17 @@ class Action:
                 if isinstance(value, str) or not all(isinstance(v, str) for v in value):
                     raise ActionError(f"action {self.kind!r} field {f.name!r} must be a list of strings")
                 object.__setattr__(self, f.name, tuple(value))
+                if f.name == "modifiers":
+                    object.__setattr__(self, f.name, modifier_names(self.kind, value))
+        if isinstance(self, HoldKey):
+            if not self.keys:
+                raise ActionError("action 'hold_key' field 'keys' must name at least one key")
+            if not 0 < self.seconds <= MAX_HOLD_S:
+                raise ActionError(f"action 'hold_key' field 'seconds' must be more than 0 and at most "
+                                  f"{MAX_HOLD_S:g}, got {self.seconds!r}")
+        if isinstance(self, (MouseDown, MouseUp)) and self.button not in ("left", "right", "middle"):
+            raise ActionError(f"action {self.kind!r} field 'button' must be left, right or middle, got "
+                              f"{self.button!r}")
 
     def describe(self) -> str:
         """A short human-readable form, used in step names and logs."""
@@ -134,6 +145,24 @@ class Action:
                 value = repr(value if len(value) <= 60 else value[:57] + "...")
             parts.append(f"{f.name}={value}")
         return f"{self.kind}({', '.join(parts)})"
+
+
+MAX_HOLD_S = 30.0
+"""The longest ``hold_key``: a held key blocks the environment for that long."""
+
+
+def modifier_names(kind: str, names: Any) -> tuple[str, ...]:
+    """Modifier key names in canonical form (``("CTRL", "Shift")`` -> ``("ctrl", "shift")``), each once; an
+    unknown name is an ActionError naming it and the known ones."""
+    out: list[str] = []
+    for name in names:
+        canonical = MODIFIERS.get(str(name).strip().lower())
+        if canonical is None:
+            raise ActionError(f"action {kind!r} field 'modifiers': {name!r} is not a modifier key "
+                              f"(known: {', '.join(sorted(set(MODIFIERS)))})")
+        if canonical not in out:
+            out.append(canonical)
+    return tuple(out)
 
 
 def _coerce_target(kind: str, name: str, value: Any) -> Target:
@@ -156,18 +185,36 @@ def _point(kind: str, name: str, x: Any, y: Any) -> Point:
 
 
 # --- pointer -------------------------------------------------------------------------------------------
+# ``modifiers``: keys held down during a pointer action (``("ctrl",)``, ``("ctrl", "shift")``), pressed before
+# it and released after it, in reverse order: a ctrl+click, a shift+scroll. Names as ``MODIFIERS`` lists.
+
+MODIFIERS: dict[str, str] = {"ctrl": "ctrl", "control": "ctrl", "shift": "shift", "alt": "alt", "option": "alt",
+                             "meta": "meta", "cmd": "meta", "command": "meta", "super": "meta", "win": "meta",
+                             "windows": "meta"}
+"""Modifier key names a pointer action may hold, each to its canonical name (ctrl, shift, alt, meta)."""
+
 
 class Click(Action, kind="click"):
     target: Target
     button: str = "left"
+    modifiers: tuple[str, ...] = ()
 
 
 class DoubleClick(Action, kind="double_click"):
     target: Target
+    modifiers: tuple[str, ...] = ()
+
+
+class TripleClick(Action, kind="triple_click"):
+    """Three clicks in a row (a paragraph or a line selected)."""
+
+    target: Target
+    modifiers: tuple[str, ...] = ()
 
 
 class RightClick(Action, kind="right_click"):
     target: Target
+    modifiers: tuple[str, ...] = ()
 
 
 class Hover(Action, kind="hover"):
@@ -175,14 +222,32 @@ class Hover(Action, kind="hover"):
 
 
 class Move(Action, kind="move"):
-    """Move the pointer without clicking (desktop environments)."""
+    """Move the pointer without clicking (a button held down by ``mouse_down`` drags)."""
 
     target: Target
+    modifiers: tuple[str, ...] = ()
+
+
+class MouseDown(Action, kind="mouse_down"):
+    """Press a mouse button and keep it down (at ``target``, else where the pointer is), until ``mouse_up``."""
+
+    target: Target | None = None
+    button: str = "left"
+    modifiers: tuple[str, ...] = ()
+
+
+class MouseUp(Action, kind="mouse_up"):
+    """Release a mouse button (at ``target``, else where the pointer is)."""
+
+    target: Target | None = None
+    button: str = "left"
+    modifiers: tuple[str, ...] = ()
 
 
 class Drag(Action, kind="drag"):
     source: Target
     destination: Target
+    modifiers: tuple[str, ...] = ()
 
 
 class Scroll(Action, kind="scroll"):
@@ -191,6 +256,7 @@ class Scroll(Action, kind="scroll"):
     dx: float = 0
     dy: float = 0
     target: Target | None = None
+    modifiers: tuple[str, ...] = ()
 
 
 # --- keyboard and forms --------------------------------------------------------------------------------
@@ -238,6 +304,13 @@ class Hotkey(Action, kind="hotkey"):
     """Press keys together (``["ctrl", "s"]``)."""
 
     keys: tuple[str, ...]
+
+
+class HoldKey(Action, kind="hold_key"):
+    """Hold keys down together for ``seconds`` (at most ``MAX_HOLD_S``), then release them."""
+
+    keys: tuple[str, ...]
+    seconds: float = 1.0
 
 
 # --- navigation ----------------------------------------------------------------------------------------

@@ -137,3 +137,46 @@ def test_screenshot_shows_the_window(probe: Any) -> None:
     assert obs.title == "cua-probe"
     assert "unsupported_kinds" not in obs.extra
     assert obs.extra["axtree"]["windows_without_tree"] == ["cua-probe"]  # Tk speaks no AT-SPI
+
+
+# --- held keys, triple click, mouse down and up (the vendors' computer tools) ------------------------------
+
+SHIFT, CONTROL, BUTTON1 = 0x1, 0x4, 0x100  # X event state masks
+
+
+def test_a_click_holds_its_modifiers(probe: Any) -> None:
+    act(probe, type="click", target={"x": 220, "y": 160}, modifiers=["ctrl"])
+    press = wait_for(lambda: _at(events(probe, "press"), 220, 160), what="a press at (220, 160)")[0]
+    assert press["state"] & CONTROL, f"the click was not made with control held: {press}"
+    act(probe, type="click", target={"x": 230, "y": 160})
+    press = wait_for(lambda: _at(events(probe, "press"), 230, 160), what="a press at (230, 160)")[0]
+    assert not press["state"] & CONTROL, "control is still held after the action"
+
+
+def test_a_scroll_holds_its_modifiers(probe: Any) -> None:
+    act(probe, type="scroll", dy=80, target={"x": 300, "y": 150}, modifiers=["shift"])
+    wheel = wait_for(lambda: [e for e in events(probe, "press") if e["num"] in (4, 5, 6, 7)], what="wheel presses")
+    assert all(e["state"] & SHIFT for e in wheel), wheel
+
+
+def test_triple_click(probe: Any) -> None:
+    act(probe, type="triple_click", target={"x": 320, "y": 110})
+    wait_for(lambda: _at(events(probe, "triple"), 320, 110),
+             what=lambda: f"a triple click at (320, 110); the probe saw {_summary(events(probe))}")
+
+
+def test_mouse_down_move_up_drags(probe: Any) -> None:
+    act(probe, type="mouse_down", target={"x": 120, "y": 120})
+    act(probe, type="move", target={"x": 400, "y": 180})
+    act(probe, type="mouse_up")  # where the pointer is
+    wait_for(lambda: _at(events(probe, "release"), 400, 180), what="a release at (400, 180)")
+    assert _at(events(probe, "press"), 120, 120)
+    assert [e for e in events(probe, "motion") if e["state"] & BUTTON1], "no motion with the button held"
+
+
+def test_hold_key_holds_for_its_duration(probe: Any) -> None:
+    act(probe, type="hold_key", keys=["shift"], seconds=1.0)
+    ups = wait_for(lambda: [e for e in events(probe, "keyup") if e["keysym"].startswith("Shift")],
+                   what="the shift key's release")
+    downs = [e for e in events(probe, "key") if e["keysym"].startswith("Shift")]
+    assert downs and ups[-1]["t"] - downs[0]["t"] >= 0.9, (downs, ups)

@@ -23,6 +23,7 @@ from pytest_cua.actions import (
     Press,
     RightClick,
     Scroll,
+    TripleClick,
     Type,
     Wait,
 )
@@ -363,7 +364,7 @@ def test_opencua_drag_after_move_and_from_the_pointer() -> None:
 
 def test_opencua_computer_functions() -> None:
     centre = Point(960.0, 540.0)
-    assert opencua("computer.triple_click(x=966, y=546)") == [DoubleClick(centre), Click(centre)]
+    assert opencua("computer.triple_click(x=966, y=546)") == [TripleClick(centre)]
     assert opencua("computer.wait()") == [Wait(5.0)]
     assert opencua("computer.wait(2)") == [Wait(2.0)]
     assert opencua("computer.terminate(status='success')") == [Done()]

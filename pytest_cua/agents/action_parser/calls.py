@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from pytest_cua.actions import (Action, ActionError, Answer, Back, Check, Clear, Click, CloseTab, Done, DoubleClick,
-                                Drag, Fail, Fill, Forward, GoTo, Hotkey, Hover, Move, NewTab, Point, RightClick, Scroll,
-                                SelectOption, SwitchTab, Type, Uncheck, Wait)
+from pytest_cua.actions import (MAX_HOLD_S, Action, ActionError, Answer, Back, Check, Clear, Click, CloseTab, Done,
+                                DoubleClick, Drag, Fail, Fill, Forward, GoTo, HoldKey, Hotkey, Hover, MouseDown,
+                                MouseUp, Move, NewTab, Point, RightClick, Scroll, SelectOption, SwitchTab,
+                                TripleClick, Type, Uncheck, Wait, modifier_names)
 from pytest_cua.agents.action_parser.arguments import (DEFAULT_SCROLL_PX, MAX_OUTPUT_CHARS, SCROLL_CLICK_PX,
                                                        key_action, normalize_element_id, read_arg, read_keys,
                                                        read_number, read_point, read_target, read_text, shown,
@@ -150,7 +151,9 @@ def _ask(args: Mapping[str, Any]) -> Action:
 
 
 def _computer_tool(args: Mapping[str, Any]) -> Action:
-    """Anthropic's computer-use tool: ``{"action": "left_click", "coordinate": [x, y]}``."""
+    """Anthropic's computer-use tool: ``{"action": "left_click", "coordinate": [x, y]}`` (a toolset member as
+    ``{"action": member, ...}``). ``text`` on a pointer action names modifier keys held during it
+    (``"ctrl+shift"``). Actions at the cursor (no ``coordinate``) are the computer style's to place."""
     action = args.get("action")
     coord = args.get("coordinate")
 
@@ -159,37 +162,66 @@ def _computer_tool(args: Mapping[str, Any]) -> Action:
             raise ActionError(f"computer {action}: 'coordinate' must be [x, y], got {shown(coord)}")
         return read_point(coord[0], coord[1], f"computer {action}")
 
+    held = _held_keys(args, str(action)) if action in CLAUDE_POINTER else ()
     if action in ("left_click", "click"):
-        return Click(at())
+        return Click(at(), modifiers=held)
     if action == "right_click":
-        return RightClick(at())
+        return RightClick(at(), modifiers=held)
     if action == "middle_click":
-        return Click(at(), button="middle")
+        return Click(at(), button="middle", modifiers=held)
     if action == "double_click":
-        return DoubleClick(at())
+        return DoubleClick(at(), modifiers=held)
+    if action == "triple_click":
+        return TripleClick(at(), modifiers=held)
     if action == "mouse_move":
-        return Move(at())
+        return Move(at(), modifiers=held)
+    if action in ("left_mouse_down", "left_mouse_up"):
+        where = at() if coord is not None else None
+        return (MouseDown if action == "left_mouse_down" else MouseUp)(where, modifiers=held)
     if action == "left_click_drag":
         start = args.get("start_coordinate")
         if not isinstance(start, (list, tuple)) or len(start) != 2:
             raise ActionError("computer left_click_drag: 'start_coordinate' must be [x, y]")
-        return Drag(read_point(start[0], start[1], "drag start"), at())
+        return Drag(read_point(start[0], start[1], "drag start"), at(), modifiers=held)
     if action == "type":
         return Type(read_text(args.get("text"), "computer type 'text'"))
     if action == "key":
         return key_action(args.get("text"), "computer key 'text'")
+    if action == "hold_key":
+        keys = read_keys(args.get("text"), "computer hold_key 'text'")
+        seconds = read_number(args.get("duration"), "computer hold_key 'duration'")
+        if not 0 < seconds <= MAX_HOLD_S:
+            raise ActionError(f"computer hold_key: 'duration' must be more than 0 and at most {MAX_HOLD_S:g} "
+                              f"seconds, got {shown(args.get('duration'))}")
+        return HoldKey(keys, seconds)
     if action == "scroll":
         amount = read_number(args.get("scroll_amount", 3), "scroll_amount") * SCROLL_CLICK_PX
         direction = args.get("scroll_direction", "down")
         vectors = {"down": (0, amount), "up": (0, -amount), "right": (amount, 0), "left": (-amount, 0)}
         if direction not in vectors:
             raise ActionError(f"computer scroll: 'scroll_direction' must be up/down/left/right, got {direction!r}")
-        return Scroll(dx=vectors[direction][0], dy=vectors[direction][1], target=at() if coord else None)
+        return Scroll(dx=vectors[direction][0], dy=vectors[direction][1], target=at() if coord else None,
+                      modifiers=held)
     if action == "wait":
         return wait_action({"seconds": args.get("duration", 1)})
     if action in ("screenshot", "cursor_position"):
         return Wait(0)
     raise ActionError(f"computer: unsupported action {action!r}")
+
+
+#: Claude computer actions that point (and may hold modifier keys, named in ``text``)
+CLAUDE_POINTER = ("left_click", "click", "right_click", "middle_click", "double_click", "triple_click", "scroll",
+                  "left_click_drag", "left_mouse_down", "left_mouse_up", "mouse_move")
+
+
+def _held_keys(args: Mapping[str, Any], action: str) -> tuple[str, ...]:
+    """The modifier keys a pointer action holds (``text``: ``"ctrl"``, ``"ctrl+shift"``); none when absent."""
+    text = args.get("text")
+    if text is None or text == "":
+        return ()
+    if not isinstance(text, str):
+        raise ActionError(f"computer {action}: 'text' (the keys to hold) must be a string, got {shown(text)}")
+    return modifier_names(action, [k for k in text.replace(" ", "").split("+") if k])
 
 
 def _bu_index(args: Mapping[str, Any], kind: str) -> str:

@@ -9,7 +9,7 @@ import ast
 from typing import Any, Callable
 
 from pytest_cua.actions import (Action, ActionError, Answer, Click, Done, DoubleClick, Drag, Fail, Hotkey, Move, Point,
-                                Press, RightClick, Scroll, Type)
+                                Press, RightClick, Scroll, TripleClick, Type)
 from pytest_cua.agents.action_parser.arguments import (MAX_ACTIONS, MAX_OUTPUT_CHARS, MAX_TEXT_CHARS, SCROLL_CLICK_PX,
                                                        read_number, read_point, read_text, shown, wait_action)
 
@@ -157,7 +157,7 @@ def _pa_click(call: _Call, state: dict[str, Any]) -> list[Action]:
     if attr == "doubleClick" or clicks == 2:
         return [DoubleClick(point)]
     if attr == "tripleClick" or clicks == 3:
-        return [DoubleClick(point), Click(point)]
+        return [TripleClick(point)]
     if attr == "middleClick":
         return [Click(point, button="middle")]
     return [Click(point, button=button)]

@@ -9,7 +9,8 @@ ids of the latest observation and the navigation counters (this module never imp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from pytest_cua import actions as A
 from pytest_cua.actions import Action, Point
@@ -87,13 +88,30 @@ def dispatch(env: ActingBrowser, action: Action) -> dict[str, Any] | None:
     page = env.page
     handler = next((HANDLERS[klass] for klass in type(action).__mro__ if klass in HANDLERS), None)
     if handler is not None:
-        return handler(env, page, action)
+        with held(page, getattr(action, "modifiers", ())):
+            return handler(env, page, action)
     if action.terminal or isinstance(action, A.Ask):
         return {"handled_by": "episode"}
     raise ActionFailed(f"the browser environment cannot carry out {action.kind!r}")
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
+
+@contextmanager
+def held(page: "Page", keys: "tuple[str, ...] | list[str]") -> Iterator[None]:
+    """Hold ``keys`` down for the duration (a ctrl+click, a shift+scroll, hold_key): pressed in order,
+    released in reverse order, also when the action fails."""
+    names = [normalize_key(k) for k in keys]
+    pressed: list[str] = []
+    try:
+        for name in names:
+            page.keyboard.down(name)
+            pressed.append(name)
+        yield
+    finally:
+        for name in reversed(pressed):
+            page.keyboard.up(name)
+
 
 def _timeout_ms(env: ActingBrowser) -> float:
     return env.options.action_timeout_s * 1000
@@ -154,14 +172,17 @@ def _click_point(page: "Page", p: Point, button: str = "left") -> None:
 
 # --- pointer ------------------------------------------------------------------------------------------------
 
-def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.RightClick) -> None:
+def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.TripleClick | A.RightClick) -> None:
     button = "right" if isinstance(action, A.RightClick) else getattr(action, "button", "left")
     double = isinstance(action, A.DoubleClick)
+    triple = isinstance(action, A.TripleClick)
     if isinstance(action.target, Point):
         check_point(env, action.target)
         before = env.navigations
         if double:
             page.mouse.dblclick(action.target.x, action.target.y)
+        elif triple:
+            page.mouse.click(action.target.x, action.target.y, click_count=3)
         else:
             _click_point(page, action.target, button)
         # a click at a point (a pixel agent's Save) may submit a form: unlike a locator click it does
@@ -169,7 +190,7 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
         await_navigation_start(env, page, before)
     else:
         loc = env.resolve(action.target).locator
-        if not double and button == "left" and _opens_tab(loc):
+        if not (double or triple) and button == "left" and _opens_tab(loc):
             # the new tab arrives a moment after the click returns: wait for it, so the next observation
             # shows it (and it is the active tab) instead of racing its creation
             with env.context.expect_page(timeout=env.options.navigation_timeout_s * 1000) as opened:
@@ -179,6 +200,8 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
             return
         if double:
             loc.dblclick(timeout=_timeout_ms(env))
+        elif triple:
+            loc.click(click_count=3, timeout=_timeout_ms(env))
         else:
             loc.click(button=button, timeout=_timeout_ms(env))  # type: ignore[arg-type]
     settle(env, page)
@@ -207,6 +230,23 @@ def hover(env: ActingBrowser, page: "Page", action: A.Hover | A.Move) -> None:
         page.mouse.move(action.target.x, action.target.y)
     else:
         env.resolve(action.target).locator.hover(timeout=_timeout_ms(env))
+    return None
+
+
+def mouse_button(env: ActingBrowser, page: "Page", action: A.MouseDown | A.MouseUp) -> None:
+    """Press or release a button, at the target when given, else where the pointer is (a move in between
+    with the button down is a drag)."""
+    if action.target is not None:
+        x, y = point_of(env, action.target)
+        page.mouse.move(x, y)
+    button: Any = action.button
+    if isinstance(action, A.MouseDown):
+        page.mouse.down(button=button)
+    else:
+        before = env.navigations
+        page.mouse.up(button=button)
+        await_navigation_start(env, page, before)  # a release completes a click
+        settle(env, page)
     return None
 
 
@@ -341,6 +381,13 @@ def press(env: ActingBrowser, page: "Page", action: A.Press | A.Hotkey) -> None:
     return None
 
 
+def hold_key(env: ActingBrowser, page: "Page", action: A.HoldKey) -> None:
+    """Hold the keys down for the action's seconds: the duration is the action itself."""
+    with held(page, action.keys):
+        page.wait_for_timeout(min(float(action.seconds), A.MAX_HOLD_S) * 1000)
+    return None
+
+
 # --- navigation and tabs ------------------------------------------------------------------------------------
 
 def goto(env: ActingBrowser, page: "Page", action: A.GoTo) -> None:
@@ -404,9 +451,9 @@ def wait(env: ActingBrowser, page: "Page", action: A.Wait) -> None:
 
 
 HANDLERS: dict[type[Action], Handler] = {
-    A.Click: click, A.DoubleClick: click, A.RightClick: click,
-    A.Hover: hover, A.Move: hover,
-    A.Scroll: scroll, A.Drag: drag,
+    A.Click: click, A.DoubleClick: click, A.TripleClick: click, A.RightClick: click,
+    A.Hover: hover, A.Move: hover, A.MouseDown: mouse_button, A.MouseUp: mouse_button,
+    A.Scroll: scroll, A.Drag: drag, A.HoldKey: hold_key,
     A.Fill: fill, A.Type: type_text, A.Clear: clear, A.SelectOption: select_option,
     A.Check: check, A.Uncheck: check,
     A.Press: press, A.Hotkey: press,

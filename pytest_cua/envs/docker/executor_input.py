@@ -112,10 +112,44 @@ def xdotool_type(text: str) -> None:
                            capture_output=True, timeout=60 + len(chunk) * 0.05)
 
 
-def do_click(a: dict) -> None:
+MAX_HOLD_S = 30.0  # the longest hold_key (pytest_cua.actions.MAX_HOLD_S)
+
+
+def _keys(action: dict, name: str, required: bool = False) -> list[str]:
+    """A list of key names (``modifiers``, ``keys``), each checked."""
+    value = action.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value) or (required and not value):
+        raise ActionRefused(f"field {name!r} must be a {'non-empty ' if required else ''}list of key names, "
+                            f"got {value!r}")
+    return [key_name(k) for k in value]
+
+
+class _Held:
+    """Keys held down around an action (a ctrl+click, a shift+scroll): pressed in order, released in reverse
+    order, also when the action fails."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys, self.pressed = keys, []  # type: ignore[var-annotated]
+
+    def __enter__(self) -> None:
+        for key in self.keys:
+            gui().keyDown(key)
+            self.pressed.append(key)
+
+    def __exit__(self, *exc: object) -> None:
+        for key in reversed(self.pressed):
+            gui().keyUp(key)
+
+
+def _button(a: dict) -> str:
     button = a.get("button", "left")
     if button not in ("left", "right", "middle"):
         raise ActionRefused(f"field 'button' must be left, right or middle, got {button!r}")
+    return button
+
+
+def do_click(a: dict) -> None:
+    button = _button(a)
     x, y = _point(a, "target")  # type: ignore[misc]
     gui().click(x, y, button=button)
 
@@ -123,6 +157,34 @@ def do_click(a: dict) -> None:
 def do_double_click(a: dict) -> None:
     x, y = _point(a, "target")  # type: ignore[misc]
     gui().doubleClick(x, y)
+
+
+def do_triple_click(a: dict) -> None:
+    x, y = _point(a, "target")  # type: ignore[misc]
+    gui().click(x, y, clicks=3, interval=0.05)
+
+
+def do_mouse_down(a: dict) -> None:
+    button, point = _button(a), _point(a, "target", required=False)
+    if point is not None:
+        gui().moveTo(*point)
+    gui().mouseDown(button=button)
+
+
+def do_mouse_up(a: dict) -> None:
+    button, point = _button(a), _point(a, "target", required=False)
+    if point is not None:
+        gui().moveTo(*point)
+    gui().mouseUp(button=button)
+
+
+def do_hold_key(a: dict) -> None:
+    keys = _keys(a, "keys", required=True)
+    seconds = _number(a, "seconds", 1.0)
+    if not 0 < seconds <= MAX_HOLD_S:
+        raise ActionRefused(f"field 'seconds' must be more than 0 and at most {MAX_HOLD_S:g}, got {seconds}")
+    with _Held(keys):
+        time.sleep(seconds)
 
 
 def do_right_click(a: dict) -> None:
@@ -209,13 +271,18 @@ def do_wait(a: dict) -> None:
 
 
 ACTIONS: dict[str, tuple[Callable[[dict], None], frozenset[str]]] = {
-    "click": (do_click, frozenset({"target", "button"})),
-    "double_click": (do_double_click, frozenset({"target"})),
-    "right_click": (do_right_click, frozenset({"target"})),
-    "move": (do_move, frozenset({"target"})),
+    # pointer actions may hold modifier keys (``modifiers``) for their duration: ``act`` presses them
+    "click": (do_click, frozenset({"target", "button", "modifiers"})),
+    "double_click": (do_double_click, frozenset({"target", "modifiers"})),
+    "triple_click": (do_triple_click, frozenset({"target", "modifiers"})),
+    "right_click": (do_right_click, frozenset({"target", "modifiers"})),
+    "move": (do_move, frozenset({"target", "modifiers"})),
     "hover": (do_move, frozenset({"target"})),
-    "drag": (do_drag, frozenset({"source", "destination"})),
-    "scroll": (do_scroll, frozenset({"dx", "dy", "target"})),
+    "mouse_down": (do_mouse_down, frozenset({"target", "button", "modifiers"})),
+    "mouse_up": (do_mouse_up, frozenset({"target", "button", "modifiers"})),
+    "drag": (do_drag, frozenset({"source", "destination", "modifiers"})),
+    "scroll": (do_scroll, frozenset({"dx", "dy", "target", "modifiers"})),
+    "hold_key": (do_hold_key, frozenset({"keys", "seconds"})),
     "type": (do_type, frozenset({"text", "target"})),
     "fill": (do_fill, frozenset({"target", "text"})),
     "clear": (do_clear, frozenset({"target"})),
@@ -239,4 +306,5 @@ def act(action: Any) -> None:
     if extra:
         raise ActionRefused(f"action {kind!r} has no field {extra[0]!r}")
     with _LOCK:
-        handler(action)
+        with _Held(_keys(action, "modifiers")):
+            handler(action)

@@ -5,6 +5,7 @@ the top-left corner with a red canvas, so screenshots can be checked by colour.
 """
 
 import json
+import time
 import tkinter as tk
 
 LOG = open("/root/events.jsonl", "a", buffering=1)
@@ -13,7 +14,7 @@ LOG = open("/root/events.jsonl", "a", buffering=1)
 def log(kind, event, **extra):
     LOG.write(json.dumps({"kind": kind, "x": event.x_root, "y": event.y_root, "num": getattr(event, "num", None),
                           "keysym": getattr(event, "keysym", None), "char": getattr(event, "char", None),
-                          "state": event.state, **extra}) + "\n")
+                          "state": event.state, "t": time.monotonic(), **extra}) + "\n")
 
 
 root = tk.Tk()
@@ -24,7 +25,7 @@ canvas.pack(fill="x")
 text = tk.Text(root, height=10)
 text.pack(fill="both", expand=True)
 for seq, kind in (("<ButtonPress>", "press"), ("<ButtonRelease>", "release"), ("<Double-Button-1>", "double"),
-                  ("<Motion>", "motion")):
+                  ("<Triple-Button-1>", "triple"), ("<Motion>", "motion")):
     canvas.bind(seq, lambda e, k=kind: log(k, e))
 
 
@@ -34,5 +35,6 @@ def on_key(event):
 
 
 root.bind_all("<KeyPress>", on_key)
+root.bind_all("<KeyRelease>", lambda e: log("keyup", e))
 text.focus_set()
 root.mainloop()

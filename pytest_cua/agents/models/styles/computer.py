@@ -2,13 +2,13 @@
 (OpenAI's ``computer_use_preview`` and GA ``computer``; Claude's ``computer_20250124`` / ``computer_20251124`` and
 the ``computer_toolset_20260801`` members).
 
-Claude's actions as its tool documents them, as far as the typed action space reaches: a click, scroll or
-``left_mouse_down`` without ``coordinate`` acts at the cursor (the last point the model's actions moved it to);
-``cursor_position`` is answered with that position; ``zoom`` is answered with the region cropped from the
-screenshot and scaled up (nothing is executed); ``key`` with ``repeat`` presses N times; ``left_mouse_down``,
-``mouse_move`` and ``left_mouse_up`` become one drag from the press to the release (a press and release at one
-point: a click). A modifier held during a click or scroll (``text``) and ``hold_key`` have no typed action yet:
-they are answered with an error naming the alternative, never executed as something else.
+Claude's actions as its tool documents them: a click, scroll, ``left_mouse_down`` or ``left_mouse_up`` without
+``coordinate`` acts at the cursor (the last point the model's actions moved it to); ``cursor_position`` is
+answered with that position; ``zoom`` is answered with the region cropped from the screenshot and scaled up
+(nothing is executed); ``key`` with ``repeat`` presses N times; ``left_mouse_down`` and ``left_mouse_up`` press and
+release the button (a ``mouse_move`` in between drags); ``text`` on a pointer action holds those modifier keys
+during it (``ctrl+shift``), as OpenAI's ``keys`` on a click, scroll, move or drag do; ``hold_key`` holds its keys
+for its ``duration``; ``triple_click`` is three clicks.
 
 The screenshot is scaled to the tool's display size (``image_size``, default 1024x768 for OpenAI and 1280x800
 for Claude, aspect kept); the model's coordinates are pixels of that image and map back to screen pixels
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pytest_cua.agents.action_parser import parse_function_call
 from pytest_cua.actions import (Action, ActionError, Answer, Back, Click, DoubleClick, Done, Drag, Forward, Hotkey,
-                                Move, Point, Press, RightClick, Scroll, Type, Wait)
+                                Move, Point, Press, RightClick, Scroll, Type, Wait, modifier_names)
 from pytest_cua.agents.models.conversation import Call, ComputerTool, Reply, UserTurn
 from pytest_cua.agents.models.coords import pixel_space
 from pytest_cua.agents.models.styles.base import (TERMINAL_TOOLS, Style, check_ask, map_points, screen_size, size_option,
@@ -52,7 +52,6 @@ class ComputerStyle(Style):
         self.beta = beta
         self.max_image = size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
         self.cursor: Point | None = None  # where the model's actions left the pointer (the image's pixels)
-        self._pressed: Point | None = None  # left_mouse_down's point until left_mouse_up
         self._notes: dict[str, str] = {}  # call id -> the answer to give instead of "ok" (cursor_position)
         self._zooms: dict[str, tuple[float, float, float, float]] = {}  # call id -> region (the image's pixels)
 
@@ -62,7 +61,7 @@ class ComputerStyle(Style):
 
     def begin(self, task: "Task", context: "AgentContext") -> None:
         super().begin(task, context)
-        self.cursor, self._pressed, self._notes, self._zooms = None, None, {}, {}
+        self.cursor, self._notes, self._zooms = None, {}, {}
         navigation = [t for t in BROWSER_TOOLS if t.name in ("goto", "back")] if self._environment() == "browser" else []
         # the computer tool itself follows the first screenshot's size (turn_for)
         self.adapter.reset("", [*navigation, *TERMINAL_TOOLS])
@@ -133,11 +132,6 @@ class ComputerStyle(Style):
         ...}``), coordinates still in the image's pixels; the cursor follows."""
         action = args.get("action")
         point = self._coordinate(args, str(action))
-        if args.get("text") and action in CLAUDE_POINTER:
-            raise ActionError(f"computer {action}: holding {args['text']!r} during the action is not supported "
-                              "here; nothing was done (use key for a shortcut)")
-        if action == "hold_key":
-            raise ActionError("computer hold_key is not supported here; nothing was done (use key)")
         if action == "cursor_position":
             where = self.cursor
             self._notes[call_id] = (f"X={where.x:g},Y={where.y:g}" if where is not None
@@ -146,22 +140,10 @@ class ComputerStyle(Style):
         if action == "zoom":
             self._zooms[call_id] = self._region(args)
             return [Wait(0)]
-        if action == "left_mouse_down":
-            self._pressed = point or self._at_cursor(str(action))
-            self.cursor = self._pressed
-            return [Wait(0)]  # pressed at the release: one drag from here
-        if action == "left_mouse_up":
-            if self._pressed is None:
-                raise ActionError("computer left_mouse_up: the left button is not down (left_mouse_down first)")
-            start, end = self._pressed, point or self._at_cursor(str(action))
-            self._pressed, self.cursor = None, end
-            return [Click(end) if start == end else Drag(start, end)]
-        if action == "mouse_move" and self._pressed is not None:
-            assert point is not None
-            self.cursor = point
-            return [Wait(0)]  # the button is down: the move is part of the drag
-        if action in CLAUDE_POINTER and point is None and action != "scroll":
+        if action in AT_CURSOR and point is None:
             point = self._at_cursor(str(action))
+        if action == "scroll" and point is None:
+            point = self.cursor  # else the middle of the screen
         if action == "key" and args.get("repeat") not in (None, 1):
             repeat = args.get("repeat")
             if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 100:
@@ -170,12 +152,9 @@ class ComputerStyle(Style):
         fixed = dict(args)
         if point is not None:
             fixed["coordinate"] = [point.x, point.y]
-        fixed.pop("text", None) if action in CLAUDE_POINTER else None
         actions = anthropic_action(fixed)
         if point is not None:
             self.cursor = point
-        if action == "left_click_drag":
-            self.cursor = Point(*map(float, fixed["coordinate"]))
         return actions
 
     def _coordinate(self, args: Mapping[str, Any], action: str) -> Point | None:
@@ -237,10 +216,14 @@ def _xy(args: Mapping[str, Any], kind: str) -> Point:
     return Point(float(x), float(y))  # type: ignore[arg-type]
 
 
-def _no_held_keys(args: Mapping[str, Any], kind: str) -> None:
-    if args.get("keys") and kind != "keypress":
-        raise ActionError(f"computer {kind}: holding keys during a mouse action is not supported; "
-                          "press the keys with keypress instead")
+def _held(args: Mapping[str, Any], kind: str) -> tuple[str, ...]:
+    """The keys OpenAI's ``keys`` holds during a click, double click, scroll, move or drag."""
+    keys = args.get("keys")
+    if keys is None or keys == []:
+        return ()
+    if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+        raise ActionError(f"computer {kind}: 'keys' (held during the action) must be a list of key names")
+    return modifier_names(kind, keys)
 
 
 def openai_action(args: Any, environment: str = "browser") -> Action:
@@ -248,31 +231,32 @@ def openai_action(args: Any, environment: str = "browser") -> Action:
     if not isinstance(args, Mapping):
         raise ActionError(f"computer action must be an object, got {type(args).__name__}")
     kind = args.get("type")
-    _no_held_keys(args, str(kind))
+    held = _held(args, str(kind)) if kind != "keypress" else ()
     if kind == "click":
         button = args.get("button", "left")
         if button == "right":
-            return RightClick(_xy(args, kind))
+            return RightClick(_xy(args, kind), modifiers=held)
         if button == "wheel":
-            return Click(_xy(args, kind), button="middle")
+            return Click(_xy(args, kind), button="middle", modifiers=held)
         if button in ("back", "forward"):
             if environment != "browser":
                 raise ActionError(f"computer click: button {button!r} works in a browser only")
             return Back() if button == "back" else Forward()
         if button != "left":
             raise ActionError(f"computer click: unknown button {button!r}")
-        return Click(_xy(args, kind))
+        return Click(_xy(args, kind), modifiers=held)
     if kind == "double_click":
-        return DoubleClick(_xy(args, kind))
+        return DoubleClick(_xy(args, kind), modifiers=held)
     if kind == "move":
-        return Move(_xy(args, kind))
+        return Move(_xy(args, kind), modifiers=held)
     if kind == "drag":
         path = args.get("path")
         if not isinstance(path, list) or len(path) < 2 or not all(isinstance(p, Mapping) for p in path):
             raise ActionError("computer drag: 'path' must be a list of at least two {x, y} points")
-        return Drag(_xy(path[0], kind), _xy(path[-1], kind))
+        return Drag(_xy(path[0], kind), _xy(path[-1], kind), modifiers=held)
     if kind == "scroll":
-        return Scroll(dx=float(args.get("scroll_x") or 0), dy=float(args.get("scroll_y") or 0), target=_xy(args, kind))
+        return Scroll(dx=float(args.get("scroll_x") or 0), dy=float(args.get("scroll_y") or 0), target=_xy(args, kind),
+                      modifiers=held)
     if kind == "keypress":
         keys = args.get("keys")
         if not isinstance(keys, list) or not keys or not all(isinstance(k, str) and k for k in keys):
@@ -291,20 +275,14 @@ def openai_action(args: Any, environment: str = "browser") -> Action:
     raise ActionError(f"computer: unknown action type {kind!r}")
 
 
-#: Claude actions that point (and may hold modifier keys in ``text``)
-CLAUDE_POINTER = ("left_click", "right_click", "middle_click", "double_click", "triple_click", "scroll",
-                  "left_click_drag", "left_mouse_down", "left_mouse_up")
+#: Claude actions that act at the cursor when they have no ``coordinate``
+AT_CURSOR = ("left_click", "right_click", "middle_click", "double_click", "triple_click", "left_mouse_down",
+             "left_mouse_up")
 
 
 def anthropic_action(args: Mapping[str, Any]) -> list[Action]:
-    """One stateless Claude computer action with its coordinate given (the image's pixels); the style's
-    ``_claude`` handles the cursor, mouse down/up, zoom and cursor_position first."""
-    action = args.get("action")
-    if action in CLAUDE_POINTER and args.get("text"):
-        raise ActionError(f"computer {action}: holding keys during the action is not supported; use key instead")
-    if action == "triple_click":
-        point = parse_function_call({"name": "computer", "arguments": {**args, "action": "left_click"}})
-        return [DoubleClick(point.target), Click(point.target)]  # type: ignore[attr-defined]
-    if action in ("left_mouse_down", "left_mouse_up", "hold_key", "zoom"):
-        raise ActionError(f"computer {action} needs the computer style's state; nothing was done")
+    """One Claude computer action with its coordinate given (the image's pixels); the style's ``_claude``
+    places actions at the cursor and answers zoom and cursor_position first."""
+    if args.get("action") == "zoom":
+        raise ActionError("computer zoom needs the computer style's screenshot; nothing was done")
     return [parse_function_call({"name": "computer", "arguments": dict(args)})]

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Mapping
 
-from pytest_cua.actions import Action, ActionError, Answer, Ask, Click, Done, DoubleClick, Fail, Hotkey, Point, Press
+from pytest_cua.actions import (Action, ActionError, Answer, Ask, Done, Fail, Hotkey, Point, Press,
+                                TripleClick)
 from pytest_cua.agents.action_parser import parse_pyautogui
 from pytest_cua.agents.models.coords import CoordSpace, relative_space
 from pytest_cua.agents.models.vlm.arguments import key_combo, key_name, read_number, read_text, read_wait, screen_point
@@ -254,7 +255,7 @@ class OpenCUAGrammar:
 
         if name == "triple_click":
             point = Point(read_number(arg(0, "x"), f"{what} x"), read_number(arg(1, "y"), f"{what} y"))
-            return [DoubleClick(point), Click(point)]
+            return [TripleClick(point)]
         if name == "wait":
             return [read_wait(arg(0, "seconds", WAIT_SECONDS), f"{what} seconds")]
         if name == "terminate":
