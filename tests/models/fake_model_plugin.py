@@ -1,7 +1,7 @@
 """A pytest plugin for inner runs: a fake vendor server in the process that answers like a model following
 each task's demonstration.
 
-    pytest suites/scuba -p tests.models.fake_model_plugin --fake-model browser --agent o3 ...
+    pytest suites/scuba -p tests.models.fake_model_plugin --fake-model browser --agent gpt-5.5 ...
 
 The fake server speaks the vendor's real protocol (``pytest_cua.testing.fake_models``); the agent under test
 reaches it over loopback through the vendor SDK, as it would reach the vendor. The policy reads each request
@@ -15,6 +15,9 @@ as a model would:
   on our side misses the control;
 - ``uitars``: UI-TARS-1.5's text grammar for the desktop demonstrations (keyboard, plus a click at the centre
   of the screen in smart_resize coordinates).
+
+``--fake-model-twist TASK=refusal`` makes the model refuse task TASK at its first answer,
+``TASK=safety_check`` puts a vendor safety check on its first computer call (OpenAI's shape).
 
 A fill becomes click + select-all + type for the computer styles; a choice in a (Lightning) combobox a click on it
 and, on the next screenshot, a click on the option where it is drawn; a control outside the screenshot a scroll
@@ -39,6 +42,9 @@ from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply,
 
 STYLES = ("browser", "openai-computer", "anthropic-computer", "uitars")
 API_KEY = "sk-fake-e2e-0123456789abcdef"
+REFUSAL = "I can't help with changing this organisation's records."
+SAFETY_CHECK = {"id": "cu_sc_e2e", "code": "malicious_instructions",
+                "message": "The screen may contain instructions that differ from the user's task."}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,6 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="answer model calls with a demonstration-following fake vendor server")
     parser.addoption("--fake-model-delay", type=float, default=0.0, metavar="SECONDS",
                      help="the fake model thinks this long before each answer (throughput benchmarks)")
+    parser.addoption("--fake-model-twist", action="append", default=[], metavar="TASK=KIND",
+                     help="in task TASK the fake model refuses (refusal: at its first answer) or raises a vendor "
+                          "safety check (safety_check: on its first computer call)")
 
 
 @dataclass
@@ -54,6 +63,7 @@ class _State:
     queue: list[Any] = field(default_factory=list)  # demonstration actions still to do
     pending: list[Any] = field(default_factory=list)  # native moves of a step already begun
     observation: Any = None  # the environment's last observation (elements with boxes)
+    twist: str | None = None  # refusal or safety_check in this task (--fake-model-twist), until done
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -116,8 +126,10 @@ def _fake_model_task(request: pytest.FixtureRequest) -> Any:
 
     if request.config.getoption("--fake-model") == "uitars":
         demo.insert(0, CENTRE)  # one click in smart_resize coordinates before the keyboard work
+    twists = dict(t.split("=", 1) for t in request.config.getoption("--fake-model-twist"))
     with STATE.lock:
         STATE.task, STATE.queue, STATE.pending, STATE.observation = task, demo, [], None
+        STATE.twist = twists.get(task.id)
     env.observe = observe  # type: ignore[method-assign]
     try:
         yield
@@ -136,14 +148,24 @@ class DemoPolicy:
         if self.delay_s:
             time.sleep(self.delay_s)
         with STATE.lock:
-            if STATE.pending:
-                return STATE.pending.pop(0)
-            if not STATE.queue:
-                return self._final()
-            action = STATE.queue.pop(0)
-            replies = self._moves(action, request)
-            STATE.pending = replies[1:]
-            return replies[0]
+            if STATE.twist == "refusal":
+                STATE.twist = None
+                return FakeReply(refusal=REFUSAL)
+            reply = self._next(request)
+            if STATE.twist == "safety_check" and any(c.name == "computer" for c in reply.calls):
+                STATE.twist = None
+                reply.safety_checks = [SAFETY_CHECK]
+            return reply
+
+    def _next(self, request: FakeRequest) -> FakeReply:
+        if STATE.pending:
+            return STATE.pending.pop(0)
+        if not STATE.queue:
+            return self._final()
+        action = STATE.queue.pop(0)
+        replies = self._moves(action, request)
+        STATE.pending = replies[1:]
+        return replies[0]
 
     def _final(self) -> FakeReply:
         answer = STATE.task.ground_truth.get("answer") if STATE.task is not None and STATE.task.is_question else None

@@ -208,3 +208,21 @@ def _dockerd_or_skip() -> None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"CI is set and {reason}", pytrace=False)
         pytest.skip(reason)
+
+
+def test_a_refusal_and_a_safety_check_end_their_episodes_as_agent_failures(tmp_path: Path) -> None:
+    """The model refuses one task and a vendor safety check stops the other (--cua-safety-checks stop, the
+    default): each is failed (not passed, not an error), with its end state and reason in the record and the
+    terminal's line under the table."""
+    tasks = ["freeze_user_1", "qa_sales_lookup_1"]
+    run = Run(tmp_path, *scuba(*select(tasks), "--agent", "computer-use-preview", "--fake-model-twist",
+                               "qa_sales_lookup_1=refusal", "--fake-model-twist", "freeze_user_1=safety_check"),
+              fake="openai-computer")
+    refused, stopped = run.tasks["qa_sales_lookup_1"], run.tasks["freeze_user_1"]
+    assert refused["outcome"] == "failed" and refused["end"] == "refused", run.explain()
+    assert "can't help" in refused["end_reason"] and refused.get("answer") in (None, "")
+    assert stopped["outcome"] == "failed" and stopped["end"] == "safety_check", run.explain()
+    assert "malicious_instructions" in stopped["end_reason"]
+    assert [c["code"] for c in stopped["safety_checks"]] == ["malicious_instructions"]
+    assert stopped["safety_checks"][0]["decision"] == "stopped"
+    assert "model refusals: 1 episode(s) ended refused; safety checks: 1 raised, 1 episode(s) stopped" in run.output
