@@ -259,6 +259,10 @@ def _emit_step(allure: Any, view: dict[str, Any]) -> None:
                 detail["model"] = view["model"]
             allure.attach(json.dumps(redact_data(detail), indent=1, default=str), name="actions",
                           attachment_type=allure.attachment_type.JSON)
+            checks = (view["model"] or {}).get("safety_checks")
+            if checks:  # a vendor's safety checks on the step's calls, each with what was decided
+                allure.attach(json.dumps(redact_data(checks), indent=1, default=str), name="vendor safety checks",
+                              attachment_type=allure.attachment_type.JSON)
             obs = view["observation"]
             text = "\n".join(f"{k}: {obs[k]}" for k in ("url", "title", "last_error") if obs.get(k))
             if obs.get("axtree"):

@@ -215,8 +215,10 @@ def test_a_refusal_and_a_safety_check_end_their_episodes_as_agent_failures(tmp_p
     default): each is failed (not passed, not an error), with its end state and reason in the record and the
     terminal's line under the table."""
     tasks = ["freeze_user_1", "qa_sales_lookup_1"]
+    allure_dir = tmp_path / "allure"
     run = Run(tmp_path, *scuba(*select(tasks), "--agent", "computer-use-preview", "--fake-model-twist",
-                               "qa_sales_lookup_1=refusal", "--fake-model-twist", "freeze_user_1=safety_check"),
+                               "qa_sales_lookup_1=refusal", "--fake-model-twist", "freeze_user_1=safety_check",
+                               "--alluredir", str(allure_dir)),
               fake="openai-computer")
     refused, stopped = run.tasks["qa_sales_lookup_1"], run.tasks["freeze_user_1"]
     assert refused["outcome"] == "failed" and refused["end"] == "refused", run.explain()
@@ -226,3 +228,12 @@ def test_a_refusal_and_a_safety_check_end_their_episodes_as_agent_failures(tmp_p
     assert [c["code"] for c in stopped["safety_checks"]] == ["malicious_instructions"]
     assert stopped["safety_checks"][0]["decision"] == "stopped"
     assert "model refusals: 1 episode(s) ended refused; safety checks: 1 raised, 1 episode(s) stopped" in run.output
+    attached = [json.loads((allure_dir / a["source"]).read_text())
+                for result in allure_dir.glob("*-result.json") for step in _steps(json.loads(result.read_text()))
+                for a in step.get("attachments", []) if a["name"] == "vendor safety checks"]
+    assert attached and attached[0][0]["code"] == "malicious_instructions", "no safety check attached in Allure"
+
+
+def _steps(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every step of an Allure result, nested ones included."""
+    return [s for step in node.get("steps", []) for s in (step, *_steps(step))]
