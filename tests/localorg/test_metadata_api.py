@@ -376,3 +376,39 @@ def test_profile_full_names_are_encoded_as_salesforce_encodes_them(soap: Soap) -
     for name in ("Custom%3A Sales Profile", "Custom: Sales Profile"):
         read = soap.result("readMetadata", f"<type>Profile</type><fullNames>{name}</fullNames>")
         assert read.findtext("m:records/m:fullName", namespaces=NS) == name
+
+
+def test_names_are_found_in_any_letter_case_and_kept_as_stored(mdapi: Any, soap: Soap) -> None:
+    """As in Salesforce: a component's name is unique ignoring letter case; readMetadata, update, delete,
+    rename and retrieve find it by any case and answer with the name it is stored under."""
+    perm = mdapi.PermissionSet(fullName="account_access", label="account access", description="typed in lower case")
+    mdapi.PermissionSet.create(perm)
+    read = soap.result("readMetadata", "<type>PermissionSet</type><fullNames>Account_Access</fullNames>")
+    assert read.findtext("m:records/m:fullName", namespaces=NS) == "account_access"
+    assert read.findtext("m:records/m:description", namespaces=NS) == "typed in lower case"
+    with pytest.raises(Exception, match="DUPLICATE_DEVELOPER_NAME"):
+        mdapi.PermissionSet.create(mdapi.PermissionSet(fullName="Account_Access", label="Account Access"))
+    upserted = soap.result("upsertMetadata", '<metadata xsi:type="PermissionSet"><fullName>ACCOUNT_ACCESS</fullName>'
+                                             "<label>account access</label><description>changed</description>"
+                                             "</metadata>")
+    assert upserted.findtext("m:created", namespaces=NS) == "false"  # the stored one, not a second one
+    listed = [p.fullName for p in mdapi.list_metadata([mdapi.ListMetadataQuery(type="PermissionSet")])]
+    assert "account_access" in listed and "ACCOUNT_ACCESS" not in listed and "Account_Access" not in listed
+    assert mdapi.PermissionSet.read("Account_Access").description == "changed"
+    retrieved = soap.result("retrieve", f"<retrieveRequest><apiVersion>{V}</apiVersion><singlePackage>true"
+                                        "</singlePackage><unpackaged><types><members>Account_Access</members>"
+                                        "<name>PermissionSet</name></types></unpackaged></retrieveRequest>")
+    job = retrieved.findtext("m:id", namespaces=NS)
+    status = soap.result("checkRetrieveStatus", f"<asyncProcessId>{job}</asyncProcessId><includeZip>true"
+                                                "</includeZip>")
+    with zipfile.ZipFile(io.BytesIO(base64.b64decode(status.findtext("m:zipFile", namespaces=NS) or ""))) as zf:
+        assert "permissionsets/account_access.permissionset" in zf.namelist()  # the stored name's file
+    renamed = soap.result("renameMetadata", "<type>PermissionSet</type><oldFullName>Account_Access</oldFullName>"
+                                            "<newFullName>Account_Access</newFullName>")
+    assert renamed.findtext("m:success", namespaces=NS) == "true"  # a new letter case of its own name
+    listed = [p.fullName for p in mdapi.list_metadata([mdapi.ListMetadataQuery(type="PermissionSet")])]
+    assert "Account_Access" in listed and "account_access" not in listed
+    deleted = soap.result("deleteMetadata", "<type>PermissionSet</type><fullNames>account_ACCESS</fullNames>")
+    assert deleted.findtext("m:success", namespaces=NS) == "true"
+    gone = soap.result("readMetadata", "<type>PermissionSet</type><fullNames>Account_Access</fullNames>")
+    assert gone.findtext("m:records/m:fullName", namespaces=NS) is None

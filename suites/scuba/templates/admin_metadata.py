@@ -46,7 +46,7 @@ class CreateGlobalValueSet(s.ScubaTemplate):
     def check(self, ctx: EvalContext) -> None:
         truth = ctx.truth
         name = str(truth.get("value_set_name", ""))
-        body = md.read_one(ctx.env.org, "GlobalValueSet", name)
+        body = md.read_exact(ctx.env.org, "GlobalValueSet", name)  # by its file, as SCUBA opens it
         with milestone("global value set exists"):
             assert body is not None, f"no global value set named {name!r}"
         with milestone("values in order"):

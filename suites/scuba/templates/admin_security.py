@@ -63,7 +63,7 @@ class CreatePermissionSetMedium(s.ScubaTemplate):
         truth = ctx.truth
         name = "_".join(str(truth.get("label_name", "")).split(" "))
         obj = str(truth.get("object_name", ""))
-        body = md.read_one(ctx.env.org, "PermissionSet", name)
+        body = md.read_exact(ctx.env.org, "PermissionSet", name)  # by its file, as SCUBA opens it
         with milestone("permission set exists"):
             assert body is not None, f"no permission set {name!r}"
         with milestone("object permissions"):

@@ -100,9 +100,18 @@ def read(sf: Any, type_name: str, full_names: Sequence[str]) -> dict[str, ET.Ele
 
 
 def read_one(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
-    """The body of one component, or None."""
+    """The body of one component, or None. Its name in any letter case finds it, as ``readMetadata`` does
+    (the record comes back under the name it is stored under)."""
     found = read(sf, type_name, [full_name])
     return found.get(full_name) or next(iter(found.values()), None)
+
+
+def read_exact(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
+    """The body of one component only when it is stored under exactly ``full_name``: where SCUBA's evaluator
+    opens the retrieved file under the name it expects (``permissionsets/Account_Access.permissionset``), a
+    component stored in another letter case (``account_access``, the file Salesforce writes for it) is missing
+    to it, and so to the template."""
+    return read(sf, type_name, [full_name]).get(full_name)
 
 
 def upsert(sf: Any, type_name: str, full_name: str, body: Mapping[str, Any]) -> None:

@@ -44,7 +44,7 @@ class CreateSalesProcess(s.ScubaTemplate):
     def check(self, ctx: EvalContext) -> None:
         truth = ctx.truth
         name = str(truth.get("sales_process_name", ""))
-        process = md.read_one(ctx.env.org, "BusinessProcess", f"Opportunity.{name}")
+        process = md.read_exact(ctx.env.org, "BusinessProcess", f"Opportunity.{name}")  # as SCUBA opens it
         found = {md.text(v, "fullName") for v in md.items(process, "values")}
         expected = set(_stages(truth))
         missing, extra = sorted(expected - found), sorted(found - expected)  # type: ignore[type-var]

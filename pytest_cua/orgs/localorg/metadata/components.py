@@ -93,29 +93,63 @@ class MetadataStore:
                 names = [n for n in names if n.split("/", 1)[0] == folder]
             return [h.props(self, n) for n in names]
 
+    def resolve(self, type_name: str, full_name: str) -> str | None:
+        """The fullName under which the component ``full_name`` names is stored: a component's name is unique
+        ignoring letter case, and every call finds it by any case of it (as in Salesforce: ``account_access``
+        reads, updates and retrieves ``Account_Access``); None when there is none."""
+        info = self.info(type_name)
+        if info.name == "Settings" or not full_name:
+            return full_name or None
+        with self.org.lock:
+            handler = self.handlers[info.name]
+            stored = self._stored(handler, full_name)
+            if stored is not None:
+                return stored
+            return full_name if handler.read(self, full_name) is not None else None
+
+    def _stored(self, handler: Handler, full_name: str) -> str | None:
+        """The listed name equal to ``full_name`` (exactly, else ignoring letter case), or None."""
+        names = handler.names(self)
+        if full_name in names:
+            return full_name
+        low = full_name.lower()
+        return next((n for n in names if n.lower() == low), None)
+
     def read(self, type_name: str, full_name: str) -> ET.Element | None:
-        """The component's body (root element as in its file, without fullName), or None."""
+        """The component's body (root element as in its file, without fullName), or None; the name in any
+        letter case (``resolve``)."""
+        return self.read_named(type_name, full_name)[1]
+
+    def read_named(self, type_name: str, full_name: str) -> tuple[str, ET.Element | None]:
+        """(the stored fullName, the body) of the component ``full_name`` names in any letter case; the body is
+        None when there is none (the name is then ``full_name``)."""
         info = self.info(type_name)
         if info.name == "Settings":
             full_name = settings_member(type_name, full_name)[1]
         with self.org.lock:
-            return self.handlers[info.name].read(self, full_name)
+            handler = self.handlers[info.name]
+            stored = self._stored(handler, full_name) if info.name != "Settings" else None
+            name = stored or full_name  # a component not listed (a Settings member) is read as named
+            return name, handler.read(self, name)
 
     def write(self, type_name: str, full_name: str, body: ET.Element) -> str:
-        """Create or replace the component: ``"created"`` or ``"changed"``. Atomic."""
+        """Create or replace the component: ``"created"`` or ``"changed"``. Atomic. A name that differs only in
+        letter case from a stored one replaces that one, which keeps its name."""
         info = self.info(type_name)
         if info.name == "Settings":
             full_name = settings_member(type_name, full_name)[1]
         if not full_name:
             raise ComponentError("A component needs a fullName")
         with self.org.transaction():
-            return "created" if self.handlers[info.name].write(self, full_name, body) else "changed"
+            stored = self.resolve(type_name, full_name) if info.name != "Settings" else None
+            return "created" if self.handlers[info.name].write(self, stored or full_name, body) else "changed"
 
     def delete(self, type_name: str, full_name: str) -> None:
-        """Delete the component; ``ComponentError`` when there is none. Atomic."""
+        """Delete the component (its name in any letter case); ``ComponentError`` when there is none. Atomic."""
         info = self.info(type_name)
         with self.org.transaction():
-            self.handlers[info.name].delete(self, full_name)
+            stored = self.resolve(type_name, full_name) if info.name != "Settings" else None
+            self.handlers[info.name].delete(self, stored or full_name)
 
     def props(self, type_name: str, full_name: str) -> FileProps:
         with self.org.lock:

@@ -193,13 +193,13 @@ class MetadataService:
             full_name = (el.text or "").strip()
             member = settings_member(type_name, full_name)[1] if canonical == "Settings" else full_name
             try:
-                body = store.read(canonical, member)
+                stored, body = store.read_named(canonical, member)
             except ComponentError:
                 body = None
             if body is None:
                 continue
-            record = ET.Element("records")
-            record.append(X.leaf("fullName", full_name))
+            record = ET.Element("records")  # under its own name: a name in another letter case finds it
+            record.append(X.leaf("fullName", full_name if canonical == "Settings" else stored))
             record.extend(c for c in body if c.tag != "fullName")
             shown = root_tag(canonical, member) if canonical == "Settings" else canonical
             records.append(X.to_soap(record, "records", shown))
@@ -229,7 +229,7 @@ class MetadataService:
             name = settings_member(type_name, full_name)[1] if info.name == "Settings" else full_name
             body = ET.Element(root_tag(info.name, name) if info.parent is None else info.name)
             body.extend(c for c in el if c.tag != "fullName")
-            exists = name in {n for n in store.names(info.name)} if name else False
+            exists = bool(name) and store.resolve(info.name, name) is not None  # names are unique ignoring case
             error = None
             if not name:
                 error = ("REQUIRED_FIELD_MISSING", "Required field is missing: fullName")
@@ -281,13 +281,14 @@ class MetadataService:
         store = self._store(ctx)
         try:
             with ctx.org.transaction():
-                body = store.read(canonical, old)
+                old, body = store.read_named(canonical, old)
                 if body is None:
                     raise ComponentError(f"In field: fullName - no {canonical} named {old} found")
-                if store.read(canonical, new) is not None:
-                    raise ComponentError(f"There is already a {canonical} named {new}.")
-                store.write(canonical, new, body)
+                taken = store.resolve(canonical, new)
+                if taken is not None and taken != old:  # a new letter case of its own name is a rename too
+                    raise ComponentError(f"There is already a {canonical} named {taken}.")
                 store.delete(canonical, old)
+                store.write(canonical, new, body)
         except ComponentError as exc:
             return [f"<result><errors>{_leaf('message', exc.problem)}{_leaf('statusCode', 'INVALID_CROSS_REFERENCE_KEY')}"
                     f"</errors>{_leaf('fullName', new)}<success>false</success></result>"]
