@@ -56,6 +56,12 @@ if [ "$docker" = 1 ]; then
   program apt ssh openssh-client
 fi
 
+# `python3 -m venv` (the packaging tests build and install the wheel in fresh virtual environments) needs
+# ensurepip, which Debian's python3 leaves to the python3-venv package
+if [ "$list" != 1 ] && ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+  need_apt+=("python3-venv")
+fi
+
 if [ "$list" = 1 ]; then
   bash scripts/ensure_sf.sh --list
   if [ "$docker" = 1 ]; then bash scripts/ensure_docker.sh --list; fi

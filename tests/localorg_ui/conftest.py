@@ -31,6 +31,15 @@ def logged_in_environment(server: OrgServer, artifacts: Path) -> BrowserEnvironm
     return environment
 
 
+@pytest.fixture(scope="module")
+def env(ui_server: OrgServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserEnvironment]:
+    """The product's browser environment logged in to the module's org (``logged_in_environment``), for tests
+    that act as an agent does; closed after the module."""
+    environment = logged_in_environment(ui_server, tmp_path_factory.mktemp("env"))
+    yield environment
+    environment.close()
+
+
 @pytest.fixture(scope="session")
 def _ui_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # shared by the modules' servers so that the TLS files and credentials are made once

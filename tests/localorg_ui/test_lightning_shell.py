@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from pytest_cua import actions as A
@@ -17,16 +17,8 @@ from pytest_cua.observations import Observation
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import assets
-from tests.localorg_ui.conftest import logged_in_environment
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def env(ui_server: OrgServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserEnvironment]:
-    environment = logged_in_environment(ui_server, tmp_path_factory.mktemp("shell"))
-    yield environment
-    environment.close()
 
 
 def ids_by(obs: Observation, role: str, name: str) -> list[str]:

@@ -438,10 +438,11 @@ FOCUSED_OPENER_JS = "() => {" + DEEP_JS + "const a = deepActive(); return a ? a.
 
 def settled(page: Any, script: str, want: Any) -> Any:
     """What ``script`` returns once it returns ``want`` (a component renders its popup and moves focus after the
-    event that asked for it), or after 5 s what it returns then."""
+    event that asked for it), or after 20 s what it returns then (the bound only matters when it never does: a
+    busy machine may take seconds)."""
     try:
         page.wait_for_function(f"() => JSON.stringify(({script})()) === {json.dumps(json.dumps(want))}",
-                               timeout=5000)
+                               timeout=20000)
     except PlaywrightTimeout:
         pass
     return page.evaluate(script)

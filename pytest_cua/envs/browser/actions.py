@@ -285,6 +285,23 @@ def _select_all_and_delete(page: "Page") -> None:
     page.keyboard.press("Delete")
 
 
+_SEARCH_SETTLED_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return !(el && el.getAttribute('role') === 'combobox' && el.getAttribute('aria-busy') === 'true');
+}"""
+
+
+def await_search(env: ActingBrowser, page: "Page") -> None:
+    """After text went into a search box that fetches as one types (a lookup: role combobox, aria-busy while
+    it searches), wait until its results are shown, so that the next observation has them; bounded by the
+    action timeout (a slow search is observed as it is)."""
+    try:
+        page.wait_for_function(_SEARCH_SETTLED_JS, timeout=_timeout_ms(env), polling=50)
+    except Exception:  # noqa: BLE001 - still busy at the timeout: the page is observed as it is
+        pass
+
+
 def fill(env: ActingBrowser, page: "Page", action: A.Fill) -> None:
     if isinstance(action.target, Point):
         check_point(env, action.target)
@@ -293,6 +310,7 @@ def fill(env: ActingBrowser, page: "Page", action: A.Fill) -> None:
         page.keyboard.insert_text(action.text)
     else:
         env.resolve(action.target).locator.fill(action.text, timeout=_timeout_ms(env))
+    await_search(env, page)
     return None
 
 
@@ -305,6 +323,7 @@ def type_text(env: ActingBrowser, page: "Page", action: A.Type) -> None:
         page.keyboard.type(action.text)
     else:
         env.resolve(action.target).locator.press_sequentially(action.text, timeout=_timeout_ms(env))
+    await_search(env, page)
     return None
 
 

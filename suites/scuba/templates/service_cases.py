@@ -89,6 +89,8 @@ class EscalateCase(s.ScubaTemplate):
             flabel = labels.get(fname, fname)
             if (described.get(fname) or {}).get("type") == "picklist":
                 steps.append(SelectOption(f"label={flabel}", str(value)))
+            elif (described.get(fname) or {}).get("type") == "reference":  # a lookup holding the case's value
+                steps += s.choose_record(flabel, str(value), replace=True)
             else:
                 steps.append(Fill(f"label={flabel}", str(value)))
         steps += [s.click_button("Save"), Done()]

@@ -16,6 +16,7 @@ export default {
   input: {
     one: 'src/main.js',
     'one-list-view': 'src/entries/listView.js',
+    'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',
     'one-record-home': 'src/entries/recordHome.js',
   },

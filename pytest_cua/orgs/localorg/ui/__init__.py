@@ -14,6 +14,8 @@ another route module):
 - ``forms``: schema-driven form fields, value display, parsing of posted forms, ``FormErrors``.
 - ``listing``: list columns, list-view filters, search, sort and pagination.
 - ``criteria``: the criteria rows (field, operator, value, filter logic) of setup rules.
+- ``lookups``: lookup fields of record forms (Lightning's type-ahead lookup: its props, the records a search
+  finds).
 - ``record_page``: what several routes build into record pages: related lists, an opportunity's path stages, a
   user's Freeze / Unfreeze.
 - ``setup_common``: the setup layout and navigation, the request's Metadata store, API-name rules, small setup

@@ -197,6 +197,14 @@ def normalise_datetime(text: str) -> str:
     return text
 
 
+def lookup_allows(f: FieldSchema, target: str, rec: Mapping[str, Any]) -> bool:
+    """Whether lookup ``f`` may point at ``rec`` of ``target``: owners are users or queues, a group lookup takes
+    queues and public groups, never role groups."""
+    if target != "Group":
+        return True
+    return rec.get("Type") in (("Queue",) if f.name == "OwnerId" else ("Queue", "Regular"))
+
+
 def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
     """The id of the record named ``text`` among the field's target objects; an ``OrgError`` naming the field
     when there is none or more than one. An id of a target object is accepted as is."""
@@ -211,9 +219,8 @@ def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
         tobj = org.object(target)
         keys = [k for k in [tobj.name_field, *tobj.lookup_fields] if k]
         for rec in org.records(target):
-            if target == "Group" and rec.get("Type") not in (("Queue",) if f.name == "OwnerId" else
-                                                             ("Queue", "Regular")):
-                continue  # owners are users or queues; role groups are never typed by name
+            if not lookup_allows(f, target, rec):
+                continue
             for key in keys:
                 value = rec.get(key)
                 if isinstance(value, str) and value.strip().lower() == low:

@@ -9,12 +9,13 @@ from typing import Any
 
 from werkzeug.wrappers import Response
 
-from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
+from pytest_cua.orgs.localorg.app import OrgApp, RequestContext, json_response
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import (FormErrors, apply_store_error, form_fields,
                                           initial_values, parse_form, record_name, submitted_values)
+from pytest_cua.orgs.localorg.ui.lookups import lookup_props, search as lookup_search_results
 from pytest_cua.orgs.localorg.ui.record_home import form_sections, record_home
 from pytest_cua.orgs.localorg.ui.setup_common import api_name
 from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, object_icon, plural,
@@ -174,7 +175,10 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
         action = f"/lightning/r/{obj.name}/{record['Id']}/edit"
     ret = _safe_ret(ctx.request.values.get("retURL"))
     cancel = ret or (f"/lightning/r/{obj.name}/{record['Id']}/view" if record else f"/lightning/o/{obj.name}/list")
-    return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj,
+    lookups = {f.name: lookup_props(ctx.org, obj, f, form_values.get(f.name), (record or {}).get(f.name),
+                                    required=is_required(f), error=errors.fields.get(f.name))
+               for f in fields if f.type == "reference"}
+    return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj, lookups=lookups,
                   sections=form_sections(obj, fields), form_values=form_values, errors=errors, creating=creating,
                   action=action, cancel=cancel, ret=ret,
                   behind=None if obj.name in SETUP_OBJECTS else _behind(ctx, obj, record, ret))
@@ -432,6 +436,15 @@ def share_targets(ctx: RequestContext, chosen: list[str]) -> dict[str, list[str]
     return out
 
 
+def lookup_search(ctx: RequestContext, obj_name: str, field_name: str) -> Response:
+    """``GET /lightning/lookup/<Object>/<Field>?q=TEXT``: a lookup field's type-ahead results as JSON."""
+    obj = object_or_none(ctx, obj_name)
+    f = obj.field(field_name) if obj is not None else None
+    if obj is None or f is None or f.type != "reference":
+        return json_response({"error": f"no lookup field {obj_name}.{field_name}"}, status=404)
+    return json_response({"results": lookup_search_results(ctx.org, f, (ctx.request.args.get("q") or "")[:200])})
+
+
 def register(app: OrgApp) -> None:
     """Add the record routes (the record pages' other actions are ``routes_record_actions``)."""
     app.add_route("/", home, ["GET"], auth="ui", endpoint="ui.root")
@@ -447,3 +460,5 @@ def register(app: OrgApp) -> None:
     app.add_route("/lightning/r/<obj_name>/<rid>/delete", delete_record, ["GET", "POST"], auth="ui",
                   endpoint="ui.delete")
     app.add_route("/lightning/r/<rid>/view", view_by_id, ["GET"], auth="ui", endpoint="ui.view_by_id")
+    app.add_route("/lightning/lookup/<obj_name>/<field_name>", lookup_search, ["GET"], auth="ui",
+                  endpoint="ui.lookup")

@@ -11,7 +11,7 @@
   ``standard_price``, ``convert_lead``: record look-ups that never crash on a missing record;
 - ``sharing``: ``SHARING_LABELS``, ``sharing_model``, ``sharing_label``: organization-wide defaults;
 - ``ui_steps``: ``button``, ``link``, ``click_button``, ``click_link``, ``open_list``, ``open_record``,
-  ``record_url``, ``label``, ``fill_form``, ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
+  ``record_url``, ``label``, ``fill_form``, ``choose_record`` (a lookup's record), ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
   ``setup_link``, ``open_object``, ``profile_labels``, ``only_checked``, ``picklist_value_steps``,
   ``page_link``, ``column_field``: the UI steps a person takes in the org's forms.
 
@@ -32,13 +32,15 @@ from .lookups import (checked_rows, convert_lead, describe, field_labels, group_
 from .scuba_template import ScubaTemplate, share
 from .sharing import SHARING_LABELS, sharing_label, sharing_model
 from .text import as_list, digits, html_text, names, norm, same_number, same_text, triples
-from .ui_steps import (button, click_button, click_link, click_tab, column_field, fill_form, label, link, new_from_list,
+from .ui_steps import (button, choose_record, click_button, click_link, click_tab, column_field, fill_form, label, link,
+                       new_from_list,
                        new_related, only_checked, open_list, open_object, open_record, page_link, path_step,
                        picklist_value_steps,
                        profile_labels, record_url, save, setup_link, ui_text)
 
 __all__ = [
     "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
+    "choose_record",
     "click_button", "click_link", "click_tab", "column_field", "convert_lead", "describe", "digits", "field_labels", "fill_form",
     "first", "goto", "group_members", "html_text", "label", "link", "names", "new_from_list", "new_related", "norm",
     "object_api_name", "only_checked", "open_list", "open_object", "open_record", "page_link", "path_step",

@@ -8,7 +8,7 @@ import datetime as _dt
 import re
 from typing import Any, Iterable, Mapping
 
-from pytest_cua.actions import Action, Check, Click, Fill, SelectOption, Uncheck
+from pytest_cua.actions import Action, Check, Click, Fill, Press, SelectOption, Uncheck
 
 from ..common import goto, rows
 from .lookups import describe
@@ -79,7 +79,8 @@ def label(env: Any, sobject: str, field_name: str) -> str:
 
 def fill_form(env: Any, sobject: str, values: Mapping[str, Any]) -> list[Action]:
     """Fill a record form by field API name (labels and types from the org's describe): picklists selected,
-    booleans checked, the rest (text, lookups by name, dates as ``YYYY-MM-DD``) typed; None is skipped."""
+    booleans checked, lookups searched by name and the record chosen, the rest (text, dates as ``YYYY-MM-DD``)
+    typed; None is skipped."""
     actions: list[Action] = []
     described = describe(env, sobject)
     for name, value in values.items():
@@ -93,9 +94,19 @@ def fill_form(env: Any, sobject: str, values: Mapping[str, Any]) -> list[Action]
         elif ftype == "boolean":
             if value:
                 actions.append(Check(target))
+        elif ftype == "reference":
+            actions += choose_record(_label_of(described, name), ui_text(value))
         else:
             actions.append(Fill(target, ui_text(value)))
     return actions
+
+
+def choose_record(label: str, name: str, *, replace: bool = False) -> list[Action]:
+    """Choose the record called ``name`` in the lookup labelled ``label``: type the name, then click the
+    search's result (names starting with the text come first, the exact name first of all). ``replace``: the
+    lookup holds a record already (an edited record's value): its pill is removed first (focused, Delete)."""
+    steps: list[Action] = [Click(f'role=button[name*="{label}"]'), Press("Delete")] if replace else []
+    return [*steps, Fill(f"label={label}", name), Click(f'role=option[name*="{name}"]')]
 
 
 def ui_text(value: Any) -> str:
