@@ -157,7 +157,7 @@ def test_live_takeover_pauses_the_agent_and_records_human_steps(takeover: Takeov
     assert (result.end, result.takeovers, result.agent_steps) == ("done", 1, 2), result.help_notes
     steps = episode.recorder.steps
     human = [(s.actions[0].to_dict(), s.extra["source"]) for s in steps if s.extra.get("by") == "human"]
-    assert human == [({"type": "click", "target": {"x": 321.0, "y": 123.0}, "button": "left"}, "vnc"),
+    assert human == [({"type": "click", "target": {"x": 321.0, "y": 123.0}, "button": "left", "modifiers": []}, "vnc"),
                      ({"type": "type", "text": "by hand", "target": None}, "vnc")]
     assert result.human_steps == 2 and result.human_s > 0.5
     assert [s.extra.get("by") for s in steps] == ["agent", "human", "human", "agent"]
