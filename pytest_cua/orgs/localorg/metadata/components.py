@@ -141,15 +141,14 @@ class MetadataStore:
         if not full_name:
             raise ComponentError("A component needs a fullName")
         with self.org.transaction():
-            stored = self.resolve(type_name, full_name) if info.name != "Settings" else None
-            return "created" if self.handlers[info.name].write(self, stored or full_name, body) else "changed"
+            stored = self.resolve(type_name, full_name) or full_name
+            return "created" if self.handlers[info.name].write(self, stored, body) else "changed"
 
     def delete(self, type_name: str, full_name: str) -> None:
         """Delete the component (its name in any letter case); ``ComponentError`` when there is none. Atomic."""
         info = self.info(type_name)
         with self.org.transaction():
-            stored = self.resolve(type_name, full_name) if info.name != "Settings" else None
-            self.handlers[info.name].delete(self, stored or full_name)
+            self.handlers[info.name].delete(self, self.resolve(type_name, full_name) or full_name)
 
     def props(self, type_name: str, full_name: str) -> FileProps:
         with self.org.lock:

@@ -15,6 +15,9 @@ from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.store import Org
 
+#: a record id as a form may hold one (15 or 18 characters)
+RECORD_ID = re.compile(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$")
+
 # Fields the org derives itself (behaviors.py) or sets through special flows: shown on record pages, not in forms.
 DERIVED = {
     "Lead": {"IsConverted", "ConvertedDate", "ConvertedAccountId", "ConvertedContactId", "ConvertedOpportunityId"},
@@ -133,7 +136,7 @@ def input_value(org: Org, f: FieldSchema, value: Any) -> Any:
         return [v for v in str(value).split(";") if v] if isinstance(value, str) else list(value)
     if f.type == "reference":
         text = str(value)
-        return reference_name(org, text) if re.match(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$", text) else text
+        return reference_name(org, text) if RECORD_ID.match(text) else text
     if f.type == "datetime":
         return str(value)[:16].replace("T", " ")
     if f.type in ("double", "currency", "percent") and isinstance(value, float) and value.is_integer():
@@ -209,7 +212,7 @@ def resolve_lookup(org: Org, f: FieldSchema, text: str) -> str:
     """The id of the record named ``text`` among the field's target objects; an ``OrgError`` naming the field
     when there is none or more than one. An id of a target object is accepted as is."""
     text = text.strip()
-    if re.match(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$", text):
+    if RECORD_ID.match(text):
         found = org.find_record(text)
         if found is not None and found[0] in f.reference_to:
             return str(found[1]["Id"])

@@ -14,17 +14,15 @@ when exactly one record has that name (``forms.resolve_lookup``), a leniency doc
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.ui.forms import lookup_allows, record_name, resolve_lookup
+from pytest_cua.orgs.localorg.ui.forms import RECORD_ID, lookup_allows, record_name, resolve_lookup
 from pytest_cua.orgs.localorg.ui.web import object_icon
 
 MAX_RESULTS = 5
-ID = re.compile(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$")
 #: the detail line under a record's name, by object: the fields Lightning's lookup shows there
 DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "Account": ("BillingCity", "BillingState"), "Contact": ("Title", "Email"), "Lead": ("Company",),
@@ -70,7 +68,7 @@ def search(org: Org, f: FieldSchema, text: str) -> list[dict[str, Any]]:
 
 def chosen(org: Org, f: FieldSchema, value: Any) -> dict[str, Any] | None:
     """The record a form value names: an id of a record the field may point at."""
-    if not isinstance(value, str) or not ID.match(value.strip()):
+    if not isinstance(value, str) or not RECORD_ID.match(value.strip()):
         return None
     found = org.find_record(value.strip())
     if found is None or found[0] not in f.reference_to or not lookup_allows(f, found[0], found[1]):

@@ -21,14 +21,6 @@ from pytest_cua.orgs.localorg.ui.setup_common import api_name
 from pytest_cua.orgs.localorg.ui.web import (csrf_ok, env, forbidden, nav_items, not_found_page, object_icon, plural,
                                         redirect, render, url)
 
-def lookup_hint(f: FieldSchema) -> str:
-    """The placeholder noun of a lookup input ("Accounts", "Users or Queues")."""
-    names = ["Queues" if t == "Group" else t for t in f.reference_to]
-    return " or ".join(names)
-
-
-env.globals["lookup_hint"] = lookup_hint
-
 
 def object_or_none(ctx: RequestContext, name: str) -> ObjectSchema | None:
     """The schema of ``name`` (any letter case) when the UI serves it."""
