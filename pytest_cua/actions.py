@@ -122,15 +122,11 @@ class Action:
                 object.__setattr__(self, f.name, tuple(value))
                 if f.name == "modifiers":
                     object.__setattr__(self, f.name, modifier_names(self.kind, value))
-        if isinstance(self, HoldKey):
-            if not self.keys:
-                raise ActionError("action 'hold_key' field 'keys' must name at least one key")
-            if not 0 < self.seconds <= MAX_HOLD_S:
-                raise ActionError(f"action 'hold_key' field 'seconds' must be more than 0 and at most "
-                                  f"{MAX_HOLD_S:g}, got {self.seconds!r}")
-        if isinstance(self, (MouseDown, MouseUp)) and self.button not in ("left", "right", "middle"):
-            raise ActionError(f"action {self.kind!r} field 'button' must be left, right or middle, got "
-                              f"{self.button!r}")
+        self.check()
+
+    def check(self) -> None:
+        """An action type's own rules on its field values, after their types are checked (none by default);
+        raise ActionError naming the field."""
 
     def describe(self) -> str:
         """A short human-readable form, used in step names and logs."""
@@ -235,6 +231,9 @@ class MouseDown(Action, kind="mouse_down"):
     button: str = "left"
     modifiers: tuple[str, ...] = ()
 
+    def check(self) -> None:
+        _check_button(self.kind, self.button)
+
 
 class MouseUp(Action, kind="mouse_up"):
     """Release a mouse button (at ``target``, else where the pointer is)."""
@@ -242,6 +241,14 @@ class MouseUp(Action, kind="mouse_up"):
     target: Target | None = None
     button: str = "left"
     modifiers: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        _check_button(self.kind, self.button)
+
+
+def _check_button(kind: str, button: str) -> None:
+    if button not in ("left", "right", "middle"):
+        raise ActionError(f"action {kind!r} field 'button' must be left, right or middle, got {button!r}")
 
 
 class Drag(Action, kind="drag"):
@@ -311,6 +318,13 @@ class HoldKey(Action, kind="hold_key"):
 
     keys: tuple[str, ...]
     seconds: float = 1.0
+
+    def check(self) -> None:
+        if not self.keys:
+            raise ActionError("action 'hold_key' field 'keys' must name at least one key")
+        if not 0 < self.seconds <= MAX_HOLD_S:
+            raise ActionError(f"action 'hold_key' field 'seconds' must be more than 0 and at most {MAX_HOLD_S:g}, "
+                              f"got {self.seconds!r}")
 
 
 # --- navigation ----------------------------------------------------------------------------------------
