@@ -26,8 +26,9 @@ from pytest_cua.envs.registry import provider_for
 from pytest_cua.episode.loop import Episode, EpisodeError, EpisodeResult
 from pytest_cua.episode.settings import SETTINGS_KEY, Settings, trajectory_dir
 from pytest_cua.observations import DEFAULT_KINDS
-from pytest_cua.tasks.scoring import EvaluatorCrash, MilestonesFailed, ScoreCard, WeightError, active_card, record_answer
-from pytest_cua.tasks.suite import EvalContext, Suite
+from pytest_cua.tasks.evaluation import OtherScore, deciding, evaluate_card, other_scores
+from pytest_cua.tasks.scoring import MilestonesFailed, ScoreCard
+from pytest_cua.tasks.suite import Suite
 from pytest_cua.episode.trajectory import TrajectoryRecorder
 from pytest_cua.results.records import STATE_KEY, TaskState
 from pytest_cua.results.reporter import KEPT_KEY, KEPT_MESSAGES_KEY
@@ -419,27 +420,32 @@ class TaskResult:
     """The evaluated task: score card, episode, and ``check()`` that fails the test when the agent fell
     short, with the milestone table as the message."""
 
-    def __init__(self, task: "Task", card: ScoreCard, episode: EpisodeResult, env: Environment) -> None:
+    def __init__(self, task: "Task", card: ScoreCard, episode: EpisodeResult, env: Environment,
+                 others: dict[str, OtherScore] | None = None, decided_by: str | None = None) -> None:
         self.task = task
-        self.card = card
+        self.card = card  # the suite's own scoring
+        self.others = dict(others or {})  # the suite's other scorings (Suite.scorings), by name
+        self.decided_by = decided_by  # the other scoring that decides (--cua-scoring); None: the suite's own
         self.episode = episode
         self.env = env  # still alive in the test body (and under --pdb)
 
     @property
     def score(self) -> float:
-        return self.card.score
+        return self.others[self.decided_by].score if self.decided_by else self.card.score
 
     @property
     def success(self) -> bool:
-        return self.card.success
+        return self.others[self.decided_by].success if self.decided_by else self.card.success
 
     def check(self) -> None:
         _emit_report(self)
-        if not self.card.success:
+        if not self.success:
             end = f"episode ended: {self.episode.end}"
             if self.episode.fail_reason:
                 end += f" ({self.episode.fail_reason})"
-            raise MilestonesFailed(f"task {self.task.id} scored {self.card.score:.2f}; {end}\n{self.card.table()}")
+            table = self.others[self.decided_by].table() if self.decided_by else self.card.table()
+            by = f" by scoring {self.decided_by!r}" if self.decided_by else ""
+            raise MilestonesFailed(f"task {self.task.id} scored {self.score:.2f}{by}; {end}\n{table}")
 
 
 def _emit_report(result: TaskResult) -> None:
@@ -452,31 +458,19 @@ def _emit_report(result: TaskResult) -> None:
 
 @pytest.fixture
 def cua_result(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_episode: EpisodeResult,
-               _cua_state: TaskState) -> TaskResult:
+               cua_settings: Settings, _cua_state: TaskState) -> TaskResult:
     """The task evaluated by its template's milestones after the episode (in setup: an evaluator crash is
-    an error outcome naming the template). Call ``cua_result.check()`` in the test body."""
+    an error outcome naming the template), under the suite's own scoring and each of its other ones
+    (``Suite.scorings``); ``--cua-scoring`` chooses the one that decides. Call ``cua_result.check()`` in the
+    test body."""
     template = cua_suite.template_for(cua_task)
-    card = ScoreCard(task_id=cua_task.id, template=cua_task.template)
-    _cua_state.card = card
     artifacts = cua_env.end_task(cua_task, failed=False)
     started = time.perf_counter()
-    ctx = EvalContext(task=cua_task, env=cua_env, card=card, answer=cua_episode.answer, artifacts=artifacts)
-    with active_card(card):
-        if template is not None:
-            try:
-                template.evaluate(ctx)
-            except (EvaluatorCrash, WeightError):
-                raise
-            except Exception as exc:  # outside any milestone: still the evaluator's crash, not the agent's
-                raise EvaluatorCrash(template.name or cua_task.template, None, exc) from exc
-        elif cua_task.is_question:
-            record_answer(card, cua_episode.answer, str(cua_task.ground_truth["answer"]))  # SCUBA's rule: earns the F1
-        else:
-            raise WeightError(f"task {cua_task.id!r} has no template and no answer to score")
-    try:
-        card.check_complete()
-    except WeightError as exc:
-        raise WeightError(f"template {cua_task.template!r}: {exc}") from None
+    card = evaluate_card(template, cua_task, cua_env, cua_episode.answer, artifacts)
+    _cua_state.card = card
+    others = other_scores(cua_suite, template, cua_task, cua_env, cua_episode.answer, artifacts)
+    _cua_state.others = others
+    _cua_state.decided_by = deciding(cua_suite, cua_settings.scoring)  # checked at collection
     _cua_state.eval_s = time.perf_counter() - started
-    return TaskResult(cua_task, card, cua_episode, cua_env)
+    return TaskResult(cua_task, card, cua_episode, cua_env, others, _cua_state.decided_by)
 

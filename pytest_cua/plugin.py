@@ -87,7 +87,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cua-resume", dest="cua_resume", default=None, metavar="RUN_ID",
                     help="complete an interrupted run: run only the tasks (and trials) with no final record in "
                          "RUN_ID and write one summary for the whole run")
+    group.addoption("--cua-scoring", dest="cua_scoring", default=None, metavar="NAME",
+                    help="which of a suite's scorings decides passed / failed, the summary and the gate: its own "
+                         "(default) or another it declares (the SCUBA suite: scuba, its evaluator's rules "
+                         "exactly; see --scuba-scoring) (ini: cua_scoring)")
     parser.addini("cua_agent", "default agent for --agent", default="noop")
+    parser.addini("cua_scoring", "default scoring for --cua-scoring", default="")
     parser.addini("cua_reports_dir", "default output folder for --cua-reports", default="reports")
     parser.addini("cua_max_steps", "default step limit override", default="")
     parser.addini("cua_time_limit", "default time limit override in seconds", default="")
@@ -195,8 +200,10 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--cua-resume: deselect the tests that already have a final record in the run (on every xdist worker
-    alike: each gets the controller's list, read when the session started)."""
+    alike: each gets the controller's list, read when the session started). ``--cua-scoring`` names a scoring
+    of every collected suite (a usage error otherwise)."""
     settings = config.stash[SETTINGS_KEY]
+    collection.check_scoring(items, settings.scoring)
     if not settings.resume:
         return
     final = resume_done(config)

@@ -39,6 +39,7 @@ class Settings:
     trials: int = 1  # --cua-trials: independent episodes per task
     retry_errors: int = 0  # --cua-retry-errors: attempts after an error outcome (never after a failure)
     resume: bool = False  # --cua-resume: run_id names an earlier run to complete
+    scoring: str | None = None  # --cua-scoring: the suite scoring that decides (None: each suite's own)
 
     @property
     def ledger_path(self) -> Path:
@@ -79,7 +80,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
                     trials=_count(config, "cua_trials", "cua_trials", "--cua-trials", minimum=1, default=1),
                     retry_errors=_count(config, "cua_retry_errors", "cua_retry_errors", "--cua-retry-errors",
                                         minimum=0, default=0),
-                    resume=bool(getattr(config.option, "cua_resume", None)))
+                    resume=bool(getattr(config.option, "cua_resume", None)),
+                    scoring=config.getoption("cua_scoring") or config.getini("cua_scoring") or None)
 
 
 def trajectory_dir(settings: Settings, task_id: str, trial: int) -> Path:
@@ -90,7 +92,7 @@ def trajectory_dir(settings: Settings, task_id: str, trial: int) -> Path:
 
 def run_settings(settings: Settings) -> dict[str, Any]:
     """What a resumed session must share with the run it completes (``runs/<run>/run.json``)."""
-    return {"agent": settings.agent.text, "trials": settings.trials}
+    return {"agent": settings.agent.text, "trials": settings.trials, "scoring": settings.scoring}
 
 
 def _option_or_ini(config: pytest.Config, option: str, ini: str, kind: type, flag: str,

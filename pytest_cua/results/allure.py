@@ -327,10 +327,14 @@ def emit_task(result: Any) -> bool:
     """Called by ``TaskResult.check()`` in the test call: emit the task's Allure report from its recorded
     trajectory and score card, and prune a passed task's trace. Returns whether Allure was active."""
     task, card, episode, env = result.task, result.card, result.episode, result.env
+    decided_by = getattr(result, "decided_by", None)
+    if decided_by:  # --cua-scoring: the deciding scoring's milestones (none where its evaluator would crash)
+        card = result.others[decided_by].card or card
     recorder = getattr(episode, "recorder", None)
     steps = list(getattr(recorder, "steps", []) or [])
     summary = getattr(recorder, "summary", {}) or {}
-    failed = not bool(getattr(card, "success", False))
+    failed = not bool(getattr(result, "success", getattr(card, "success", False)))
+    _scoring_parameters(result)
     artifacts = getattr(env, "last_artifacts", None) or {}
     options = getattr(env, "options", None)
     trace_mode = getattr(options, "trace", "off") if options is not None else "off"
@@ -342,6 +346,23 @@ def emit_task(result: Any) -> bool:
     finally:
         prune_artifacts(artifacts, failed=failed, trace_mode=trace_mode)
     return active
+
+
+def _scoring_parameters(result: Any) -> None:
+    """The suite's other scorings as parameters of the Allure result (``score_scuba 0.75``, with ``crash``
+    where that scoring's evaluator would crash), and which one decided."""
+    others = getattr(result, "others", None) or {}
+    if not others:
+        return
+    try:
+        import allure
+    except ModuleNotFoundError:
+        return
+    for name, other in others.items():  # excluded from Allure's history id: a score is no test parameter
+        allure.dynamic.parameter(f"score_{name}", f"{other.score:.2f}" + (f" (crash: {other.crash})" if other.crash
+                                                                           else ""), excluded=True)
+    allure.dynamic.parameter("scored by", getattr(result, "decided_by", None) or "the suite's own scoring",
+                             excluded=True)
 
 
 def redact_file(path: str | Path) -> None:

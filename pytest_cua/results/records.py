@@ -40,7 +40,9 @@ class TaskState:
 
     task: Any = None
     episode: Any = None  # EpisodeResult
-    card: Any = None  # ScoreCard
+    card: Any = None  # ScoreCard (the suite's own scoring)
+    others: dict[str, Any] = field(default_factory=dict)  # the suite's other scorings: name -> OtherScore
+    decided_by: str | None = None  # the other scoring that decides the outcome (--cua-scoring); None: its own
     agent: dict[str, Any] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
     reset_s: float | None = None
@@ -157,8 +159,38 @@ def _partially_scored(state: TaskState, exc: BaseException | None) -> bool:
     """The test failed only because some milestones were not decided (``ScoreCard.partially_scored``)."""
     from pytest_cua.tasks.scoring import MilestonesFailed
 
-    card = state.card
+    card = _deciding_card(state)
     return isinstance(exc, MilestonesFailed) and card is not None and bool(card.partially_scored)
+
+
+def _deciding_card(state: TaskState) -> Any:
+    """The score card that decides the task (``--cua-scoring``): the suite's own, or another scoring's (None
+    where that scoring's evaluator would crash)."""
+    if state.decided_by and state.decided_by in state.others:
+        return state.others[state.decided_by].card
+    return state.card
+
+
+def scoring_fields(state: TaskState, scored: bool, own_name: str | None) -> dict[str, Any]:
+    """What a record says of the suite's other scorings (``Suite.scorings``; none: nothing): ``scoring``, the
+    one that decided; for each other one ``score_<name>`` and ``<name>_crash`` (why its evaluator would
+    crash, else None) and, where its milestones differ from the own ones, ``milestones_<name>``; when another
+    one decided, ``score_<own>`` and ``milestones_<own>`` keep the suite's own verdict (``score`` and
+    ``milestones`` being the deciding one's)."""
+    if not state.others:
+        return {}
+    own = state.card
+    out: dict[str, Any] = {"scoring": state.decided_by or own_name}
+    for name, other in state.others.items():
+        out[f"score_{name}"] = other.score if scored else None
+        out[f"{name}_crash"] = other.crash
+        mine = other.card.to_list() if other.card is not None else []
+        if own is not None and mine != own.to_list() and name != state.decided_by:
+            out[f"milestones_{name}"] = mine
+    if state.decided_by and own_name:
+        out[f"score_{own_name}"] = (own.score if own is not None and own.results else 0.0) if scored else None
+        out[f"milestones_{own_name}"] = own.to_list() if own is not None else []
+    return out
 
 
 def _is_shortfall(exc: BaseException) -> bool:
@@ -200,10 +232,13 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
             outcome, error = "failed", None
     if teardown and teardown[0].failed and outcome != "error":
         outcome, error_kind, error = "error", _error_kind_of(teardown[1], "teardown"), _message(teardown[1])
-    card = state.card
+    card = _deciding_card(state)
     episode = state.episode
     earlier = _earlier_attempts(item)
-    score = card.score if card is not None and card.results else 0.0
+    if state.decided_by and state.decided_by in state.others:
+        score = max(0.0, state.others[state.decided_by].score)  # a crash's score (SCUBA's -1) counts as 0
+    else:
+        score = card.score if card is not None and card.results else 0.0
     times: dict[str, float | None] = {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0}
     if episode is not None:
         times = {"wall_s": round(episode.wall_s, 3), "agent_s": round(episode.agent_s, 3), "env_s": round(episode.env_s, 3)}
@@ -228,6 +263,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "judge": judge,
         "success": outcome == "passed",
         "milestones": card.to_list() if card is not None else [],
+        **scoring_fields(state, outcome in ("passed", "failed", "partial"), _own_scoring(item)),
         "end": episode.end if episode is not None else None,
         # why it ended so: the fail reason, a refusal's words, the safety checks that stopped it, the budget
         "end_reason": (episode.fail_reason or episode.budget_reason) if episode is not None else None,
@@ -249,6 +285,12 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "retries": len(earlier),
         "earlier_attempts": earlier,
     }
+
+
+def _own_scoring(item: pytest.Item) -> str | None:
+    """The name of the suite's own scoring (``Suite.own_scoring``) of the item's module."""
+    suite = getattr(getattr(item, "module", None), "CUA_SUITE", None)
+    return getattr(suite, "own_scoring", None)
 
 
 def _message(exc: BaseException | None) -> str | None:

@@ -81,6 +81,7 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         "asks": sum(r.get("asks", 0) for r in records),
         **help_stats(records),
         **end_stats(records),
+        **scoring_stats(records),
         # figures of other record fields join here (one helper function each, like help_stats)
     }
 
@@ -111,6 +112,56 @@ def end_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     return {"refused": sum(r.get("end") == "refused" for r in records),
             "safety_stopped": sum(r.get("end") == "safety_check" for r in records),
             "safety_checks": sum(len(r.get("safety_checks") or []) for r in records)}
+
+
+def _scoring_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The suites' scorings the records carry (``score_<name>``, ``pytest_cua.results.records.scoring_fields``)."""
+    names: dict[str, None] = {}
+    for r in records:
+        if "scoring" in r:  # a record of a suite with other scorings (the deciding one is its ``score``)
+            names.update((key[6:], None) for key in r if key.startswith("score_") and key[6:] != r["scoring"])
+    return list(names)
+
+
+def scoring_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Each scoring of the suite besides the one in ``score`` (``Suite.scorings``: SCUBA's exact rules, or
+    the suite's own when ``--cua-scoring`` chose another): ``scorings[name]`` holds its mean score and success
+    rate over the same scored episodes (a crash's score, SCUBA's -1, counts as 0), how many episodes its
+    evaluator would crash on, and the tasks it scores otherwise (``differ``: id, the deciding score, its
+    score). Nothing when the records carry no other scoring."""
+    scored = [r for r in records if r["outcome"] in ("passed", "failed")]
+    out: dict[str, Any] = {}
+    for name in _scoring_names(records):
+        values = [r.get(f"score_{name}") for r in scored]
+        values = [max(0.0, float(v)) for v in values if v is not None]
+        differ = [{"id": r["id"], "score": r["score"], name: r.get(f"score_{name}"),
+                   **({"crash": r[f"{name}_crash"]} if r.get(f"{name}_crash") else {})}
+                  for r in scored if r.get(f"score_{name}") is not None
+                  and round(float(r[f"score_{name}"]), 2) != round(float(r["score"]), 2)]
+        out[name] = {"mean_score": round(statistics.fmean(values), 4) if values else None,
+                     "success_rate": round(sum(v >= 1 for v in values) / len(values), 4) if values else None,
+                     "crashes": sum(bool(r.get(f"{name}_crash")) for r in records),
+                     "differ": differ}
+    return {"scorings": out} if out else {}
+
+
+def scoring_lines(totals: Mapping[str, Any], decided_by: str | None) -> list[str]:
+    """The terminal's lines on the other scorings: their mean and success beside the table's, and the tasks they
+    score otherwise (none when every task scores the same, or when there is no other scoring)."""
+    out = []
+    by = f" (the table: {decided_by})" if decided_by else ""
+    for name, s in (totals.get("scorings") or {}).items():
+        if not s["differ"] and not s["crashes"]:
+            out.append(f"score_{name}: every task scores the same{by}")
+            continue
+        mean = "-" if s["mean_score"] is None else f"{s['mean_score']:.3f}"
+        rate = "-" if s["success_rate"] is None else f"{100 * s['success_rate']:.1f}%"
+        shown = ", ".join(f"{d['id']} {d['score']:.2f} vs {d[name]:.2f}" + (" (crash)" if d.get("crash") else "")
+                          for d in s["differ"][:8])
+        more = f" and {len(s['differ']) - 8} more" if len(s["differ"]) > 8 else ""
+        out.append(f"score_{name}{by}: mean {mean}, success {rate}; {len(s['differ'])} task(s) score otherwise"
+                   f"{': ' + shown + more if shown else ''}; its evaluator would crash on {s['crashes']}")
+    return out
 
 
 def end_lines(totals: Mapping[str, Any]) -> list[str]:
@@ -249,6 +300,8 @@ def format_table(summary: Mapping[str, Any]) -> list[str]:
                    ", ".join(f"{o} {n}" for o, n in requests["by_org"].items()) + ")")
     out += help_lines(summary["totals"])
     out += end_lines(summary["totals"])
+    decided = {r.get("scoring") for r in summary.get("tasks") or [] if r.get("scoring")}
+    out += scoring_lines(summary["totals"], ", ".join(sorted(decided)) if decided else None)
     errors = summary["totals"].get("errors_by_kind") or {}
     if errors:
         out.append("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))

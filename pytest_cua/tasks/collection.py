@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_cua.tasks.evaluation import deciding
 from pytest_cua.tasks.suite import LoadedTasks, Suite
 from pytest_cua.tasks.task import Task, TaskFileError
 
@@ -158,3 +159,19 @@ def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) ->
         items.append(BrokenTaskSource.from_parent(collector, name=f"{getattr(obj, '__name__', 'test')}[{label}]",
                                                   error=error))
     return items
+
+
+def check_scoring(items: list[pytest.Item], scoring: str | None) -> None:
+    """``--cua-scoring``: a scoring every collected suite has (a usage error naming a suite's scorings)."""
+    if not scoring:
+        return
+    seen: set[int] = set()
+    for item in items:
+        suite = suite_of(getattr(item, "module", None))
+        if suite is None or id(suite) in seen:
+            continue
+        seen.add(id(suite))
+        try:
+            deciding(suite, scoring)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None

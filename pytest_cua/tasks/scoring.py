@@ -31,6 +31,12 @@ raise ``MilestoneSkipped(reason)`` inside it. A skipped milestone keeps its weig
 and is never met; a card whose other milestones all held is *partially scored* (``ScoreCard.partially_scored``):
 not a pass (``success`` is False), and not a failure either. ``note(text)`` inside a milestone keeps a remark
 (a judge's reason) as its detail when it holds.
+
+Other scorings: a suite may score its tasks a second way beside its own (``Suite.scorings``: SCUBA's evaluator's
+rules exactly, its bugs included, beside the corrected ones). The plugin then evaluates the template again on a
+card whose ``scoring`` names that way; the evaluator and its helpers ask ``current_scoring()`` where the two
+differ. Where the other scoring's evaluator would crash (SCUBA's raises on a missing record and scores -1), the
+evaluator raises ``ScoringCrash(reason)``: that scoring's score is its crash score and the record says why.
 """
 
 from __future__ import annotations
@@ -61,14 +67,23 @@ class EvaluatorCrash(Exception):
 
     error_kind = "evaluator"
 
-    def __init__(self, template: str | None, milestone_name: str | None, exc: BaseException) -> None:
+    def __init__(self, template: str | None, milestone_name: str | None, exc: BaseException,
+                 scoring: str | None = None) -> None:
         self.template = template
         self.milestone_name = milestone_name
         self.original = exc
+        self.scoring = scoring  # evaluated under another scoring of the suite (``current_scoring()``)
         where = f"template {template!r}" if template else "the evaluator"
+        if scoring:
+            where += f" (scoring {scoring!r})"
         if milestone_name:
             where += f", milestone {milestone_name!r}"
         super().__init__(f"{where} crashed: {type(exc).__name__}: {exc}")
+
+
+class ScoringCrash(Exception):
+    """Raised while evaluating under another scoring (``current_scoring()``) where that scoring's own evaluator
+    would crash on this end state: not an evaluator bug, that scoring's verdict (SCUBA's score -1)."""
 
 
 class MilestonesFailed(AssertionError):
@@ -115,6 +130,7 @@ class ScoreCard:
     template: str | None = None
     results: list[MilestoneResult] = field(default_factory=list)
     declared: dict[str, float] | None = None  # the milestones declared for this task, with their weights
+    scoring: str | None = None  # another scoring of the suite this card is scored by (None: the suite's own)
     _note: str | None = field(default=None, repr=False)  # the remark of the milestone being recorded
 
     def _where(self) -> str:
@@ -161,10 +177,12 @@ class ScoreCard:
         except MilestoneSkipped as exc:
             self.results.append(MilestoneResult(name, float(weight), False, f"skipped: {exc}" if str(exc) else "skipped",
                                                 skipped=True))
+        except ScoringCrash:
+            raise  # the other scoring's evaluator would crash here: its verdict on the whole task
         except Exception as exc:  # an evaluator bug or an unreachable environment: error outcome
             if getattr(exc, "error_kind", None) == "environment":
                 raise  # the environment failed under the evaluator (an org out of API requests): its own kind
-            raise EvaluatorCrash(self.template, name, exc) from exc
+            raise EvaluatorCrash(self.template, name, exc, scoring=self.scoring) from exc
         else:
             self.results.append(MilestoneResult(name, float(weight), True, self._note or ""))
         finally:
@@ -260,6 +278,13 @@ def _active() -> ScoreCard:
     if card is None:
         raise RuntimeError("milestone() used outside of a task evaluation (no score card is active)")
     return card
+
+
+def current_scoring() -> str | None:
+    """The scoring the task is being evaluated under (``ScoreCard.scoring``; None: the suite's own, also
+    outside an evaluation)."""
+    card = _bound_card.get()
+    return card.scoring if card is not None else None
 
 
 @contextlib.contextmanager

@@ -38,6 +38,27 @@ class EvalContext:
     def truth(self) -> Mapping[str, Any]:
         return self.task.ground_truth
 
+    @property
+    def scoring(self) -> str | None:
+        """The other scoring of the suite this evaluation is under (``Suite.scorings``); None: the suite's own."""
+        return self.card.scoring
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """Another way a suite scores its tasks, beside its own (``Suite.scorings``): SCUBA's evaluator's rules as
+    they are, say, beside the corrected ones. Every task is evaluated under each; the record carries
+    ``score_<name>`` (and ``<name>_crash`` where that evaluator would crash), and ``--cua-scoring NAME`` makes
+    it the one that decides passed / failed, the summary and the gate.
+
+    ``digits``: the score is rounded so (SCUBA rounds to 2) and the task is complete at a rounded 1;
+    ``crash_score``: its score where its evaluator would crash (``ScoringCrash``; SCUBA's -1, a "system
+    failure"), counted as 0 in means."""
+
+    description: str
+    digits: int | None = None
+    crash_score: float = 0.0
+
 
 class Template:
     """Base class of a task template. Subclasses set ``name`` and implement what they support."""
@@ -96,8 +117,14 @@ class Suite:
                  base_dir: str | Path | None = None, observation_kinds: Iterable[str] | None = None,
                  environment_options: Mapping[str, Any] | None = None,
                  default_observation_kinds: Iterable[str] | None = None,
-                 task_fields: Iterable[str] | None = None) -> None:
+                 task_fields: Iterable[str] | None = None, scorings: Mapping[str, Scoring] | None = None,
+                 own_scoring: str = "own") -> None:
         self.name = name
+        # other ways of scoring its tasks (``Scoring``), by name; ``own_scoring`` names the suite's own
+        self.scorings: dict[str, Scoring] = dict(scorings or {})
+        self.own_scoring = own_scoring
+        if own_scoring in self.scorings:
+            raise ValueError(f"suite {name!r}: own_scoring {own_scoring!r} is also one of scorings")
         if task_fields is not None:
             self.task_fields = tuple(task_fields)
         self.environment = environment

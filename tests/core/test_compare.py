@@ -90,7 +90,7 @@ def test_to_dict_schema():
     json.dumps(data)  # JSON-ready
     assert set(data) == {"base", "new", "alpha", "max_drop", "quarantine_flaky", "tasks", "counts", "flaky",
                          "overall", "groups", "errors", "gate"}
-    assert set(data["base"]) == {"run_id", "agent", "trials", "tasks"}
+    assert set(data["base"]) == {"run_id", "agent", "trials", "tasks", "scoring", "scorings"}
     task = next(t for t in data["tasks"] if t["key"] == "s/c")
     assert set(task) == {"key", "suite", "id", "persona", "difficulty", "level", "template", "base", "new",
                          "change", "milestones_changed"}

@@ -138,8 +138,12 @@ def _group(tasks: Sequence[TaskChange], *, alpha: float, resamples: int, seed: i
 
 def _run_info(summary: Mapping[str, Any], episodes: Mapping[str, Sequence[Mapping[str, Any]]]) -> RunInfo:
     run = summary.get("run") or {}
+    decided = sorted({str(r["scoring"]) for v in episodes.values() for r in v if r.get("scoring")})
+    others = ((summary.get("totals") or {}).get("scorings") or {})
     return RunInfo(run_id=run.get("id"), agent=run.get("agent"),
-                   trials=max((len(v) for v in episodes.values()), default=0), tasks=len(episodes))
+                   trials=max((len(v) for v in episodes.values()), default=0), tasks=len(episodes),
+                   scoring="+".join(decided) or None,
+                   scorings={name: s.get("mean_score") for name, s in others.items()})
 
 
 def compare(base: Mapping[str, Any], new: Mapping[str, Any], *, alpha: float = 0.05, max_drop: float = 0.0,

@@ -117,6 +117,11 @@ def _runs(comparison: Mapping[str, Any], base: Mapping[str, Any], new: Mapping[s
         ["wall time s", *(_e(_round((s.get("run") or {}).get("wall_s"), 1)) for _, s in sides)],
         ["cost $", *(_e(_round(totals(s, "cost_usd"), 4)) for _, s in sides)],
     ]
+    if any(c.get("scoring") for c, _ in sides):
+        rows.append(["scored by", *(_e(c.get("scoring") or "-") for c, _ in sides)])
+    names = dict.fromkeys(n for c, _ in sides for n in (c.get("scorings") or {}))
+    rows += [[f"mean score_{n}", *(_e(_round((c.get("scorings") or {}).get(n), 4)) for c, _ in sides)]
+             for n in names]
     return "<h2>Runs</h2>" + _table(["", "base", "new"], rows)
 
 

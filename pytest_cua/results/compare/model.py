@@ -23,6 +23,8 @@ class RunInfo:
     agent: str | None
     trials: int
     tasks: int
+    scoring: str | None = None  # the suite scoring that decided its outcomes (records' ``scoring``), if any
+    scorings: dict[str, float | None] = field(default_factory=dict)  # its other scorings: name -> mean score
 
 
 @dataclass

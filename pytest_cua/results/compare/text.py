@@ -19,7 +19,22 @@ def _names(keys: Sequence[str]) -> str:
 
 def _run_line(info: RunInfo) -> str:
     trials = plural(info.trials, "trial")
-    return f"{info.run_id or '-'} ({info.agent or '-'}, {plural(info.tasks, 'task')}, up to {trials})"
+    scored = f", scored by {info.scoring}" if info.scoring else ""
+    return f"{info.run_id or '-'} ({info.agent or '-'}, {plural(info.tasks, 'task')}, up to {trials}{scored})"
+
+
+def scoring_lines(comparison: Comparison) -> list[str]:
+    """The runs' other scorings (``score_scuba`` beside the corrected score): their mean scores on each side,
+    and a warning when the two runs were decided by different scorings (their figures do not compare)."""
+    base, new = comparison.base, comparison.new
+    out = []
+    for name in dict.fromkeys([*base.scorings, *new.scorings]):
+        out.append(f"score_{name} (mean): base {number(base.scorings.get(name))}, new "
+                   f"{number(new.scorings.get(name))}")
+    if base.scoring and new.scoring and base.scoring != new.scoring:
+        out.append(f"warning: the runs were decided by different scorings (base {base.scoring}, new "
+                   f"{new.scoring}): compare runs made with the same --cua-scoring")
+    return out
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -58,6 +73,7 @@ def render_text(comparison: Comparison) -> list[str]:
     lines = [comparison.gate.line, _counts_line(comparison)]
     base, new = comparison.base, comparison.new
     lines.append(f"base {_run_line(base)} vs new {_run_line(new)}")
+    lines += scoring_lines(comparison)
     rows = [_group_row("overall", comparison.overall)]
     rows += [_group_row(f"suite {name}", g) for name, g in comparison.groups["suite"].items()]
     lines += _table(_header(comparison), rows)
@@ -99,6 +115,7 @@ def render_markdown(comparison: Comparison) -> str:
     out = [f"## pytest-cua compare: {verdict}", "", f"`{gate.line}`", ""]
     out += [f"- {_md(r)}" for r in gate.reasons]
     out += ["", f"Base {_md(_run_line(base))} vs new {_md(_run_line(new))}. {_counts_line(comparison)}.", ""]
+    out += [*(f"- {_md(line)}" for line in scoring_lines(comparison)), ""] if scoring_lines(comparison) else []
     rows = [_group_row("overall", comparison.overall)]
     rows += [_group_row(f"suite {name}", g) for name, g in comparison.groups["suite"].items()]
     out += _md_table(_header(comparison), rows)
