@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 RELEASE_MARKER = "scuba_release"
+#: --scuba-scoring's words -> the suite's scorings (test_scuba.py: its own "corrected", SCUBA's "scuba")
+SCORINGS = {"corrected": "corrected", "exact": "scuba"}
 OWN_MARKER = "scuba_own"
 
 
@@ -21,6 +23,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="a checkout of the public SCUBA repository: also run its release tasks "
                          "(data/test_zero_shot.json, or data/test_demo_aug.json with --demos) on an org seeded "
                          "with its prerequisites (scuba/prerequisites/data/bulk_data)")
+    group.addoption("--scuba-scoring", dest="cua_scoring", type=_scoring, default=None, metavar="exact|corrected",
+                    help="which score decides passed / failed, the summary and the gate: corrected (default: "
+                         "ours, with the corrections DEVIATIONS.md lists) or exact (SCUBA's evaluator's rules as "
+                         "they are, its bugs included: comparable with SCUBA's published table). Every record "
+                         "carries both (score, score_scuba). Same as --cua-scoring corrected|scuba")
+
+
+def _scoring(text: str) -> str:
+    import argparse
+
+    if text not in SCORINGS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(SCORINGS)}")
+    return SCORINGS[text]
 
 
 def pytest_configure(config: pytest.Config) -> None:

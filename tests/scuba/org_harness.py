@@ -27,9 +27,11 @@ def load_tasks(prefixes: Sequence[str]) -> list[Task]:
     return [t for p in paths for t in load_task_file(p, suite="scuba", root=SUITE, extension_fields=ScubaSuite.task_fields)]
 
 
-def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None) -> ScoreCard:
-    """Run the template's evaluator; the recorded milestones must be the declared ones, in order."""
-    card = ScoreCard(task.id, task.template)
+def evaluate(env: SalesforceEnvironment, task: Task, answer: str | None = None,
+             scoring: str | None = None) -> ScoreCard:
+    """Run the template's evaluator (under ``scoring``: the SCUBA suite's ``scuba``, SCUBA's rules exactly;
+    None: ours); the recorded milestones must be the declared ones, in order."""
+    card = ScoreCard(task.id, task.template, scoring=scoring)
     template = TEMPLATES[task.template or ""]
     with active_card(card):
         template.evaluate(EvalContext(task=task, env=env, card=card, answer=answer))

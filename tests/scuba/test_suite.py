@@ -116,6 +116,25 @@ def test_oracle_passes_every_own_task(oracle_run: Run) -> None:
     assert oracle_run.summary["totals"]["success_rate"] == 1.0
 
 
+#: own tasks whose oracle end state SCUBA's rules, applied exactly (``score_scuba``), score below 1: each is named
+#: in DEVIATIONS.md, with the reason SCUBA's check cannot hold there
+EXACT_BELOW_ONE = {f"assign_permset_group_to_user_{n}" for n in range(1, 6)} | {
+    "create_list_view_5", "create_queue_with_members_5", "escalate_case_change_owner_4", "escalate_case_change_owner_5",
+    "update_opportunity_stage_and_activity_1"}
+
+
+def test_the_oracle_run_carries_scubas_exact_score_beside_ours(oracle_run: Run) -> None:
+    """Every record has ``score_scuba`` (SCUBA's rules exactly) beside ``score`` (ours, corrected); they differ
+    on the own tasks DEVIATIONS.md lists, and the terminal says so under the table."""
+    assert all("score_scuba" in t and t["scoring"] == "corrected" for t in oracle_run.tasks.values())
+    differ = {i for i, t in oracle_run.tasks.items() if t["score_scuba"] != t["score"]}
+    assert differ == EXACT_BELOW_ONE
+    deviations = (REPO / "suites" / "scuba" / "DEVIATIONS.md").read_text(encoding="utf-8")
+    assert [i for i in sorted(differ) if i not in deviations] == [], "DEVIATIONS.md names every such task"
+    assert f"score_scuba (the table: corrected): mean {oracle_run.summary['totals']['scorings']['scuba']['mean_score']:.3f}" \
+        in oracle_run.output
+
+
 def replay_sample() -> list[Any]:
     """Up to REPLAY_PER_PERSONA tasks per persona that have a demonstration (sorted by id: stable)."""
     from suites.scuba.test_scuba import CUA_SUITE
@@ -201,3 +220,17 @@ def test_an_evaluator_crash_before_any_milestone_names_the_template(probe_run: R
     task = probe_run.tasks["zz_probe_crash_out"]
     assert task["outcome"] == "error", task
     assert task["error_kind"] == "evaluator" and "template 'probe_crash_outside'" in task["error"], task
+
+
+def test_scuba_scoring_exact_decides_by_scubas_rules(tmp_path: Path) -> None:
+    """``--scuba-scoring exact``: SCUBA's rules decide the outcome, the summary and the gate; the corrected score
+    stays in the record (``score_corrected``). A word other than exact or corrected is a usage error."""
+    run = Run(["suites/scuba", "--agent", "oracle", "-k", "create_list_view_5 or create_list_view_1",
+               "--scuba-scoring", "exact"], REPO, tmp_path / "exact")
+    five, one = run.tasks["create_list_view_5"], run.tasks["create_list_view_1"]
+    assert (five["outcome"], five["score"], five["scoring"], five["score_corrected"]) == ("failed", 0.5, "scuba", 1.0)
+    assert (one["outcome"], one["score"], one["scoring"]) == ("passed", 1.0, "scuba")
+    assert "task create_list_view_5 scored 0.50 by scoring 'scuba'" in run.output
+    bad = subprocess.run([sys.executable, "-m", "pytest", "suites/scuba", "--scuba-scoring", "strict",
+                          "--collect-only", "-q"], cwd=REPO, text=True, capture_output=True, timeout=300)
+    assert bad.returncode == 4 and "argument --scuba-scoring: 'strict' is not one of corrected, exact" in bad.stderr

@@ -152,6 +152,12 @@ class ConfigureApprovalProcessActions(s.ScubaTemplate):
         hits = _of(processes(sf), obj, label)
         process = hits[0] if hits else None
         gone = f"no approval process of {obj} labelled {label!r}"
+        if s.exact():  # where SCUBA's evaluator raises (DEVIATIONS.md); ours fails those milestones with the reason
+            s.crash_unless(process is not None, f"{gone} (SCUBA: IndexError)")
+            for tag in ("finalApprovalActions", "finalRejectionActions"):
+                groups = md.items(process, tag)
+                s.crash_unless(not (len(groups) == 1 and len(md.items(groups[0], "action")) > 1),
+                               f"one {tag} group holds several actions (SCUBA: AttributeError on a list)")
         workflow = md.retrieve(sf, {"Workflow": ["*"]}).get("workflows", {}).get(obj)
         updates = {md.text(u, "fullName"): u for u in md.items(workflow, "fieldUpdates")}
         field = truth.get("approval_status_field")

@@ -62,6 +62,9 @@ class CreateApp(s.ScubaTemplate):
         found = md.retrieve(ctx.env.org, {"CustomApplication": [full], "Profile": ["*"]})
         app = found.get("applications", {}).get(full)
         tabs = [(t.text or "").replace("standard-", "") for t in md.items(app, "tabs")]
+        if s.exact() and len(tabs) == 1:  # SCUBA: xmltodict reads one item as a string, iterated by character
+            tabs = list(md.items(app, "tabs")[0].text or "")
+        profile_key = (lambda name: name) if s.exact() else md.profile_key  # SCUBA compares file names as given
         with milestone("app"):
             assert app is not None, f"no app {full!r}"
         for obj in _split(truth.get("comma_separated_objects_list")):
@@ -69,10 +72,10 @@ class CreateApp(s.ScubaTemplate):
                 assert obj in tabs, f"{obj!r} is not a navigation item of {full!r} (items: {tabs})" if app is not None \
                     else f"no app {full!r}"
         with milestone("app visible to the profiles"):
-            seen = {md.profile_key(name) for name, body in found.get("profiles", {}).items()
+            seen = {profile_key(name) for name, body in found.get("profiles", {}).items()
                     if any(md.text(v, "application") == full and md.text(v, "visible") == "true"
                            for v in md.items(body, "applicationVisibilities"))}
-            wanted = {md.profile_key(p) for p in _split(truth.get("comma_separated_user_profiles"))}
+            wanted = {profile_key(p) for p in _split(truth.get("comma_separated_user_profiles"))}
             assert seen == wanted, f"{full!r} is visible to {sorted(seen)}, expected exactly {sorted(wanted)}"
 
     def solve(self, task: "Task", env: "Environment") -> None:
@@ -111,6 +114,13 @@ class CreateApp(s.ScubaTemplate):
         return [*steps, s.click_button("Save & Finish"), Done()]
 
 
+def _tabs_as_scuba_reads(app: Any) -> Any:
+    """An app's tabs for a membership test: the list of them, or under the exact scoring, with a single tab,
+    its name itself (SCUBA's xmltodict reading: ``in`` is then a substring test)."""
+    tabs = [t.text or "" for t in md.items(app, "tabs")]
+    return tabs[0] if s.exact() and len(tabs) == 1 else tabs
+
+
 class CreateCustomTab(s.ScubaTemplate):
     """A tab for a custom object with a style, on for exactly one profile and in exactly one app."""
 
@@ -135,11 +145,12 @@ class CreateCustomTab(s.ScubaTemplate):
                   if any(md.text(v, "visibility") == "DefaultOn" and md.text(v, "tab") == tab
                          for v in md.items(p, "tabVisibilities"))]
             wanted = str(truth.get("profile_name", ""))
-            assert [md.profile_key(n) for n in on] == [md.profile_key(wanted)], \
+            key = (lambda name: name) if s.exact() else md.profile_key  # SCUBA compares file names as given
+            assert [key(n) for n in on] == [key(wanted)], \
                 f"{tab!r} is Default On for {on}, expected only {wanted!r}"
         with milestone("tab only in the app"):
             apps = [name for name, a in with_apps.get("applications", {}).items()
-                    if tab in [t.text for t in md.items(a, "tabs")]]
+                    if tab in _tabs_as_scuba_reads(a)]
             assert apps == [truth.get("app_name")], f"{tab!r} is in the apps {apps}, expected only " \
                                                     f"{truth.get('app_name')!r}"
 

@@ -43,6 +43,8 @@ class CreateDashboard(s.ScubaTemplate):
         components = (described or {}).get("components") or []
         widget: dict[str, Any] = components[0] if components else {}
         report = find_report(sf, report_name)
+        if s.exact():  # SCUBA compares with the report's records[0]: IndexError without the report
+            s.crash_unless(report is not None, f"no report named {report_name!r} (SCUBA: IndexError)")
         with milestone("dashboard exists"):
             assert described, f"no dashboard titled {title!r}"
         with milestone("widget report"):

@@ -51,6 +51,15 @@ class CreateDynamicForms(s.ScubaTemplate):
         obj, field = str(truth.get("object_name", "")), str(truth.get("field_name", ""))
         pages = md.retrieve(ctx.env.org, {"FlexiPage": ["*"]}).get("flexipages", {})
         page = next((p for _, p in sorted(pages.items()) if md.text(p, "sobjectType") == obj), None)
+        if s.exact() and page is not None:  # the page shapes SCUBA's xmltodict reading breaks on (DEVIATIONS.md)
+            regions = md.items(page, "flexiPageRegions")
+            s.crash_unless(len(regions) != 1, f"the FlexiPage of {obj} has one region (SCUBA: AttributeError on "
+                                              "a region read as a dict)")
+            several = [md.text(f, "fieldItem") for r in regions for i in md.items(r, "itemInstances")
+                       for f in [i.find("fieldInstance")] if f is not None and f.find("visibilityRule") is not None
+                       and len(md.items(f.find("visibilityRule"), "criteria")) > 1]
+            s.crash_unless(not several, f"the visibility rule of {several[:1]} has several criteria (SCUBA: "
+                                        "TypeError on a list of criteria)")
         rule = None
         for item, criteria in visibility_rules(page) if page is not None else []:
             if item == field:

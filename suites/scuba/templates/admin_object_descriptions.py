@@ -68,6 +68,9 @@ class UpdateCustomObjectDescriptionAndHelpText(s.ScubaTemplate):
         obj_name, field_name = _members(truth)
         obj = md.read_one(sf, "CustomObject", obj_name)
         fld = md.read_one(sf, "CustomField", field_name)
+        if s.exact():  # SCUBA reads [0] of each: IndexError without the object or the field
+            s.crash_unless(obj is not None, f"no custom object {obj_name!r} (SCUBA: IndexError)")
+            s.crash_unless(fld is not None, f"no custom field {field_name!r} (SCUBA: IndexError)")
         with milestone("object description"):
             assert obj is not None, f"no custom object {obj_name!r}"
             found = md.text(obj, "description")

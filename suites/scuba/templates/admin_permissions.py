@@ -94,12 +94,14 @@ class AssignPermissionSetGroup(s.ScubaTemplate):
             have = s.checked_rows(sf, "SELECT PermissionSetGroup.DeveloperName, Assignee.FirstName, Assignee.LastName "
                                       "FROM PermissionSetAssignment WHERE PermissionSetGroup.MasterLabel = "
                                       f"{soql_str(group)}")
-            if not have:  # an own task may name the group by its API name; SCUBA's name it by label
+            if not have and not s.exact():  # an own task may name the group by its API name; SCUBA's by label
                 have = s.checked_rows(sf, "SELECT PermissionSetGroup.DeveloperName, Assignee.FirstName, "
                                           "Assignee.LastName FROM PermissionSetAssignment "
                                           f"WHERE PermissionSetGroup.DeveloperName = {soql_str(group)}")
             assert have, f"{group!r} is assigned to nobody"
             assignees = [(field(a, "Assignee.FirstName"), field(a, "Assignee.LastName")) for a in have]
+            if s.exact():  # SCUBA: the first assignment of the group only
+                assignees = assignees[:1]
             assert tuple(name.split(" ")) in assignees, \
                 f"{group!r} is assigned to {[' '.join(map(str, a)) for a in assignees]}, not to {name!r}"
 

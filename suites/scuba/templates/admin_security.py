@@ -123,6 +123,8 @@ class CreateMutingPermissionSet(s.ScubaTemplate):
     def check(self, ctx: EvalContext) -> None:
         sf, truth = ctx.env.org, ctx.truth
         group = md.read_one(sf, "PermissionSetGroup", _group_name(truth))
+        if s.exact():  # SCUBA reads [0] of the retrieved groups: IndexError without the group
+            s.crash_unless(group is not None, f"no permission set group {_group_name(truth)!r} (SCUBA: IndexError)")
         named = md.texts(group, "mutingPermissionSets")
         # SCUBA matches a muting permission set only when the group names exactly one
         muting = md.read_one(sf, "MutingPermissionSet", named[0]) if len(named) == 1 else None

@@ -38,6 +38,8 @@ class OrgWideDefaults(s.ScubaTemplate):
         sf, truth = ctx.env.org, ctx.truth
         name = str(truth.get("object_name", ""))
         definition = _definition(sf, name)
+        if s.exact():  # SCUBA reads [0] of the retrieved objects: IndexError without the object
+            s.crash_unless(definition is not None, f"no object {name!r} (SCUBA: IndexError)")
         for side, key, field_name in (("internal", "internal_visibility", "InternalSharingModel"),
                                       ("external", "external_visibility", "ExternalSharingModel")):
             with milestone(f"default {side} access"):

@@ -87,8 +87,10 @@ class DeactivateUser(s.ScubaTemplate):
 
     def check(self, ctx: EvalContext) -> None:
         name = str(ctx.truth.get("username", ""))
+        user = s.user_by_name(ctx.env.org, name)
+        if s.exact():  # SCUBA reads records[0] of the user: IndexError without one
+            s.crash_unless(user is not None, f"no user named {name!r} (SCUBA: IndexError)")
         with milestone("user inactive"):
-            user = s.user_by_name(ctx.env.org, name)
             assert user is not None, f"no user named {name!r}"
             assert user.get("IsActive") is False, f"user {name!r} is still active"
 

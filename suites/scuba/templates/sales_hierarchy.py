@@ -63,8 +63,10 @@ class CreateAccountHierarchy(s.ScubaTemplate):
         sf, truth = ctx.env.org, ctx.truth
         accounts = s.checked_rows(sf, "SELECT Id, Name, ParentId FROM Account ORDER BY CreatedDate, Id")
 
+        key = str if s.exact() else _name_key  # SCUBA compares names exactly, dashes included
+
         def account(name: str) -> dict[str, Any] | None:
-            return next((a for a in accounts if _name_key(a.get("Name")) == _name_key(name)), None)
+            return next((a for a in accounts if key(a.get("Name")) == key(name)), None)
 
         for parent, subs in hierarchies(truth).items():
             top = account(parent)

@@ -24,6 +24,10 @@ _REFERENCES = {"OwnerId": "Owner", "ContactId": "Contact", "AccountId": "Account
                "ParentId": "Parent", "ProductId": "Product"}
 
 
+#: the Case fields SCUBA's retrieval selects (its evaluator reads any other as None)
+_SCUBA_SELECTS = ("Id", "Status", "Priority", "SLAViolation__c", "PotentialLiability__c")
+
+
 def _updates(truth: Mapping[str, Any]) -> dict[str, Any]:
     other = truth.get("other_updates") or {}
     return dict(other) if isinstance(other, Mapping) else {}
@@ -57,6 +61,8 @@ class EscalateCase(s.ScubaTemplate):
             with milestone(f"{fname} updated"):
                 assert case is not None, f"no case with subject {subject!r}"
                 got = (case.get(_REFERENCES[fname]) or {}).get("Name") if fname in _REFERENCES else case.get(fname)
+                if s.exact() and fname not in _SCUBA_SELECTS:  # SCUBA's query lacks the field: .get() is None
+                    got = None
                 assert got == want, f"{fname} is {got!r}, expected {want!r}"
 
     def solve(self, task: "Task", env: "Environment") -> None:

@@ -72,6 +72,15 @@ class CreateEntitlementProcess(s.ScubaTemplate):
         found = md.retrieve(ctx.env.org, {"EntitlementProcess": ["*"]}).get("entitlementProcesses", {})
         process = found.get(name.lower())
         gone = f"no entitlement process {name.lower()!r} (processes: {sorted(found)})"
+        if s.exact() and process is not None:  # where SCUBA's evaluator raises KeyError (DEVIATIONS.md)
+            s.crash_unless(md.text(process, "SObjectType") is not None,
+                           "the process has no SObjectType (SCUBA: KeyError)")
+            items = md.items(process, "exitCriteriaFilterItems")
+            wanted = {n for n, _ in steps(truth)}
+            items += [i for m in md.items(process, "milestones") if md.text(m, "milestoneName") in wanted
+                      for i in md.items(m, "milestoneCriteriaFilterItems")]
+            s.crash_unless(all(md.text(i, k) is not None for i in items for k in ("field", "operation", "value")),
+                           "a filter item has no field, operation or value (SCUBA: KeyError)")
         with milestone("entitlement process"):
             assert process is not None, gone
         with milestone("record type"):

@@ -98,6 +98,8 @@ class LinkChangeRequest(s.ScubaTemplate):
             if change else []
         incidents = s.checked_rows(sf, f"SELECT Id, Subject, Status FROM Incident WHERE Subject = {soql_str(inc_subject)}")
         incident = incidents[0] if incidents else None
+        if s.exact():  # SCUBA reads the incident's records[0] unguarded: IndexError without it
+            s.crash_unless(incident is not None, f"no incident with subject {inc_subject!r} (SCUBA: IndexError)")
         with milestone("change request with priority, impact and risk"):
             assert change is not None, f"no change request with subject {cr_subject!r}"
             wrong = [f"{f} is {change.get(f)!r}, expected {truth.get(k)!r}"

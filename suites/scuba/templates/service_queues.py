@@ -96,7 +96,8 @@ class CreateQueue(s.ScubaTemplate):
             have = [r["SobjectType"] for r in s.checked_rows(
                 sf, f"SELECT QueueId, SobjectType FROM QueueSobject WHERE QueueId = {soql_str(queue['Id'])}")]
             # an own task may name the object by its label ("Change Request"); SCUBA's name it by API name
-            assert have and have[0] in (wanted, s.object_api_name(sf, wanted)), \
+            names = (wanted,) if s.exact() else (wanted, s.object_api_name(sf, wanted))
+            assert have and have[0] in names, \
                 f"the queue's object is {have[0] if have else None!r}, expected {wanted!r}"
         with milestone("queue email"):
             assert queue is not None, missing

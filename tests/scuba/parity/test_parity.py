@@ -9,10 +9,13 @@ suite installs them with ``--scuba-root``. Each selected task is scored by both 
 and more words). Both scores and milestone tables go to ``reports/parity/<task id>.json``
 (``$PYTEST_CUA_PARITY_REPORTS``), the counts and every disagreement to ``summary-<worker>.md`` there.
 
-What must hold: our oracle scores 1; in every end state SCUBA's evaluation runs (no system failure) and both
-give the same score (2 decimals) and the same completion, except where DEVIATIONS.md's parity table lists the
-task and end state (``known.py`` reads it); a listed end state that agrees is a stale entry and fails too. A
-disagreement names the task, the end state, how the partial state was made, and both milestone tables.
+What must hold (``harness.judge``): our oracle scores 1; in every end state SCUBA's evaluation runs (no system
+failure) and ours gives the same score (2 decimals) and the same completion, except where DEVIATIONS.md's
+parity table lists the task and end state (``known.py`` reads it); a listed end state that agrees is a stale
+entry and fails too. Our exact scoring (the record's ``score_scuba``) agrees with SCUBA on every end state,
+listed or not, and is a crash where SCUBA's evaluation fails. A disagreement names the task, the end state,
+how the partial state was made, and the milestone tables. ``test_near_misses.py`` adds the generated near-miss
+end states.
 
 The release comes from ``$PYTEST_CUA_SCUBA_ROOT`` (default /work/shared/scuba/release; skipped when absent).
 ``PYTEST_CUA_PARITY_TASKS`` picks the tasks: ``templates`` (the default: the first release task of each of the
@@ -22,36 +25,24 @@ template name: its first release task).
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from pytest_cua.envs.salesforce import SalesforceEnvironment
-from pytest_cua.orgs.localorg.server import OrgServer
-from pytest_cua.tasks.scoring import ScoreCard, record_answer
 from pytest_cua.tasks.task import Task
-from pytest_cua.testing.scuba_parity import ScubaEvaluation, ScubaResult
-from pytest_cua.testing.sfcli import INSTALL_HINT, find_sf
-from suites.scuba import release
+from pytest_cua.testing.scuba_parity import ScubaEvaluation
 
 from ..org_harness import TEMPLATES, evaluate
 from .end_states import partial_end_state, qa_partial_answer
-from .known import KNOWN, STATES, summary_markdown
+from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, our_card, ours, theirs, write_report,
+                      write_summary)
+from .known import STATES, summary_markdown
+from .perturb import other_case
 
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
-REPORTS = Path(os.environ.get("PYTEST_CUA_PARITY_REPORTS") or Path(__file__).resolve().parents[3] / "reports" / "parity")
 DEFAULT_SAMPLE = "templates"
-
-
-def _records() -> list[dict[str, Any]]:
-    path = ROOT / release.ZERO_SHOT_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
-
-
-RECORDS = {r["task_id"]: r for r in _records()}
 
 
 def _selected() -> list[str]:
@@ -61,52 +52,16 @@ def _selected() -> list[str]:
     if wanted.strip() == "templates":
         wanted = ",".join(dict.fromkeys(r["query_template_name"] for r in RECORDS.values()))
     out: list[str] = []
+    firsts = first_of_each_template()
     for name in (w.strip() for w in wanted.split(",") if w.strip()):
         if name in RECORDS:
             out.append(name)
-        else:
-            out += [tid for tid, r in RECORDS.items() if r["query_template_name"] == name][:1]
+        elif name in firsts:
+            out.append(firsts[name])
     return out
 
 
 pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no SCUBA release at {ROOT} ($PYTEST_CUA_SCUBA_ROOT)")
-
-
-@pytest.fixture(scope="module")
-def release_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SalesforceEnvironment, dict[str, Task]]]:
-    """An embedded org prepared as ``--scuba-root`` prepares it (the metadata prerequisites deployed over the
-    Metadata API, then the seed), and the release's tasks."""
-    server = OrgServer(tmp_path_factory.mktemp("parity-org"), extensions=[])
-    tasks = release.load_release(ROOT / release.ZERO_SHOT_FILE, demos=False)
-    env = SalesforceEnvironment(server, None)
-    report = release.SeedReport()
-    release.install_metadata(env.org, ROOT / release.METADATA_DIR, report, tasks)
-    release.install_seed(server.org, ROOT / release.SEED_DIR, report)
-    release.install_org_defaults(server.org, report)
-    release.install_custom_objects(server.org, tasks, report)
-    yield env, {t.id: t for t in tasks}
-    env.close()
-
-
-@pytest.fixture(scope="module")
-def scuba(release_env: tuple[SalesforceEnvironment, dict[str, Task]],
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScubaEvaluation]:
-    if find_sf() is None:
-        pytest.fail(f"the Salesforce CLI is missing: {INSTALL_HINT}")
-    env, _ = release_env
-    creds = env.credentials
-    with ScubaEvaluation(ROOT, creds, workdir=tmp_path_factory.mktemp("scuba-eval")) as evaluation:
-        yield evaluation
-
-
-def _ours(card: Any) -> dict[str, Any]:
-    return {"score": round(card.score, 2), "complete": card.score == 1, "milestones": [
-        {"milestone": r.name, "is_success": r.passed, "weight": r.weight} for r in card.results]}
-
-
-def _theirs(result: ScubaResult) -> dict[str, Any]:
-    return {"score": result.score, "complete": result.score == 1, "milestones": result.milestones,
-            "failures": result.failures, "seconds": round(result.seconds, 1)}
 
 
 def _answer(task: Task, state: str) -> str | None:
@@ -127,16 +82,6 @@ def _others(task: Task) -> dict[str, list[Any]]:
     return out
 
 
-def _our_card(env: SalesforceEnvironment, task: Task, answer: str | None) -> ScoreCard:
-    """Our score card: the template's evaluator, or for a question without a template module the plugin's
-    answer rule (``record_answer``, as ``pytest_cua.fixtures`` scores it)."""
-    if task.template in TEMPLATES:
-        return evaluate(env, task, answer=answer)
-    card = ScoreCard(task.id, task.template)
-    record_answer(card, answer, str(task.ground_truth["answer"]))
-    return card
-
-
 SUMMARY: list[dict[str, Any]] = []
 
 
@@ -144,10 +89,15 @@ SUMMARY: list[dict[str, Any]] = []
 def parity_summary() -> Iterator[None]:
     """After the module: ``summary-<worker>.md`` in the reports folder, the counts and every disagreement."""
     yield
-    if SUMMARY:
-        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        REPORTS.mkdir(parents=True, exist_ok=True)
-        (REPORTS / f"summary-{worker}.md").write_text(summary_markdown(SUMMARY), encoding="utf-8")
+    write_summary("summary", summary_markdown(SUMMARY) if SUMMARY else "")
+
+
+def compare(env: SalesforceEnvironment, task: Task, scuba: ScubaEvaluation, answer: str | None) -> dict[str, Any]:
+    """The end state as the org holds it, scored by ours, our exact scoring and SCUBA's evaluator."""
+    mine = our_card(env, task, answer)
+    result = scuba.evaluate(RECORDS[task.id], answer)
+    return {"ours": ours(mine), "exact": exact(env, task, answer), "scuba": theirs(result),
+            "tables": f"ours:\n{mine.table()}\n{result.table()}"}
 
 
 @pytest.mark.parametrize("task_id", _selected())
@@ -158,7 +108,6 @@ def test_scuba_scores_the_end_state_as_we_do(task_id: str, release_env: tuple[Sa
     template = TEMPLATES.get(task.template or "")
     if template is None and not task.is_question:
         pytest.fail(f"{task_id}: no template {task.template!r} and not a question")
-    record = RECORDS[task_id]
     snap = env.snapshot()
     rows: dict[str, Any] = {}
     try:
@@ -172,39 +121,17 @@ def test_scuba_scores_the_end_state_as_we_do(task_id: str, release_env: tuple[Sa
                     rows[state] = {"skipped": "no changed ground truth could be solved"}
                     continue
             answer = _answer(task, state)
-            ours = _our_card(env, task, answer)
-            theirs = scuba.evaluate(record, answer)
-            row = {"ours": _ours(ours), "scuba": _theirs(theirs)}
-            row["agree"] = (row["ours"]["score"] == row["scuba"]["score"]
-                            and row["ours"]["complete"] == row["scuba"]["complete"])
+            row = compare(env, task, scuba, answer)
             if how is not None:
                 row["made"] = how.describe() if answer is None else f"answer {answer!r}"
-                row["partial"] = 0 < ours.score < 1
-            row["tables"] = f"ours:\n{ours.table()}\n{theirs.table()}"
+                row["partial"] = 0 < row["ours"]["score"] < 1
             rows[state] = row
             env.restore(snap)
     finally:
         env.restore(snap)
-        REPORTS.mkdir(parents=True, exist_ok=True)
-        (REPORTS / f"{task_id}.json").write_text(json.dumps({"task_id": task_id, "template": task.template, **rows},
-                                                            indent=1, default=str), encoding="utf-8")
-        SUMMARY.append({"task_id": task_id, "template": task.template, **rows})
-    problems = []
-    for state, row in rows.items():
-        if "skipped" in row:
-            continue
-        if row["scuba"]["failures"] is not None or not row["scuba"]["milestones"]:
-            known = KNOWN.get((task_id, state))
-            if known is None or not known.scuba_fails:
-                problems.append(f"{task_id} [{state}]: SCUBA's evaluation failed: {row['scuba']['failures']}")
-            continue
-        known = KNOWN.get((task_id, state))
-        if row["agree"] and known is not None:
-            problems.append(f"{task_id} [{state}]: listed in DEVIATIONS.md ({known.section}) but both score "
-                            f"{row['ours']['score']:.2f}: the entry is stale")
-        elif not row["agree"] and known is None:
-            problems.append(f"{task_id} [{state}]: ours {row['ours']['score']:.2f} vs SCUBA {row['scuba']['score']:.2f}"
-                            f"{' (' + row['made'] + ')' if 'made' in row else ''}\n{row['tables']}")
+    problems = [p for state, row in rows.items() if "skipped" not in row for p in judge(task_id, state, row)]
+    write_report(task_id, {"task_id": task_id, "template": task.template, **rows})
+    SUMMARY.append({"task_id": task_id, "template": task.template, **rows})
     assert rows["oracle"]["ours"]["score"] == 1, rows["oracle"]["tables"]
     assert rows["noop"]["ours"]["score"] < 1, rows["noop"]["tables"]
     assert not problems, "\n\n".join(problems)
@@ -228,17 +155,10 @@ CASE_KEYS = {
 CASE_SAMPLE = "create_permission_set_medium,create_matching_rule"  # the default: the two SCUBA disagreed on
 
 
-def other_case(value: str) -> str:
-    """The name in another letter case: lower case, or (already lower) capitalised words."""
-    return value.lower() if value.lower() != value else "_".join(w[:1].upper() + w[1:] for w in value.split("_"))
-
-
 def _case_selected() -> list[str]:
     wanted = os.environ.get("PYTEST_CUA_PARITY_CASE") or CASE_SAMPLE
     names = list(CASE_KEYS) if wanted.strip() == "all" else [w.strip() for w in wanted.split(",") if w.strip()]
-    firsts = {}
-    for tid, r in RECORDS.items():
-        firsts.setdefault(r["query_template_name"], tid)
+    firsts = first_of_each_template()
     return [firsts[n] for n in names if n in firsts]
 
 
@@ -248,8 +168,6 @@ def test_a_name_in_another_letter_case_is_scored_as_scuba_does(
     """The oracle's end state with the component's name typed in another letter case (the org stores it as
     typed): SCUBA's evaluator and ours give the same score, unless DEVIATIONS.md's parity table lists the task
     with end state ``case``."""
-    import dataclasses
-
     env, tasks = release_env
     task = tasks[task_id]
     template = TEMPLATES[task.template or ""]
@@ -258,24 +176,10 @@ def test_a_name_in_another_letter_case_is_scored_as_scuba_does(
     snap = env.snapshot()
     try:
         template.solve(dataclasses.replace(task, ground_truth={**task.ground_truth, key: typed}), env)
-        ours = _our_card(env, task, None)
-        theirs = scuba.evaluate(RECORDS[task_id], None)
+        row = compare(env, task, scuba, None)
     finally:
         env.restore(snap)
-    row = {"ours": _ours(ours), "scuba": _theirs(theirs), "made": f"{key}: {task.ground_truth[key]!r} -> {typed!r}",
-           "tables": f"ours:\n{ours.table()}\n{theirs.table()}"}
-    row["agree"] = row["ours"]["score"] == row["scuba"]["score"]
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    (REPORTS / f"{task_id}-case.json").write_text(json.dumps({"task_id": task_id, "case": row}, indent=1,
-                                                             default=str), encoding="utf-8")
-    known = KNOWN.get((task_id, "case"))
-    if theirs.failures is not None:
-        assert known is not None and known.scuba_fails, f"{task_id} [case]: SCUBA's evaluation failed: " \
-                                                         f"{theirs.failures}\n{row['tables']}"
-        return
-    if known is not None:
-        assert not row["agree"], f"{task_id} [case]: listed in DEVIATIONS.md ({known.section}) but both score " \
-                                 f"{row['ours']['score']:.2f}: the entry is stale"
-        return
-    assert row["agree"], (f"{task_id} [case] ({row['made']}): ours {row['ours']['score']:.2f} vs SCUBA "
-                          f"{row['scuba']['score']:.2f}\n{row['tables']}")
+    row["made"] = f"{key}: {task.ground_truth[key]!r} -> {typed!r}"
+    problems = judge(task_id, "case", row)
+    write_report(f"{task_id}-case", {"task_id": task_id, "case": row})
+    assert not problems, "\n\n".join(problems)

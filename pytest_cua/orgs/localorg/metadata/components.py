@@ -98,6 +98,7 @@ class MetadataStore:
         ignoring letter case, and every call finds it by any case of it (as in Salesforce: ``account_access``
         reads, updates and retrieves ``Account_Access``); None when there is none."""
         info = self.info(type_name)
+        full_name = trimmed(full_name)
         if info.name == "Settings" or not full_name:
             return full_name or None
         with self.org.lock:
@@ -124,6 +125,7 @@ class MetadataStore:
         """(the stored fullName, the body) of the component ``full_name`` names in any letter case; the body is
         None when there is none (the name is then ``full_name``)."""
         info = self.info(type_name)
+        full_name = trimmed(full_name)
         if info.name == "Settings":
             full_name = settings_member(type_name, full_name)[1]
         with self.org.lock:
@@ -138,11 +140,25 @@ class MetadataStore:
         info = self.info(type_name)
         if info.name == "Settings":
             full_name = settings_member(type_name, full_name)[1]
+        full_name = trimmed(full_name)
         if not full_name:
             raise ComponentError("A component needs a fullName")
         with self.org.transaction():
-            stored = self.resolve(type_name, full_name) or full_name
+            stored = self.resolve(type_name, full_name) or self.object_cased(info.name, full_name)
             return "created" if self.handlers[info.name].write(self, stored, body) else "changed"
+
+    def object_cased(self, type_name: str, full_name: str) -> str:
+        """A new component's name with the object it belongs to spelt as the org spells the object: a type
+        named after its object (``contact`` matching rules are Contact's, ``Contact.matchingRule``) or whose
+        name starts with it (``contact.Email_Match``), as Salesforce resolves an object name in any case."""
+        if type_name in OBJECT_NAMED:
+            obj = self.org.schema.get(full_name)
+            return obj.name if obj is not None else full_name
+        if type_name in OBJECT_PREFIXED and "." in full_name:
+            head, _, rest = full_name.partition(".")
+            obj = self.org.schema.get(head)
+            return f"{obj.name}.{rest}" if obj is not None else full_name
+        return full_name
 
     def delete(self, type_name: str, full_name: str) -> None:
         """Delete the component (its name in any letter case); ``ComponentError`` when there is none. Atomic."""
@@ -153,6 +169,23 @@ class MetadataStore:
     def props(self, type_name: str, full_name: str) -> FileProps:
         with self.org.lock:
             return self.handler(type_name).props(self, full_name)
+
+
+def trimmed(full_name: str) -> str:
+    """A component name as Salesforce keeps it: each part (``Opportunity.  B2B ``) without surrounding white
+    space, as its Setup pages trim what is typed."""
+    return ".".join(part.strip() for part in full_name.split(".")) if full_name else full_name
+
+
+#: metadata types whose component is named after its object (one file per object)
+OBJECT_NAMED = frozenset({"CustomObject", "MatchingRules", "Workflow", "SharingRules", "AssignmentRules",
+                          "AutoResponseRules", "EscalationRules", "DuplicateRules"})
+#: metadata types whose component's name starts with its object: ``Object.Name``
+OBJECT_PREFIXED = frozenset({"CustomField", "ListView", "ValidationRule", "RecordType", "BusinessProcess",
+                             "CompactLayout", "FieldSet", "WebLink", "MatchingRule", "DuplicateRule",
+                             "ApprovalProcess", "QuickAction", "WorkflowRule", "WorkflowFieldUpdate",
+                             "WorkflowAlert", "WorkflowTask", "WorkflowOutboundMessage", "SharingCriteriaRule",
+                             "SharingOwnerRule", "AssignmentRule"})
 
 
 # object -> (metadata type, record filter, fullName of a record): the records that are components themselves

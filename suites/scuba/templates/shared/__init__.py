@@ -1,7 +1,9 @@
 """What the SCUBA templates share, one module per concept; the templates use it as one namespace
 (``from . import shared as s``: ``s.relative_date``, ``s.fill_form``):
 
-- ``scuba_template``: ``ScubaTemplate`` (the template base class that declares milestones once) and ``share``;
+- ``scuba_template``: ``ScubaTemplate`` (the template base class that declares milestones once), ``share``, and
+  the exact scoring's switches ``exact()`` (judge as SCUBA's evaluator, bugs included: ``score_scuba``) and
+  ``crash_unless`` (where SCUBA's evaluator raises);
 - ``dates``: ``today``, ``relative_date``, ``DateFormError``, ``QUOTE_DURATIONS``: relative dates read as
   SCUBA's scorers read them;
 - ``text``: ``norm``, ``same_text``, ``html_text``, ``digits``, ``same_number``, ``as_list``, ``names``,
@@ -29,7 +31,7 @@ from ..common import first, goto, rows, soql_str, split_name
 from .dates import QUOTE_DURATIONS, DateFormError, relative_date, today
 from .lookups import (checked_rows, convert_lead, describe, field_labels, group_members, object_api_name, record_id,
                       require_id, role_by_name, role_group_id, standard_price, tooling_rows, user_by_name)
-from .scuba_template import ScubaTemplate, share
+from .scuba_template import EXACT, ScubaTemplate, crash_unless, exact, share
 from .sharing import SHARING_LABELS, sharing_label, sharing_model
 from .text import as_list, digits, html_text, names, norm, same_number, same_text, triples
 from .ui_steps import (button, choose_record, click_button, click_link, click_tab, column_field, fill_form, label, link,
@@ -39,7 +41,7 @@ from .ui_steps import (button, choose_record, click_button, click_link, click_ta
                        profile_labels, record_url, save, setup_link, ui_text)
 
 __all__ = [
-    "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
+    "EXACT", "crash_unless", "exact", "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
     "choose_record",
     "click_button", "click_link", "click_tab", "column_field", "convert_lead", "describe", "digits", "field_labels", "fill_form",
     "first", "goto", "group_members", "html_text", "label", "link", "names", "new_from_list", "new_related", "norm",

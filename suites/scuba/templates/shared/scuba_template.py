@@ -1,11 +1,37 @@
-"""The base class of the SCUBA templates (``ScubaTemplate``: milestones declared once, then checked) and
-``share``, SCUBA's even split of a weight over a list of members."""
+"""The base class of the SCUBA templates (``ScubaTemplate``: milestones declared once, then checked),
+``share``, SCUBA's even split of a weight over a list of members, and the exact scoring's switches.
+
+Two scores: a template judges with the corrections DEVIATIONS.md lists (``score``), and again under the suite's
+``scuba`` scoring (``score_scuba``), where ``exact()`` is true and each deviation judges as SCUBA's evaluator
+does, bugs included; where SCUBA's evaluator raises (score -1), ``crash_unless`` makes that the exact verdict
+and fails the milestone with the reason under ours."""
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
 from pytest_cua import EvalContext, Template, declare
+from pytest_cua.tasks.scoring import ScoringCrash, current_scoring
+
+#: the SCUBA suite's other scoring (suites/scuba/test_scuba.py): SCUBA's evaluator's rules exactly
+EXACT = "scuba"
+
+
+def exact() -> bool:
+    """Is the task being scored by SCUBA's evaluator's rules exactly (``score_scuba``)? Each deliberate
+    deviation (DEVIATIONS.md) asks, and judges as SCUBA does when it is."""
+    return current_scoring() == EXACT
+
+
+def crash_unless(condition: object, reason: str) -> None:
+    """Where SCUBA's evaluator raises when ``condition`` does not hold (IndexError on a missing record, a
+    KeyError on a missing key; SCUBA then scores -1, a "system failure"): under the exact scoring that is the
+    verdict (``ScoringCrash``), under ours the milestone fails with the reason."""
+    if condition:
+        return
+    if exact():
+        raise ScoringCrash(reason)
+    raise AssertionError(reason)
 
 
 class ScubaTemplate(Template):
