@@ -188,11 +188,40 @@ def test_a_picklist_is_a_lightning_combobox_chosen_by_select_option(env: Browser
     assert chosen.ok and chosen.detail.get("selected") == ["Needs Analysis"], chosen
     after = env.observe(frozenset({"axtree"}))
     assert after.elements[one(after, "combobox", "Stage")].attributes.get("value") == "Needs Analysis"
-    assert env.act(A.Fill(one(after, "textbox", "Close Date"), "2027-01-15")).ok
+    assert env.act(A.Fill(one(after, "textbox", "Close Date"), "1/15/2027")).ok  # the date field's M/D/YYYY
     assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
     env.page.wait_for_url("**/lightning/r/Opportunity/*/view")
-    rows = sf.query("SELECT StageName FROM Opportunity WHERE Name = 'Combo Deal'")["records"]
-    assert [r["StageName"] for r in rows] == ["Needs Analysis"]
+    rows = sf.query("SELECT StageName, CloseDate FROM Opportunity WHERE Name = 'Combo Deal'")["records"]
+    assert [(r["StageName"], r["CloseDate"]) for r in rows] == [("Needs Analysis", "2027-01-15")]
+
+
+def test_a_date_is_a_lightning_date_input_with_its_datepicker(env: BrowserEnvironment, base: str, sf: Any,
+                                                              org: Org) -> None:
+    """A record form's date is lightning-input type="date": text it cannot read (an ISO date) stops the save in
+    the page with the base component's format message, the text kept and nothing written; the datepicker's month
+    grid (Previous Month, Next Month, Today) chooses a date, posted as the ISO date."""
+    assert env.act(A.GoTo(f"{base}/lightning/o/Opportunity/new")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Fill(one(obs, "textbox", "Opportunity Name"), "Dated Deal")).ok
+    assert env.act(A.SelectOption(one(obs, "combobox", "Stage"), "Prospecting")).ok
+    assert env.act(A.Fill(one(env.observe(frozenset({"axtree"})), "textbox", "Close Date"), "2026-12-31")).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok  # refused in the page
+    env.page.get_by_text("Your entry does not match the allowed format M/d/yyyy.").first.wait_for()
+    assert "/lightning/o/Opportunity/new" in env.page.url
+    assert env.page.get_by_role("textbox", name="Close Date").input_value() == "2026-12-31"  # the text kept
+    assert sf.query("SELECT Id FROM Opportunity WHERE Name = 'Dated Deal'")["records"] == []
+    assert env.act(A.Clear(one(env.observe(frozenset({"axtree"})), "textbox", "Close Date"))).ok
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Select a date for Close Date"))).ok
+    grid = env.observe(frozenset({"axtree"}))
+    names = {e.name for e in grid.elements.values()}
+    assert {"Previous Month", "Next Month", "Today"} <= names, sorted(n for n in names if n)[:40]
+    assert env.act(A.Click(one(grid, "button", "Today"))).ok
+    shown = env.page.get_by_role("textbox", name="Close Date").input_value()
+    month, day, year = (int(x) for x in shown.split("/"))  # M/D/YYYY
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
+    env.page.wait_for_url("**/lightning/r/Opportunity/*/view")
+    rows = sf.query("SELECT CloseDate FROM Opportunity WHERE Name = 'Dated Deal'")["records"]
+    assert [r["CloseDate"] for r in rows] == [f"{year:04d}-{month:02d}-{day:02d}"]
 
 
 def test_a_record_home_as_an_agent_meets_it(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:

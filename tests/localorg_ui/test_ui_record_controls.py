@@ -163,7 +163,8 @@ def test_salesforce_field_labels_in_forms_and_record_pages(page: Any, base: str,
     for label in ("Case Origin", "Case Reason"):  # picklists: Lightning comboboxes
         expect(page.get_by_role("combobox", name=label, exact=True)).to_be_visible()
     page.goto(f"{base}/lightning/o/Order/new")
-    expect(form(page).get_by_label("Order Start Date", exact=True)).to_be_visible()
+    # a date: lightning-input type="date", its textbox named by the label (the label also holds the required "*")
+    expect(form(page).get_by_role("textbox", name="Order Start Date", exact=True)).to_be_visible()
     entitlement = sf.Entitlement.create({"Name": "Label Check", "AccountId": sf.Account.create({"Name": "Lbl"})["id"]})
     page.goto(f"{base}/lightning/r/Entitlement/{entitlement['id']}/view")
     page.get_by_role("tab", name="Details").click()

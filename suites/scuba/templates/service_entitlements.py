@@ -68,7 +68,7 @@ class CreateEntitlement(s.ScubaTemplate):
                 Fill("label=Entitlement Name", str(truth["entitlement_name"])),
                 Fill("label=Account Name", str(truth["account_name"])),
                 SelectOption("label=Type", str(truth["support_type"])),
-                Fill("label=Start Date", start), Fill("label=End Date", end),
+                Fill("label=Start Date", s.ui_date(start)), Fill("label=End Date", s.ui_date(end)),
                 s.click_button("Save"), Done()]
 
 

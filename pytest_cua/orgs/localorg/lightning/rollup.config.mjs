@@ -15,6 +15,7 @@ if (!out) throw new Error('rollup.config.mjs: ONE_OUT (the output folder) is not
 export default {
   input: {
     one: 'src/main.js',
+    'one-date': 'src/entries/dateInput.js',
     'one-list-view': 'src/entries/listView.js',
     'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',

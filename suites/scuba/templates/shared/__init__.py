@@ -13,7 +13,7 @@
   ``standard_price``, ``convert_lead``: record look-ups that never crash on a missing record;
 - ``sharing``: ``SHARING_LABELS``, ``sharing_model``, ``sharing_label``: organization-wide defaults;
 - ``ui_steps``: ``button``, ``link``, ``click_button``, ``click_link``, ``open_list``, ``open_record``,
-  ``record_url``, ``label``, ``fill_form``, ``choose_record`` (a lookup's record), ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
+  ``record_url``, ``label``, ``fill_form``, ``choose_record`` (a lookup's record), ``ui_date``, ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
   ``setup_link``, ``open_object``, ``profile_labels``, ``only_checked``, ``picklist_value_steps``,
   ``page_link``, ``column_field``: the UI steps a person takes in the org's forms.
 
@@ -38,7 +38,7 @@ from .ui_steps import (button, choose_record, click_button, click_link, click_ta
                        new_from_list,
                        new_related, only_checked, open_list, open_object, open_record, page_link, path_step,
                        picklist_value_steps,
-                       profile_labels, record_url, save, setup_link, ui_text)
+                       profile_labels, record_url, save, setup_link, ui_date, ui_text)
 
 __all__ = [
     "EXACT", "crash_unless", "exact", "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
@@ -49,5 +49,5 @@ __all__ = [
     "picklist_value_steps", "profile_labels", "record_id", "record_url", "relative_date", "require_id",
     "role_by_name", "role_group_id", "rows", "same_number", "same_text", "save", "setup_link", "share",
     "sharing_label", "sharing_model", "soql_str", "split_name", "standard_price", "today", "tooling_rows",
-    "triples", "ui_text", "user_by_name",
+    "triples", "ui_date", "ui_text", "user_by_name",
 ]

@@ -79,8 +79,8 @@ def label(env: Any, sobject: str, field_name: str) -> str:
 
 def fill_form(env: Any, sobject: str, values: Mapping[str, Any]) -> list[Action]:
     """Fill a record form by field API name (labels and types from the org's describe): picklists selected,
-    booleans checked, lookups searched by name and the record chosen, the rest (text, dates as ``YYYY-MM-DD``)
-    typed; None is skipped."""
+    booleans checked, lookups searched by name and the record chosen, dates typed as the date field reads them
+    (``ui_date``: M/D/YYYY), the rest typed; None is skipped."""
     actions: list[Action] = []
     described = describe(env, sobject)
     for name, value in values.items():
@@ -96,6 +96,8 @@ def fill_form(env: Any, sobject: str, values: Mapping[str, Any]) -> list[Action]
                 actions.append(Check(target))
         elif ftype == "reference":
             actions += choose_record(_label_of(described, name), ui_text(value))
+        elif ftype == "date":
+            actions.append(Fill(target, ui_date(value)))
         else:
             actions.append(Fill(target, ui_text(value)))
     return actions
@@ -107,6 +109,13 @@ def choose_record(label: str, name: str, *, replace: bool = False) -> list[Actio
     lookup holds a record already (an edited record's value): its pill is removed first (focused, Delete)."""
     steps: list[Action] = [Click(f'role=button[name*="{label}"]'), Press("Delete")] if replace else []
     return [*steps, Fill(f"label={label}", name), Click(f'role=option[name*="{name}"]')]
+
+
+def ui_date(value: Any) -> str:
+    """A date as a person types it into a Lightning date field in the en-US locale: ``12/5/2026`` (the field
+    reads its own format, M/D/YYYY, and not ISO dates); a date or an ISO date string."""
+    day = value if isinstance(value, _dt.date) else _dt.date.fromisoformat(str(value)[:10])
+    return f"{day.month}/{day.day}/{day.year}"
 
 
 def ui_text(value: Any) -> str:
