@@ -81,8 +81,14 @@ def test_allure_results_of_a_suite_run(pytester: pytest.Pytester, pages_url: str
     assert names[0] == "step 0: fill(target='e1', text='Globex')"
     assert names[1] == "step 1: check(target='e5')"
     assert names[2].startswith("step 2: done()")
-    assert "milestone: name is set (weight 0.6): passed" in names
-    assert "milestone: terms accepted (weight 0.4): passed" in names
+    group = next(s for s in steps if s["name"].startswith("milestones:"))
+    assert group["name"] == "milestones: 2 of 2 held, score 1.00 of 1.00" and group["status"] == "passed"
+    assert [s["name"] for s in group["steps"]] == ["milestone: name is set (weight 0.6): passed",
+                                                   "milestone: terms accepted (weight 0.4): passed"]
+    table = next(a for a in passed["attachments"] if a["name"] == "milestones")
+    assert table["type"] == "text/html"
+    html = (results / table["source"]).read_text()
+    assert "<b>score 1.00 of 1.00</b>" in html and "<td>name is set</td><td>0.60</td>" in html
     first = steps[0]
     attachments = {a["name"]: a for a in first["attachments"]}
     assert attachments["screenshot"]["type"] == "image/png"
@@ -92,7 +98,10 @@ def test_allure_results_of_a_suite_run(pytester: pytest.Pytester, pages_url: str
     assert actions["actions"] == [{"type": "fill", "target": "e1", "text": "Globex"}]
     assert actions["results"][0]["ok"] is True
 
-    failed_names = {s["name"]: s for s in failed["steps"]}
+    failed_group = next(s for s in failed["steps"] if s["name"].startswith("milestones:"))
+    assert failed_group["name"] == "milestones: 0 of 2 held, score 0.00 of 1.00"
+    assert failed_group["status"] == "failed"
+    failed_names = {s["name"]: s for s in failed_group["steps"]}
     milestone = failed_names["milestone: name is set (weight 0.6): failed"]
     assert milestone["status"] == "failed" and "name is 'Wrong'" in milestone["statusDetails"]["message"]
     trace = [a for a in failed.get("attachments", []) if a["name"] == "playwright-trace.zip"]
