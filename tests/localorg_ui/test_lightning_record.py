@@ -159,3 +159,37 @@ def test_list_view_row_menu_opens_edit_and_delete(page: Any, base: str, sf: Any,
     page.get_by_role("button", name=re.compile("Show actions")).first.click()
     page.get_by_role("menuitem", name="Delete").click()
     expect(page).to_have_url(re.compile(f"/lightning/r/Account/{acc}/delete$"))
+
+
+def test_the_activity_tab_composes_and_lists_activities(page: Any, base: str, sf: Any, org: Org) -> None:
+    """The Activity tab: New Task, Log a Call and New Event open the activity's form with the record filled in
+    (Log a Call as a task of subtype Call); the timeline lists open tasks and events to come under "Upcoming &
+    Overdue", logged calls and done tasks under "Past Activities", each a link to its record."""
+    opp = sf.Opportunity.create({"Name": "Activity Deal", "StageName": "Prospecting", "CloseDate": "2026-12-31"})["id"]
+    sf.Task.create({"Subject": "Send the proposal", "WhatId": opp, "Status": "Not Started",
+                    "ActivityDate": "2099-01-15"})
+    sf.Task.create({"Subject": "Kick-off done", "WhatId": opp, "Status": "Completed", "ActivityDate": "2024-03-01"})
+    _open(page, base, "Opportunity", opp)
+    page.get_by_role("tab", name="Activity").click()
+    upcoming = page.get_by_role("region", name="Upcoming & Overdue")
+    expect(upcoming.get_by_role("link", name="Send the proposal")).to_be_visible()
+    expect(upcoming).to_contain_text("1/15/2099")
+    past = page.get_by_role("region", name="Past Activities")
+    expect(past.get_by_role("link", name="Kick-off done")).to_be_visible()
+    page.get_by_role("button", name="Log a Call").click()
+    page.wait_for_url(re.compile(r"/lightning/o/Task/new\?"))
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_role("textbox", name="Subject").fill("Called about the timeline")
+    dialog.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_url(re.compile(rf"/lightning/r/(Opportunity/{opp}|Task/\w+)/view"))
+    calls = sf.query("SELECT Subject, TaskSubtype, WhatId FROM Task WHERE Subject = 'Called about the timeline'")
+    assert [(r["TaskSubtype"], r["WhatId"]) for r in calls["records"]] == [("Call", opp)]
+    _open(page, base, "Opportunity", opp)
+    page.get_by_role("tab", name="Activity").click()
+    expect(page.get_by_role("region", name="Past Activities").get_by_role("link", name="Called about the timeline")
+           ).to_be_visible()
+    for label, sobject in (("New Task", "Task"), ("New Event", "Event")):
+        _open(page, base, "Opportunity", opp)
+        page.get_by_role("tab", name="Activity").click()
+        page.get_by_role("button", name=label).click()
+        page.wait_for_url(re.compile(rf"/lightning/o/{sobject}/new\?.*WhatId={opp}"))

@@ -1,11 +1,13 @@
 """A record's home as Lightning Experience lays it out, as the props of the ``one-record-home`` component: the
 highlights panel (object icon and label, the record's name, the compact layout's fields, Follow, the actions and
 the "Show more actions" menu), the path of the objects that have one (Opportunity's stage, Lead's and Case's
-status), the Related tab (one card per related list) and the Details tab (the page layout's sections: "<Object>
-Information", "Address Information" with compound addresses, "Description Information", "System Information")."""
+status), the Related tab (one card per related list), the Details tab (the page layout's sections: "<Object>
+Information", "Address Information" with compound addresses, "Description Information", "System Information")
+and, for a record with activities, the Activity tab (New Task, Log a Call, New Event; the timeline)."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from pytest_cua.orgs.localorg.app import RequestContext
@@ -14,7 +16,7 @@ from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import DERIVED, display_fields, display_value, record_name
 from pytest_cua.orgs.localorg.ui.record_page import related_lists, user_actions, user_login
 from pytest_cua.orgs.localorg.ui.routes_convert import converted_statuses
-from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_token, object_icon
+from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_token, object_icon, url
 
 # The field a record's path follows, and the word Salesforce uses for its steps.
 PATHS = {"Opportunity": ("StageName", "Stage"), "Lead": ("Status", "Status"), "Case": ("Status", "Status")}
@@ -194,6 +196,58 @@ def _related_card(rl: dict[str, Any]) -> dict[str, Any]:
             "rows": [listing.table_row(child, rl["columns"], row) for row in rl["rows"][:RELATED_ROWS]]}
 
 
+ACTIVITY_ICONS = {"Task": "standard:task", "Call": "standard:log_a_call", "Event": "standard:event"}
+
+
+def _activity_date(child: str, rec: dict[str, Any]) -> str:
+    """An activity's date as the timeline shows it (M/D/YYYY): a task's due date, an event's start."""
+    raw = str(rec.get("ActivityDate") or rec.get("StartDateTime") or "")[:10]
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        return ""
+    return f"{day.month}/{day.day}/{day.year}"
+
+
+def activity(ctx: RequestContext, obj: ObjectSchema, rid: str) -> dict[str, Any] | None:
+    """The Activity tab of a record that has activities (None for one that has none): the composer's buttons
+    (New Task, Log a Call, New Event: the same forms as the related lists' New, the record filled in) and the
+    timeline, "Upcoming & Overdue" (open tasks, events to come) then "Past Activities" (newest first)."""
+    fields: dict[str, str] = {}
+    for rel in obj.child_relationships:
+        if rel.child_object in ("Task", "Event") and rel.child_object in ctx.org.schema:
+            fields.setdefault(rel.child_object, rel.field)
+    if not fields:
+        return None
+    back = f"/lightning/r/{obj.name}/{rid}/view"
+    composer = []
+    if "Task" in fields:
+        new_task = {fields["Task"]: rid, "retURL": back}
+        composer += [{"label": "New Task", "iconName": ACTIVITY_ICONS["Task"],
+                      "url": url("/lightning/o/Task/new", new_task)},
+                     {"label": "Log a Call", "iconName": ACTIVITY_ICONS["Call"],
+                      "url": url("/lightning/o/Task/new", {**new_task, "TaskSubtype": "Call"})}]
+    if "Event" in fields:
+        composer.append({"label": "New Event", "iconName": ACTIVITY_ICONS["Event"],
+                         "url": url("/lightning/o/Event/new", {fields["Event"]: rid, "retURL": back})})
+    today = date.today().isoformat()
+    upcoming, past = [], []
+    for child, field_name in fields.items():
+        for rec in ctx.org.records(child):
+            if rec.get(field_name) != rid:
+                continue
+            kind = "Call" if rec.get("TaskSubtype") == "Call" else child
+            when = str(rec.get("ActivityDate") or rec.get("StartDateTime") or "")[:10]
+            item = {"key": rec["Id"], "subject": rec.get("Subject") or "(no subject)", "kind": kind,
+                    "iconName": ACTIVITY_ICONS[kind], "url": f"/lightning/r/{child}/{rec['Id']}/view",
+                    "date": _activity_date(child, rec), "sort": when or str(rec.get("CreatedDate") or "")}
+            done = rec.get("Status") == "Completed" or kind == "Call" if child == "Task" else when < today
+            (past if done else upcoming).append(item)
+    upcoming.sort(key=lambda i: i["sort"])
+    past.sort(key=lambda i: i["sort"], reverse=True)
+    return {"composer": composer, "upcoming": upcoming, "past": past}
+
+
 def record_home(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any]) -> dict[str, Any]:
     """The props of ``one-record-home`` for ``record``."""
     rid = record["Id"]
@@ -221,6 +275,7 @@ def record_home(ctx: RequestContext, obj: ObjectSchema, record: dict[str, Any]) 
         "highlights": highlights(ctx, obj, record), "actions": actions, "moreActions": more, "note": note,
         "path": record_path(ctx, obj, record),
         "related": [_related_card(rl) for rl in related_lists(ctx, obj, rid)],
+        "activity": activity(ctx, obj, rid),
         "sections": sections,
         "csrfField": CSRF_FIELD, "csrf": csrf_token(ctx),
     }

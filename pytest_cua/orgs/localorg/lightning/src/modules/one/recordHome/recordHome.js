@@ -1,6 +1,7 @@
 // A record's home as Lightning Experience shows it: the highlights panel (the object's icon, its label above the
 // record's name, Follow, the actions and "Show more actions", the compact layout's fields), the path where the
-// object has one, and the Related and Details tabs (related lists as cards, the page layout's sections).
+// object has one, and the Related, Details and Activity tabs (related lists as cards, the page layout's sections,
+// the activity composer's New Task / Log a Call / New Event and the timeline).
 import { LightningElement, api } from 'lwc';
 import { navigate, post } from 'one/navigation';
 
@@ -23,6 +24,9 @@ export default class RecordHome extends LightningElement {
     @api path = null;
     /** [{key, title, iconName, actions, viewAllUrl, columns, rows}]: one card per related list. */
     @api related = [];
+    /** {composer: [{label, iconName, url}], upcoming: [item], past: [item]} or null: the Activity tab, whose
+     * items are {key, subject, kind, iconName, url, date}. */
+    @api activity = null;
     /** [{key, label, fields}]: the Details tab's sections. */
     @api sections = [];
     @api csrfField = '';
@@ -36,6 +40,14 @@ export default class RecordHome extends LightningElement {
 
     get hasRelated() {
         return this.related.length > 0;
+    }
+
+    get hasUpcoming() {
+        return Boolean(this.activity && this.activity.upcoming.length);
+    }
+
+    get hasPast() {
+        return Boolean(this.activity && this.activity.past.length);
     }
 
     get menuItems() {
