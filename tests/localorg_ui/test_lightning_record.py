@@ -166,6 +166,11 @@ def test_the_activity_tab_composes_and_lists_activities(page: Any, base: str, sf
     (Log a Call as a task of subtype Call); the timeline lists open tasks and events to come under "Upcoming &
     Overdue", logged calls and done tasks under "Past Activities", each a link to its record."""
     opp = sf.Opportunity.create({"Name": "Activity Deal", "StageName": "Prospecting", "CloseDate": "2026-12-31"})["id"]
+    _open(page, base, "Opportunity", opp)
+    page.get_by_role("tab", name="Activity").click()
+    expect(page.get_by_role("region", name="Upcoming & Overdue")).to_contain_text(
+        "No next steps. To get things moving, add a task or set up a meeting.")
+    expect(page.get_by_role("region", name="Past Activities")).to_contain_text("No past activity.")
     sf.Task.create({"Subject": "Send the proposal", "WhatId": opp, "Status": "Not Started",
                     "ActivityDate": "2099-01-15"})
     sf.Task.create({"Subject": "Kick-off done", "WhatId": opp, "Status": "Completed", "ActivityDate": "2024-03-01"})

@@ -42,12 +42,15 @@ export default class RecordHome extends LightningElement {
         return this.related.length > 0;
     }
 
-    get hasUpcoming() {
-        return Boolean(this.activity && this.activity.upcoming.length);
-    }
-
-    get hasPast() {
-        return Boolean(this.activity && this.activity.past.length);
+    /** The Activity tab's timeline: its two parts, each with Salesforce's words when it is empty. */
+    get timeline() {
+        if (!this.activity) return [];
+        return [
+            { key: 'upcoming', label: 'Upcoming & Overdue', items: this.activity.upcoming,
+              empty: 'No next steps. To get things moving, add a task or set up a meeting.' },
+            { key: 'past', label: 'Past Activities', items: this.activity.past,
+              empty: 'No past activity. Past meetings and tasks marked as done show up here.' },
+        ];
     }
 
     get menuItems() {
