@@ -132,8 +132,7 @@ def scoring_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     scored = [r for r in records if r["outcome"] in ("passed", "failed")]
     out: dict[str, Any] = {}
     for name in _scoring_names(records):
-        values = [r.get(f"score_{name}") for r in scored]
-        values = [max(0.0, float(v)) for v in values if v is not None]
+        values = [max(0.0, float(r[f"score_{name}"])) for r in scored if r.get(f"score_{name}") is not None]
         differ = [{"id": r["id"], "score": r["score"], name: r.get(f"score_{name}"),
                    **({"crash": r[f"{name}_crash"]} if r.get(f"{name}_crash") else {})}
                   for r in scored if r.get(f"score_{name}") is not None

@@ -231,7 +231,8 @@ def activity(ctx: RequestContext, obj: ObjectSchema, rid: str) -> dict[str, Any]
         composer.append({"label": "New Event", "iconName": ACTIVITY_ICONS["Event"],
                          "url": url("/lightning/o/Event/new", {fields["Event"]: rid, "retURL": back})})
     today = date.today().isoformat()
-    upcoming, past = [], []
+    upcoming: list[dict[str, Any]] = []
+    past: list[dict[str, Any]] = []
     for child, field_name in fields.items():
         for rec in ctx.org.records(child):
             if rec.get(field_name) != rid:
