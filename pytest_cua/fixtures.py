@@ -430,12 +430,17 @@ class TaskResult:
         self.env = env  # still alive in the test body (and under --pdb)
 
     @property
+    def deciding(self) -> "ScoreCard | OtherScore":
+        """The verdict that decides the test: the suite's own card, or the other scoring's (``--cua-scoring``)."""
+        return self.others[self.decided_by] if self.decided_by else self.card
+
+    @property
     def score(self) -> float:
-        return self.others[self.decided_by].score if self.decided_by else self.card.score
+        return self.deciding.score
 
     @property
     def success(self) -> bool:
-        return self.others[self.decided_by].success if self.decided_by else self.card.success
+        return self.deciding.success
 
     def check(self) -> None:
         _emit_report(self)
@@ -443,7 +448,7 @@ class TaskResult:
             end = f"episode ended: {self.episode.end}"
             if self.episode.fail_reason:
                 end += f" ({self.episode.fail_reason})"
-            table = self.others[self.decided_by].table() if self.decided_by else self.card.table()
+            table = self.deciding.table()
             by = f" by scoring {self.decided_by!r}" if self.decided_by else ""
             raise MilestonesFailed(f"task {self.task.id} scored {self.score:.2f}{by}; {end}\n{table}")
 

@@ -289,7 +289,9 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
 
 def _own_scoring(item: pytest.Item) -> str | None:
     """The name of the suite's own scoring (``Suite.own_scoring``) of the item's module."""
-    suite = getattr(getattr(item, "module", None), "CUA_SUITE", None)
+    from pytest_cua.tasks.collection import SUITE_ATTRIBUTE
+
+    suite = getattr(getattr(item, "module", None), SUITE_ATTRIBUTE, None)
     return getattr(suite, "own_scoring", None)
 
 

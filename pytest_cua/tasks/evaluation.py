@@ -34,7 +34,7 @@ def evaluate_card(template: Template | None, task: "Task", env: "Environment", a
             except (EvaluatorCrash, WeightError, ScoringCrash):
                 raise
             except Exception as exc:  # outside any milestone: still the evaluator's crash, not the agent's
-                raise EvaluatorCrash(template.name or task.template, None, exc) from exc
+                raise EvaluatorCrash(template.name or task.template, None, exc, scoring=scoring) from exc
         elif task.is_question:
             record_answer(card, answer, str(task.ground_truth["answer"]))  # SCUBA's rule: earns the F1
         else:
@@ -78,28 +78,18 @@ class OtherScore:
                    f"score {self.spec.crash_score:g}"
         return self.card.table()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "success": self.success, "crash": self.crash,
-                "milestones": self.card.to_list() if self.card is not None else []}
-
 
 def other_scores(suite: Suite, template: Template | None, task: "Task", env: "Environment", answer: str | None,
                  artifacts: Mapping[str, Any] | None = None) -> dict[str, OtherScore]:
-    """The task under each of the suite's other scorings, by name."""
+    """The task under each of the suite's other scorings, by name (an evaluator bug under one is an
+    ``EvaluatorCrash`` naming it: an error outcome all the same)."""
     out: dict[str, OtherScore] = {}
     for name, spec in suite.scorings.items():
         try:
             out[name] = OtherScore(name, spec, evaluate_card(template, task, env, answer, artifacts, scoring=name))
         except ScoringCrash as exc:
             out[name] = OtherScore(name, spec, None, str(exc) or type(exc).__name__)
-        except EvaluatorCrash as exc:  # a bug in the evaluator under that scoring: an error outcome all the same
-            raise _renamed(exc, name) from exc.original
     return out
-
-
-def _renamed(exc: EvaluatorCrash, scoring: str) -> EvaluatorCrash:
-    """An evaluator crash under another scoring says which scoring it was evaluated under."""
-    return EvaluatorCrash(exc.template, exc.milestone_name, exc.original, scoring=scoring)
 
 
 def scoring_names(suite: Suite) -> tuple[str, ...]:

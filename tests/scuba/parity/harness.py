@@ -46,10 +46,11 @@ def first_of_each_template() -> dict[str, str]:
     return firsts
 
 
-def others_of(task: Task) -> list[tuple[str, dict[str, Any]]]:
+def others_of(task_id: str) -> list[tuple[str, dict[str, Any]]]:
     """(task id, ground truth) of the other release tasks of the task's template, in task order."""
+    template = RECORDS[task_id]["query_template_name"]
     return [(tid, dict(r.get("ground_truth_dict") or {})) for tid, r in RECORDS.items()
-            if tid != task.id and r["query_template_name"] == task.template]
+            if tid != task_id and r["query_template_name"] == template]
 
 
 def our_card(env: SalesforceEnvironment, task: Task, answer: str | None, scoring: str | None = None) -> ScoreCard:

@@ -110,27 +110,14 @@ def _number_forms(value: Any) -> Iterator[Any]:
         yield f"{int(value.strip()):,}"
 
 
-def _first_leaf(value: Any) -> str | None:
-    """The first non-empty text inside a list or mapping (its values, depth first)."""
+def _first_leaf(value: Any, part: str = "") -> str | None:
+    """The first non-empty text inside a list or mapping (its values, depth first) that holds ``part``."""
     items = list(value.values()) if isinstance(value, Mapping) else value if isinstance(value, list) else [value]
     for item in items:
-        if isinstance(item, str) and item.strip():
+        if isinstance(item, str) and item.strip() and part in item:
             return item
         if isinstance(item, (list, Mapping)):
-            found = _first_leaf(item)
-            if found is not None:
-                return found
-    return None
-
-
-def _first_leaf_with(value: Any, part: str) -> str | None:
-    """The first text inside a list or mapping that holds ``part``."""
-    items = list(value.values()) if isinstance(value, Mapping) else value if isinstance(value, list) else [value]
-    for item in items:
-        if isinstance(item, str) and part in item:
-            return item
-        if isinstance(item, (list, Mapping)):
-            found = _first_leaf_with(item, part)
+            found = _first_leaf(item, part)
             if found is not None:
                 return found
     return None
@@ -209,7 +196,7 @@ def near_misses(truth: Mapping[str, Any], others: Sequence[tuple[str, Mapping[st
                             what=f"{leaf!r} with spaces in {key}"))
     for key in [k for k, v in truth.items() if isinstance(v, (str, list, Mapping))]:
         value = truth[key]
-        if _date_of(key, value) is not None or _first_leaf_with(value, "-") is None:
+        if _date_of(key, value) is not None or _first_leaf(value, "-") is None:
             continue
         dashed = _deep_replace(value, "-", "\u2013")  # every name in it, as an instruction prints them
         out.append(NearMiss("dash", key, (_with(truth, key, dashed),), what=f"{key}: hyphens typed as en dashes"))

@@ -22,8 +22,8 @@ from pytest_cua.tasks.task import Task
 from pytest_cua.testing.scuba_parity import ScubaEvaluation
 
 from ..org_harness import TEMPLATES
-from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, our_card, ours, theirs, write_report,
-                      write_summary)
+from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, others_of, our_card, ours, theirs,
+                      write_report, write_summary)
 from .known import near_summary_markdown
 from .perturb import NearMiss, near_misses
 
@@ -40,10 +40,8 @@ SAMPLE = {
 
 def _task_misses(tid: str) -> list[NearMiss]:
     record = RECORDS[tid]
-    truth = record.get("ground_truth_dict") or {}
-    others = [(o, dict(r.get("ground_truth_dict") or {})) for o, r in RECORDS.items()
-              if o != tid and r["query_template_name"] == record["query_template_name"]]
-    return near_misses(truth, others, question=str(record["query_template_name"]).startswith("qa_"))
+    return near_misses(record.get("ground_truth_dict") or {}, others_of(tid),
+                       question=str(record["query_template_name"]).startswith("qa_"))
 
 
 def _selected() -> list[Any]:
