@@ -24,7 +24,7 @@ from pytest_cua.results.runs import run_store
 from pytest_cua.agents.models.options import add_model_options
 from pytest_cua.episode.judge import add_judge_options
 from pytest_cua.envs.base import add_core_options, env_settings
-from pytest_cua.envs.registry import add_provider_options, configure_providers
+from pytest_cua.envs.registry import add_provider_options, configure_providers, preflight
 from pytest_cua.fixtures import *  # noqa: F401,F403  (the public and private fixtures)
 from pytest_cua.fixtures import check_markers
 from pytest_cua.episode.human import human_file_option
@@ -200,17 +200,24 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--cua-resume: deselect the tests that already have a final record in the run (on every xdist worker
-    alike: each gets the controller's list, read when the session started). ``--cua-scoring`` names a scoring
-    of every collected suite (a usage error otherwise)."""
+    alike: each gets the controller's list, read when the session started). Then, for the suites left, what can
+    be known before anything runs: ``--cua-scoring`` names a scoring of the suite, and its environment provider
+    finds nothing missing (``EnvironmentProvider.preflight``); a suite that fails either is one collection error
+    naming the cause and what to run, and none of its tasks runs."""
     settings = config.stash[SETTINGS_KEY]
-    collection.check_scoring(items, settings.scoring)
-    if not settings.resume:
+    if settings.resume:
+        final = resume_done(config)
+        done = [item for item in items if item.nodeid in final]
+        if done:
+            items[:] = [item for item in items if item.nodeid not in final]
+            config.hook.pytest_deselected(items=done)
+    collection.check_scoring(config, items, settings.scoring)
+    if config.option.collectonly:
         return
-    final = resume_done(config)
-    done = [item for item in items if item.nodeid in final]
-    if done:
-        items[:] = [item for item in items if item.nodeid not in final]
-        config.hook.pytest_deselected(items=done)
+    for suite, its in collection.suites_of(items):
+        problem = preflight(suite, config)
+        if problem:
+            collection.refuse(config, items, suite, its, problem)
 
 
 @pytest.hookimpl(tryfirst=True)

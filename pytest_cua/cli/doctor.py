@@ -20,6 +20,7 @@ INSTALL = "scripts/install.sh"
 ENSURE_DOCKER = "scripts/ensure_docker.sh"
 ENSURE_SF = "scripts/ensure_sf.sh"
 BASE_IMAGE = "fixtures/images/cua-desktop-base.json"
+IMAGE_BUILDER = "desktop images: pytest-cua image build"  # what the image builder's PROGRAMS are for
 MANAGERS = ("apt", "npm", "pip")  # Debian packages, the npm registry, PyPI (a wheel that ships the binary)
 
 
@@ -65,11 +66,11 @@ PROGRAMS: tuple[Program, ...] = (
     Program("sf", "@salesforce/cli@2.150.6", "npm", ENSURE_SF, "the Salesforce CLI against the embedded org (its "
             "tests, the SCUBA parity harness); ensure_sf.sh brings the Node 22 it needs too"),
     # the host, desktop suites only (scripts/install.sh --docker): the image builder and the engine
-    Program("debootstrap", "debootstrap", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
-    Program("chroot", "coreutils", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
-    Program("tar", "tar", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
-    Program("mount", "mount", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
-    Program("umount", "mount", "apt", INSTALL, "desktop images: pytest-cua image build", docker=True),
+    Program("debootstrap", "debootstrap", "apt", INSTALL, IMAGE_BUILDER, docker=True),
+    Program("chroot", "coreutils", "apt", INSTALL, IMAGE_BUILDER, docker=True),
+    Program("tar", "tar", "apt", INSTALL, IMAGE_BUILDER, docker=True),
+    Program("mount", "mount", "apt", INSTALL, IMAGE_BUILDER, docker=True),
+    Program("umount", "mount", "apt", INSTALL, IMAGE_BUILDER, docker=True),
     Program("sh", "dash", "apt", INSTALL, "the tests' second Docker daemon: scripts/remote_dockerd.sh", docker=True),
     Program("ssh", "openssh-client", "apt", INSTALL, "ssh:// docker hosts in --cua-docker-hosts (the docker SDK "
             "runs ssh)", docker=True),
@@ -184,6 +185,17 @@ def check_playwright() -> Check:
     ok = _module("playwright")
     return Check("playwright", "browser suites", ok, "installed" if ok else "missing",
                  "" if ok else "pip install 'pytest-cua[browser]' (or: bash scripts/install.sh)")
+
+
+def image_builder_missing() -> list[str]:
+    """What building a desktop image needs and this machine lacks: the builder's programs, and root (debootstrap,
+    chroot and mount run as root)."""
+    import os
+
+    missing = [p.name for p in PROGRAMS if p.needed_for == IMAGE_BUILDER and shutil.which(p.name) is None]
+    if os.geteuid() != 0:
+        missing.append("root")
+    return missing
 
 
 def check_docker() -> Check:

@@ -228,6 +228,13 @@ class EnvironmentProvider(abc.ABC):
         """Check this provider's options at ``pytest_configure`` (controller and workers; the controller has no
         ``config.workerinput``): raise ``pytest.UsageError`` for a bad value, before anything runs."""
 
+    def preflight(self, config: Any, suite: Any) -> str | None:
+        """After collection, before any task of ``suite`` runs (on every process that runs tasks): why no
+        environment of this provider could be provisioned for the suite on this machine (a missing program,
+        engine or image that cannot be made), in one message naming what to run; None when nothing certain is
+        missing. Cheap and without side effects; the default finds nothing."""
+        return None
+
     @abc.abstractmethod
     def create(self, ctx: EnvContext) -> Environment:
         """A started environment for ``ctx.worker_id``; a failure is a ``ProvisioningError`` (any other

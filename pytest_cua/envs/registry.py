@@ -78,3 +78,15 @@ def provider_for(suite: Any) -> EnvironmentProvider:
                                 f"{_BROKEN[wanted]}")
     raise ProvisioningError(f"suite {suite.name!r}: unknown environment {wanted!r}; "
                             f"known: {', '.join(sorted(found)) or 'none'}")
+
+
+def preflight(suite: Any, config: Any) -> str | None:
+    """Why no environment could be provisioned for ``suite`` on this machine, found before any task runs (an
+    unknown provider, a program, engine or image its provider lacks), as one message naming what to run; None
+    when nothing certain is missing."""
+    try:
+        provider = provider_for(suite)
+    except ProvisioningError as exc:
+        return str(exc)
+    return provider.preflight(config, suite)
+

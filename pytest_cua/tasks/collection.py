@@ -161,17 +161,37 @@ def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) ->
     return items
 
 
-def check_scoring(items: list[pytest.Item], scoring: str | None) -> None:
-    """``--cua-scoring``: a scoring every collected suite has (a usage error naming a suite's scorings)."""
-    if not scoring:
-        return
-    seen: set[int] = set()
+def suites_of(items: list[pytest.Item]) -> list[tuple[Suite, list[pytest.Item]]]:
+    """The collected suites, in collection order, each with its items."""
+    found: dict[int, tuple[Suite, list[pytest.Item]]] = {}
     for item in items:
         suite = suite_of(getattr(item, "module", None))
-        if suite is None or id(suite) in seen:
-            continue
-        seen.add(id(suite))
+        if suite is not None:
+            found.setdefault(id(suite), (suite, []))[1].append(item)
+    return list(found.values())
+
+
+def refuse(config: pytest.Config, items: list[pytest.Item], suite: Suite, its: list[pytest.Item],
+           message: str) -> None:
+    """Before anything runs: a suite none of whose collected tasks can run (a setting it lacks, a program or
+    image this machine lacks) is one collection error of its module, with ``message``, and its tasks leave
+    ``items``. A plain session then stops before running anything (as on a broken task file); under xdist every
+    worker reports the same error, which the controller shows once, and no worker runs the suite's tasks."""
+    module = its[0].getparent(pytest.Module)
+    nodeid = module.nodeid if module is not None else its[0].nodeid
+    text = f"{message} (suite {suite.name!r}: none of its {len(its)} collected task(s) ran)"
+    config.hook.pytest_collectreport(report=pytest.CollectReport(nodeid, "failed", text, []))
+    gone = {id(item) for item in its}
+    items[:] = [item for item in items if id(item) not in gone]
+
+
+def check_scoring(config: pytest.Config, items: list[pytest.Item], scoring: str | None) -> None:
+    """``--cua-scoring``: a scoring every collected suite has (else that suite is refused, naming its
+    scorings)."""
+    if not scoring:
+        return
+    for suite, its in suites_of(items):
         try:
             deciding(suite, scoring)
         except ValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            refuse(config, items, suite, its, str(exc))

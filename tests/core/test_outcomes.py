@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .conftest import read_summary, records_by_id, task
+from .conftest import KV_SUITE, read_summary, records_by_id, task
 
 AGENTS = '''
 import time
@@ -303,6 +303,23 @@ def test_the_same_provisioning_failure_twice_stops_the_run(pytester, kv_suite, m
         "RuntimeError: no capacity for" in out and "pytest-cua doctor" in out
     records = read_summary(pytester)["tasks"]
     assert len(records) == outcomes["errors"] and {r["error_kind"] for r in records} == {"provisioning"}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_an_environment_known_missing_before_the_run_is_one_error_and_no_task_runs(pytester, kv_suite, workers):
+    """What can be known before anything runs (here: the suite names an environment no provider offers) is one
+    collection error naming it, shown once even when two workers find it, and no task starts."""
+    pytester.makepyfile(test_kv=KV_SUITE.replace("environment=KV,", 'environment="no-such-desktop",'))
+    kv_suite("t.json", [task(f"m{i}") for i in range(4)])
+    result = pytester.runpytest("--agent", "replay", "-p", "no:randomly", *workers)
+    out = result.stdout.str()
+    assert result.ret not in (0, 5), out
+    assert out.count("ERROR collecting test_kv.py") == 1, out
+    assert out.count("suite 'kv': unknown environment 'no-such-desktop'; known: ") == 2, out  # error, summary line
+    assert "none of its 4 collected task(s) ran" in out and "INTERNALERROR" not in out
+    assert result.parseoutcomes().get("errors") == 1 and "passed" not in result.parseoutcomes()
+    summary = pytester.path / "reports" / "summary.json"
+    assert not summary.exists() or read_summary(pytester)["tasks"] == []
 
 
 def test_an_environment_error_in_setup_and_teardown_is_one_error(pytester, kv_suite, monkeypatch):

@@ -89,10 +89,16 @@ def test_the_other_scoring_decides_with_cua_scoring(scored_suite: pytest.Pyteste
     assert totals["mean_score"] == pytest.approx(0.5) and totals["scorings"]["lenient"]["mean_score"] == 1.0
 
 
-def test_an_unknown_scoring_is_a_usage_error_naming_the_suites(scored_suite: pytest.Pytester) -> None:
-    result = scored_suite.runpytest("--agent", "replay", "--cua-scoring", "exact", "-p", "no:cacheprovider")
-    assert result.ret != 0
-    result.stderr.fnmatch_lines(["*--cua-scoring 'exact': suite 'kv' scores by 'lenient' or 'strict'*"])
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_an_unknown_scoring_is_one_error_naming_the_suites_scorings_before_any_task(
+        scored_suite: pytest.Pytester, workers: list[str]) -> None:
+    result = scored_suite.runpytest("--agent", "replay", "--cua-scoring", "exact", "-p", "no:cacheprovider",
+                                    *workers)
+    assert result.ret not in (0, 5)
+    out = result.stdout.str()
+    assert out.count("--cua-scoring 'exact': suite 'kv' scores by 'lenient' or 'strict' (suite 'kv': none of "
+                     "its 3 collected task(s) ran)") == 1, out
+    assert "passed" not in result.parseoutcomes() and "INTERNALERROR" not in out
 
 
 def test_a_crash_of_the_own_evaluator_under_the_other_scoring_is_an_evaluator_error(

@@ -40,6 +40,13 @@ class DockerProvider(EnvironmentProvider):
 
             raise pytest.UsageError(str(exc)) from None
 
+    def preflight(self, config: Any, suite: Any) -> str | None:
+        """The Docker engine and the suite's image (or what building it needs), before any task runs
+        (``pytest_cua.envs.docker.preflight``)."""
+        from pytest_cua.envs.docker.preflight import preflight
+
+        return preflight(config, suite)
+
     def create(self, ctx: EnvContext) -> DockerEnvironment:
         try:
             settings = resolve_settings(ctx.config, ctx.suite)
