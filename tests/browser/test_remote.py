@@ -190,3 +190,4 @@ def test_scuba_a_killed_browser_server_is_an_error_for_its_task_and_the_next_tas
     after = by_id["create_public_group_1"]
     assert after["outcome"] == "passed", summary["_output"][-3000:]
     assert _endpoint_of(after) == show_endpoint(spare.url) and after["environment"]["browser"]["reconnects"] == 1
+    assert "never retrieved" not in summary["_output"], summary["_output"][-3000:]  # no asyncio noise on the drop
