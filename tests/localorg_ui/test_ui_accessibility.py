@@ -452,7 +452,8 @@ def test_escape_closes_every_dialog_and_menu(env: BrowserEnvironment, paths: dic
                                             org: Org) -> None:
     """The page's own popups: an opener with an id names its popup (aria-controls), and every dialog or menu of
     the page has such an opener. The Lightning components' popups (the App Launcher, the header's and the
-    navigation bar's menus) live in their shadow roots: the same behaviour, checked without ids."""
+    navigation bar's menus) live in their shadow roots: the same behaviour, checked without ids, once per
+    component opener's name (the global header's are the same components on every page)."""
     closed: set[str] = set()
     for name, path in paths.items():
         page = open_page(env, base + path)
@@ -463,6 +464,8 @@ def test_escape_closes_every_dialog_and_menu(env: BrowserEnvironment, paths: dic
         orphans = [d for d in page.evaluate(DIALOGS_JS) if d not in controlled]
         assert not orphans, f"{name}: dialogs or menus no button opens (aria-haspopup + aria-controls): {orphans}"
         for opener in openers:
+            if opener["component"] and opener["name"] in closed:
+                continue
             page.evaluate(OPENERS_JS)  # (re)number the openers: a popup may have re-rendered its component
             selector = '[data-opener="%d"]' % opener["n"]
             popup = "component" if opener["component"] else opener["controls"]
