@@ -46,6 +46,8 @@ def test_highlights_panel(page: Any, base: str, sf: Any, org: Org) -> None:
 def test_path_marks_stages_complete_and_closes(page: Any, base: str, sf: Any, org: Org) -> None:
     opp = sf.Opportunity.create({"Name": "Path Close", "StageName": "Qualification", "CloseDate": "2026-12-31"})["id"]
     _open(page, base, "Opportunity", opp)
+    expect(page.get_by_text("12/31/2026").first).to_be_visible()  # a date as Salesforce shows it (en-US)
+    expect(page.get_by_text("2026-12-31")).to_have_count(0)
     path = page.get_by_role("listbox", name="Stage")
     options = path.get_by_role("option")
     expect(options.first).to_have_accessible_name("Stage Complete Prospecting")

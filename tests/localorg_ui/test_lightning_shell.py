@@ -263,3 +263,34 @@ def test_a_placeholder_no_script_mounts_is_reported(page: Any, base: str) -> Non
         assert page.evaluate("document.querySelector('one-global-header') !== null")  # the rest is mounted
     finally:
         page.unroute("**/lightning/page/home")
+
+
+def test_a_datetime_is_a_lightning_datetime_input_with_a_date_and_a_time(env: BrowserEnvironment, base: str,
+                                                                        sf: Any, org: Org) -> None:
+    """A record form's date/time (an Event's start and end) is lightning-input type="datetime": the field's
+    label over a "Date" box (M/D/YYYY, with its datepicker) and a "Time" combobox of the time picker (h:mm a);
+    the form posts the ISO value in UTC, the zone the org stores and shows it in; a date the field cannot read
+    stops the save in the page, nothing written."""
+    assert env.act(A.GoTo(f"{base}/lightning/o/Event/new")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Fill(one(obs, "textbox", "Subject"), "Timed Visit")).ok
+    start_date, end_date = ids_by(obs, "textbox", "Date")[:2]  # the form's first two: Start Date Time, End ...
+    start_time, end_time = ids_by(obs, "combobox", "Time")[:2]
+    start = env.page.get_by_role("group", name="Start Date Time")
+    assert start.get_by_role("textbox", name="Date").count() == 1 and start.get_by_role("combobox", name="Time").count() == 1
+    assert env.act(A.Fill(start_date, "2026-12-05")).ok  # an ISO date: not the field's format
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
+    env.page.get_by_text("Your entry does not match the allowed format").first.wait_for()
+    assert "/lightning/o/Event/new" in env.page.url
+    assert sf.query("SELECT Id FROM Event WHERE Subject = 'Timed Visit'")["records"] == []
+    for date_id, time_id, time in ((start_date, start_time, "10:00 AM"), (end_date, end_time, "11:30 AM")):
+        assert env.act(A.Clear(date_id)).ok
+        assert env.act(A.Fill(date_id, "12/5/2026")).ok
+        chosen = env.act(A.SelectOption(time_id, time))
+        assert chosen.ok and chosen.detail.get("selected") == [time], chosen
+    assert env.act(A.Click(one(env.observe(frozenset({"axtree"})), "button", "Save"))).ok
+    env.page.wait_for_url("**/lightning/r/Event/*/view")
+    rows = sf.query("SELECT StartDateTime, EndDateTime FROM Event WHERE Subject = 'Timed Visit'")["records"]
+    assert [(r["StartDateTime"], r["EndDateTime"]) for r in rows] == [
+        ("2026-12-05T10:00:00.000+0000", "2026-12-05T11:30:00.000+0000")]
+    env.page.get_by_text("12/5/2026, 10:00 AM").first.wait_for()  # the record shows it as Salesforce does

@@ -9,7 +9,7 @@ from pytest_cua.orgs.localorg.seed import seeded_org
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import listing
 from pytest_cua.orgs.localorg.ui.forms import (FormErrors, display_value, normalise_date, normalise_datetime, parse_form,
-                                          resolve_lookup)
+                                          resolve_lookup, shown_date, shown_datetime)
 from pytest_cua.orgs.localorg.ui.formulas import formula_syntax_problem
 from pytest_cua.orgs.localorg.ui.setup_common import api_name, valid_api_name
 
@@ -30,6 +30,26 @@ def test_dates_in_several_spellings(text: str, expected: str) -> None:
                                             ("2025-12-31 09:30", "2025-12-31 09:30")])
 def test_datetimes_in_several_spellings(text: str, expected: str) -> None:
     assert normalise_datetime(text) == expected
+
+
+@pytest.mark.parametrize("stored, shown", [("2026-12-05", "12/5/2026"), ("2027-01-15", "1/15/2027"),
+                                          ("not a date", "not a date")])
+def test_dates_are_shown_as_lightning_shows_them_in_en_us(stored: str, shown: str) -> None:
+    assert shown_date(stored) == shown
+
+
+@pytest.mark.parametrize("stored, shown", [("2026-12-05T15:07:00.000+0000", "12/5/2026, 3:07 PM"),
+                                          ("2026-12-05T00:30:00Z", "12/5/2026, 12:30 AM"),
+                                          ("2026-12-05T12:00:00", "12/5/2026, 12:00 PM"),
+                                          ("2026-12-05", "12/5/2026")])
+def test_datetimes_are_shown_as_lightning_shows_them_in_en_us(stored: str, shown: str) -> None:
+    assert shown_datetime(stored) == shown
+
+
+def test_display_value_formats_date_fields_and_leaves_text_fields(store: Org) -> None:
+    opp = store.object("Opportunity")
+    assert display_value(store, opp.fields["CloseDate"], "2026-12-31") == "12/31/2026"
+    assert display_value(store, opp.fields["Name"], "2026-12-31") == "2026-12-31"
 
 
 def test_parse_form_reports_every_bad_field_at_once(store: Org) -> None:

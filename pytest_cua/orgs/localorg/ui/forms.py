@@ -105,8 +105,29 @@ def reference_name(org: Org, record_id: str | None) -> str:
     return record_name(org, found[0], found[1]) or str(record_id)
 
 
+def shown_date(value: str) -> str:
+    """A stored date as Lightning shows it to an en-US user: ``12/5/2026`` (text that is not a date: as it is)."""
+    try:
+        day = datetime.strptime(value[:10], "%Y-%m-%d")
+    except ValueError:
+        return value
+    return f"{day.month}/{day.day}/{day.year}"
+
+
+def shown_datetime(value: str) -> str:
+    """A stored date and time as Lightning shows it to an en-US user: ``12/5/2026, 3:07 PM`` (the stored
+    clock time; text that is not a date and time: as it is)."""
+    try:
+        moment = datetime.strptime(value[:16], "%Y-%m-%dT%H:%M")
+    except ValueError:
+        return shown_date(value)
+    hour = moment.hour % 12 or 12
+    return f"{moment.month}/{moment.day}/{moment.year}, {hour}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
+
+
 def display_value(org: Org, f: FieldSchema, value: Any) -> str:
-    """A stored value as text for a page (booleans, numbers, datetimes formatted; references by name)."""
+    """A stored value as text for a page (booleans, numbers, dates and datetimes formatted as Lightning shows
+    them in the en-US locale; references by name)."""
     if value is None or value == "":
         return ""
     if f.type == "boolean":
@@ -119,8 +140,10 @@ def display_value(org: Org, f: FieldSchema, value: Any) -> str:
         return f"{value:g}%"
     if f.type == "double" and isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if f.type == "date" and isinstance(value, str):
+        return shown_date(value)
     if f.type == "datetime" and isinstance(value, str):
-        return value[:16].replace("T", " ")
+        return shown_datetime(value)
     if f.type == "multipicklist":
         return "; ".join(str(value).split(";"))
     return str(value)

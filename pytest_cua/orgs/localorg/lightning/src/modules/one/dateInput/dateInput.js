@@ -1,16 +1,29 @@
-// A date field of a record form, as Lightning shows it: lightning-input type="date" (a text box in the user's
-// format, M/D/YYYY in en-US, with the calendar button that opens lightning-datepicker's month grid: Previous
-// Month / Next Month, the year picker, Today), posted with the server-rendered form through a hidden input of
-// the same name holding the ISO date (synthetic shadow keeps the input inside the form). Text the field cannot
-// read as a date stays in the box with the base component's message; the server's message for the field
-// ("Complete this field.") shows under it.
+// A date or date/time field of a record form, as Lightning shows it. A date is lightning-input type="date" (a
+// text box in the user's format, M/D/YYYY in en-US, with the calendar button that opens lightning-datepicker's
+// month grid: Previous Month / Next Month, the year picker, Today); a date/time is lightning-input
+// type="datetime" (the field's label over a "Date" box with the same calendar and a "Time" combobox of
+// lightning-timepicker, h:mm a), in UTC, the zone the org stores and shows. Either is posted with the
+// server-rendered form through a hidden input of the same name holding the ISO value (synthetic shadow keeps
+// the input inside the form). Text the field cannot read stays in the box with the base component's message;
+// the server's message for the field ("Complete this field.") shows under it.
 import { LightningElement, api } from 'lwc';
 
-const ISO = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?/;
+const FORMATS = { date: 'M/d/yyyy', datetime: 'M/d/yyyy h:mm a' };
+
+/** A stored or typed value as the base component reads it (ISO), or '' when it is not one. */
+function readable(type, value) {
+    if (type !== 'datetime') return ISO_DATE.test(value) ? value : '';
+    const m = ISO_DATETIME.exec(value);
+    return m ? `${m[1]}T${m[2]}${m[3] || ':00'}.000Z` : '';
+}
 
 export default class DateInput extends LightningElement {
     @api name = '';
     @api label = '';
+    /** date or datetime */
+    @api type = 'date';
     /** The field's value: an ISO date, or (after a refused save) the text that was typed. */
     @api value = '';
     @api required = false;
@@ -19,10 +32,13 @@ export default class DateInput extends LightningElement {
 
     chosen = null;
 
-    /** What the date input shows: the ISO date (it formats it), or nothing for text it cannot read. */
+    /** What the input shows: the ISO value (it formats it), or nothing for text it cannot read. */
     get shown() {
-        const value = this.chosen === null ? this.value || '' : this.chosen;
-        return ISO.test(value) ? value : '';
+        return readable(this.type, this.chosen === null ? this.value || '' : this.chosen);
+    }
+
+    get badInputMessage() {
+        return `Your entry does not match the allowed format ${FORMATS[this.type] || FORMATS.date}.`;
     }
 
     /** What the form posts: the ISO date chosen or typed, else the text as the server gave it back. */
@@ -48,8 +64,8 @@ export default class DateInput extends LightningElement {
             }, true);
         }
         if (!input || this.shownError) return;
-        if (this.error || (this.value && !ISO.test(this.value))) {
-            input.setCustomValidity(this.error || 'Your entry does not match the allowed format M/d/yyyy.');
+        if (this.error || (this.value && !readable(this.type, this.value))) {
+            input.setCustomValidity(this.error || this.badInputMessage);
             input.reportValidity();
             this.shownError = true;
         }
