@@ -18,9 +18,10 @@ how the partial state was made, and the milestone tables. ``test_near_misses.py`
 end states.
 
 The release comes from ``$PYTEST_CUA_SCUBA_ROOT`` (default /work/shared/scuba/release; skipped when absent).
-``PYTEST_CUA_PARITY_TASKS`` picks the tasks: ``templates`` (the default: the first release task of each of the
-60 templates), ``all`` (the 300, 900 end states), or a comma list of task ids and template names (each
-template name: its first release task).
+``PYTEST_CUA_PARITY_TASKS`` picks the tasks: ``sample`` (the default, for CI: the first release task of every
+second template, 30 of the 60), ``templates`` (the first release task of each of the 60 templates), ``all`` (the
+300, 900 end states), or a comma list of task ids and template names (each template name: its first release
+task).
 """
 
 from __future__ import annotations
@@ -42,15 +43,16 @@ from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, our_c
 from .known import STATES, summary_markdown
 from .perturb import other_case
 
-DEFAULT_SAMPLE = "templates"
+DEFAULT_SAMPLE = "sample"
 
 
 def _selected() -> list[str]:
     wanted = os.environ.get("PYTEST_CUA_PARITY_TASKS") or DEFAULT_SAMPLE
     if wanted.strip() == "all":
         return list(RECORDS)
-    if wanted.strip() == "templates":
-        wanted = ",".join(dict.fromkeys(r["query_template_name"] for r in RECORDS.values()))
+    if wanted.strip() in ("templates", "sample"):
+        names = list(dict.fromkeys(r["query_template_name"] for r in RECORDS.values()))
+        wanted = ",".join(names if wanted.strip() == "templates" else names[::2])
     out: list[str] = []
     firsts = first_of_each_template()
     for name in (w.strip() for w in wanted.split(",") if w.strip()):
