@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cua.cli.doctor import ENSURE_DOCKER, INSTALL, MANAGERS, PROGRAMS, Program
+from pytest_cua.cli.doctor import ENSURE_DOCKER, IMAGE_BUILDER, INSTALL, MANAGERS, PROGRAMS, Program
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("pytest_cua", "tests")
@@ -125,6 +125,15 @@ def test_every_table_entry_is_run_by_the_code_or_explained() -> None:
     found = {(i.name, i.in_container) for i in invocations()} | set(DYNAMIC)
     stale = sorted(f"{name} ({'container' if c else 'host'})" for name, c in table_keys() - found)
     assert not stale, f"PROGRAMS lists programs nothing runs: {', '.join(stale)} (remove them or add to DYNAMIC)"
+
+
+def test_the_preflight_checks_the_image_builders_programs_of_the_table() -> None:
+    """The desktop preflight (``envs.docker.machine``) checks exactly the programs the table says the image
+    builder needs, and names the same script to start the engine."""
+    from pytest_cua.envs.docker import machine
+
+    assert set(machine.BUILDER_PROGRAMS) == {p.name for p in PROGRAMS if p.needed_for == IMAGE_BUILDER}
+    assert machine.ENSURE_DOCKER == ENSURE_DOCKER
 
 
 def test_every_entry_is_well_formed() -> None:

@@ -187,30 +187,11 @@ def check_playwright() -> Check:
                  "" if ok else "pip install 'pytest-cua[browser]' (or: bash scripts/install.sh)")
 
 
-def image_builder_missing() -> list[str]:
-    """What building a desktop image needs and this machine lacks: the builder's programs, and root (debootstrap,
-    chroot and mount run as root)."""
-    import os
-
-    missing = [p.name for p in PROGRAMS if p.needed_for == IMAGE_BUILDER and shutil.which(p.name) is None]
-    if os.geteuid() != 0:
-        missing.append("root")
-    return missing
-
-
 def check_docker() -> Check:
-    if not _module("docker"):
-        return Check("docker SDK", "desktop suites", False, "missing",
-                     "pip install 'pytest-cua[desktop]' (or: bash scripts/install.sh --docker)")
-    try:
-        import docker
+    from pytest_cua.envs.docker.machine import engine
 
-        client = docker.from_env(timeout=5)
-        version = client.version().get("Version", "?")
-        return Check("docker engine", "desktop suites", True, f"engine {version} answers")
-    except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
-        return Check("docker engine", "desktop suites", False, f"not reachable ({type(exc).__name__})",
-                     f"bash {ENSURE_DOCKER} (installs docker.io and starts dockerd)")
+    found = engine()
+    return Check(found.what, "desktop suites", found.ok, found.detail, found.fix)
 
 
 def check_allure_pytest() -> Check:

@@ -3,7 +3,7 @@ tasks could not get a desktop on this machine is one message up front, naming wh
 provisioning error on every task.
 
 Checked, in this order, for the local daemon (desktops placed on ``--cua-docker-hosts`` are checked when they
-are placed): the docker SDK and a daemon that answers (``pytest-cua doctor``'s own check), then the suite's image:
+are placed): the docker SDK and a daemon that answers (``machine.engine``, as ``pytest-cua doctor`` checks it), then the suite's image:
 present and built from its recipe as it is now, or else buildable here (``build=auto``, the image builder's
 programs and root present). Nothing is started, built or changed.
 """
@@ -20,7 +20,7 @@ DOCTOR = "`pytest-cua doctor` lists everything this machine lacks"
 def preflight(config: Any, suite: Any) -> str | None:
     """Why no desktop of ``suite`` could be provisioned on the local daemon, with what to run; None when
     nothing certain is missing."""
-    from pytest_cua.cli.doctor import check_docker, image_builder_missing
+    from pytest_cua.envs.docker.machine import builder_missing, engine
 
     try:
         settings = resolve_settings(config, suite)
@@ -28,9 +28,9 @@ def preflight(config: Any, suite: Any) -> str | None:
         return str(exc)
     if settings.hosts:
         return None
-    engine = check_docker()
-    if not engine.ok:
-        return f"desktop suites need the Docker engine: {engine.name} {engine.detail}; run {engine.fix}; {DOCTOR}"
+    found = engine()
+    if not found.ok:
+        return f"desktop suites need the Docker engine: {found.what} {found.detail}; run {found.fix}; {DOCTOR}"
     state, recipe, no_recipe = _image_state(settings.image)
     if state == "current" or (state == "outdated" and settings.build == "never"):
         return None
@@ -40,7 +40,7 @@ def preflight(config: Any, suite: Any) -> str | None:
     if settings.build == "never":
         return (f"docker image {settings.image!r} does not exist and --cua-docker-build is never: build it with "
                 f"`pytest-cua image build {name}`")
-    missing = image_builder_missing()
+    missing = builder_missing()
     if missing:
         what = "is not built" if state == "missing" else "is older than its recipe"
         return (f"docker image {settings.image!r} {what}, and building it needs {', '.join(missing)}, which this "
