@@ -162,9 +162,12 @@ def add_broken_sources(collector: pytest.Collector, obj: object, result: Any) ->
 
 
 def suites_of(items: list[pytest.Item]) -> list[tuple[Suite, list[pytest.Item]]]:
-    """The collected suites, in collection order, each with its items."""
+    """The collected suites, in collection order, each with its task tests (the items that request
+    ``cua_task``: a test module that only imports a suite's ``CUA_SUITE`` is not that suite)."""
     found: dict[int, tuple[Suite, list[pytest.Item]]] = {}
     for item in items:
+        if TASK_ARG not in getattr(item, "fixturenames", ()):
+            continue
         suite = suite_of(getattr(item, "module", None))
         if suite is not None:
             found.setdefault(id(suite), (suite, []))[1].append(item)

@@ -151,3 +151,26 @@ def pytest_collection_modifyitems(items):
     assert "TIMEOUT test_task[l2] 6240.0" in out  # the default 90 minutes
     out = pytester.runpytest("--collect-only", "-q", "-s", "--cua-time-limit", "10").stdout.str()
     assert "TIMEOUT test_task[l1] 311.0" in out
+
+
+def test_a_module_that_imports_a_suite_does_not_claim_it(pytester: pytest.Pytester) -> None:
+    """A test module that imports a suite's ``CUA_SUITE`` (to test its evaluators, say) without running its tasks
+    is not that suite: collecting it neither binds the suite to the importing module's folder nor checks it."""
+    import json
+
+    pkg = pytester.path / "kvsuite"
+    (pkg / "tasks").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "suite.py").write_text(KV_SUITE)
+    (pkg / "tasks" / "t.json").write_text(json.dumps([task("k1"), task("k2")]))
+    pytester.makepyfile(test_uses="""
+        from kvsuite.suite import CUA_SUITE
+
+        def test_the_suite_loads_its_own_tasks():
+            CUA_SUITE.bind(__import__("kvsuite.suite").suite.__file__)
+            assert CUA_SUITE.base_dir.name == "kvsuite"
+            assert sorted(t.id for t in CUA_SUITE.load(None).tasks) == ["k1", "k2"]
+    """)
+    pytester.syspathinsert()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

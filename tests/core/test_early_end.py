@@ -62,7 +62,11 @@ def test_ctrl_c_during_a_rollback_keeps_every_reported_result(pytester, kv_suite
             time.sleep(0.05)
         assert list(marks.iterdir()), "no rollback started"
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the controller and the workers
-        proc.wait(timeout=WAIT_S)
+        try:
+            proc.wait(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run did not end {WAIT_S} s after Ctrl-C; its output:\n"
+                        + (pytester.path / "inner.log").read_text()[-4000:])
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

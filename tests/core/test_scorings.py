@@ -96,8 +96,9 @@ def test_an_unknown_scoring_is_one_error_naming_the_suites_scorings_before_any_t
                                     *workers)
     assert result.ret not in (0, 5)
     out = result.stdout.str()
-    assert out.count("--cua-scoring 'exact': suite 'kv' scores by 'lenient' or 'strict' (suite 'kv': none of "
-                     "its 3 collected task(s) ran)") == 1, out
+    assert out.count("ERROR collecting test_kv.py") == 1, out
+    assert "--cua-scoring 'exact': suite 'kv' scores by 'lenient' or 'strict' (suite 'kv': none of its 3 collected " \
+        "task(s) ran)" in out
     assert "passed" not in result.parseoutcomes() and "INTERNALERROR" not in out
 
 
