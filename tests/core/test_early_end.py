@@ -27,7 +27,14 @@ def _inner(pytester: pytest.Pytester, *args: str, env: dict[str, str] | None = N
     out = open(pytester.path / "inner.log", "w")
     return subprocess.Popen([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:randomly",
                              *args], cwd=pytester.path, env=environ, stdout=out, stderr=subprocess.STDOUT,
-                            stdin=stdin, start_new_session=True)
+                            stdin=stdin, start_new_session=True, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    """The inner run takes Ctrl-C as a terminal's foreground job does. A process started in the background by a
+    shell without job control (``cmd &`` in a script, as a CI runner may start the tests) inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler: the test's Ctrl-C would not arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _reported(pytester: pytest.Pytester, word: str) -> set[str]:
