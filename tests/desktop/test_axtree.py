@@ -103,7 +103,7 @@ def test_an_element_id_target_types_into_that_cell(calc: Any) -> None:
         cell = [e for e in observe(calc, "axtree").elements.values() if e.name == "C4"]
         return cell and cell[0].attributes.get("value") == "4242"
 
-    wait_for(typed, timeout=15, what="C4 to show 4242 in the tree")
+    wait_for(typed, timeout=60, what="C4 to show 4242 in the tree")  # a bound: each poll reads the tree
     # the click went to C4 itself: its neighbours kept their content
     after = observe(calc, "axtree")
     assert element(after, "table cell", "B4").attributes.get("value") == "21"
