@@ -89,4 +89,3 @@ def preflight(suite: Any, config: Any) -> str | None:
     except ProvisioningError as exc:
         return str(exc)
     return provider.preflight(config, suite)
-

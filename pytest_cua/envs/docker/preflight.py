@@ -3,9 +3,9 @@ tasks could not get a desktop on this machine is one message up front, naming wh
 provisioning error on every task.
 
 Checked, in this order, for the local daemon (desktops placed on ``--cua-docker-hosts`` are checked when they
-are placed): the docker SDK and a daemon that answers (``machine.engine``, as ``pytest-cua doctor`` checks it), then the suite's image:
-present and built from its recipe as it is now, or else buildable here (``build=auto``, the image builder's
-programs and root present). Nothing is started, built or changed.
+are placed): the docker SDK and a daemon that answers (``machine.engine``, as ``pytest-cua doctor`` checks it),
+then the suite's image: present and built from its recipe as it is now, or else buildable here (``build=auto``,
+the image builder's programs and root present). Nothing is started, built or changed.
 """
 
 from __future__ import annotations
