@@ -69,6 +69,20 @@ def test_start_files_start_command_window_and_artifacts(desktop: Any) -> None:
     assert Path(artifacts["final_screen"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_task_starts_once_its_window_shows_content(desktop: Any) -> None:
+    """A window mapped blank (the window manager's title bar painted, the client area one flat colour) is not a
+    ready program: keys sent then are lost. The start waits until the window itself shows content."""
+    roll_back(desktop, desktop.test_snapshot)
+    task = Task(id="late-paint", suite="desktop-tests", instruction="x", extra={
+        "start_files": [{"src": "late_paint.py", "dest": "/root/late_paint.py"}],
+        "start_command": ["python3", "/root/late_paint.py", "4"], "window": "^late-paint$", "window_timeout_s": 60,
+    })
+    desktop.begin_task(task)
+    assert desktop.run(["cat", "/root/painted"])["stdout"] == "painted\n", \
+        "the task started before its window painted anything"
+    desktop.end_task(task, failed=False)
+
+
 def test_bad_start_files_name_the_task_and_field(desktop: Any) -> None:
     from pytest_cua.envs.base import ProvisioningError
 

@@ -9,7 +9,7 @@ remote Docker daemon (no bind mount, no network). One request per line, one answ
     -> {"id": 1, "op": "act", "action": {"type": "click", "target": {"x": 10, "y": 20}}}
     <- {"id": 1, "ok": true, "duration_s": 0.05}
 
-Operations: ping, act, screenshot, windows, wait_window, put, get, spawn, run, listing, shutdown, plus those of
+Operations: ping, act, screenshot, windows, wait_window, window_geometry, put, get, spawn, run, listing, shutdown, plus those of
 the op modules beside this file (``executor_*.py``, each with a dict ``OPS`` of name -> handler taking the
 request and returning the answer's fields). Files travel in the messages (``put`` and ``get`` carry their bytes
 as base64). The host copies this file and its op modules into the container before it starts
@@ -108,6 +108,23 @@ def wait_window(pattern: str, timeout: float) -> dict[str, Any]:
         delay = min(delay * 1.5, 0.5)
 
 
+def window_geometry(window: str) -> dict[str, Any]:
+    """Where a window's client area is on the screen: ``{x, y, width, height}`` (X's own answer: xdotool's
+    ``getwindowgeometry`` counts a reparented window's decorations twice)."""
+    from Xlib import display, error  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    screen = display.Display()
+    try:
+        win = screen.create_resource_object("window", int(window))
+        size = win.get_geometry()
+        origin = screen.screen().root.translate_coords(win, 0, 0)
+        return {"x": origin.x, "y": origin.y, "width": size.width, "height": size.height}
+    except (error.BadWindow, error.BadDrawable) as exc:
+        raise ValueError(f"window {window!r}: no such window ({type(exc).__name__})") from None
+    finally:
+        screen.close()
+
+
 def listing(root: str, skip: list[str]) -> dict[str, str]:
     """``{relative path: sha256}`` of every file below ``root`` (symlinks by target), skipping prefixes."""
     out: dict[str, str] = {}
@@ -188,6 +205,8 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
         result = windows()
     elif op == "wait_window":
         result = wait_window(str(request.get("pattern", "")), float(request.get("timeout", 30)))
+    elif op == "window_geometry":
+        result = window_geometry(str(request.get("window", "")))
     elif op == "put":
         dest = Path(str(request.get("dest")))
         if not dest.is_absolute():

@@ -56,43 +56,64 @@ def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_ti
         if window:
             timeout = float(window_timeout or window_timeout_s)
             try:
-                box.client.request("wait_window", pattern=str(window), timeout=timeout, io_timeout=timeout + 15)
+                found = box.client.request("wait_window", pattern=str(window), timeout=timeout,
+                                           io_timeout=timeout + 15)
             except ExecutorError as exc:
                 raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
                                         f"{exc}") from None
             if extra.get("settle", True):
-                _wait_settled(box, timeout, task.id)
+                _wait_settled(box, timeout, task.id, window=str(found.get("window", "")))
 
 
-def _wait_settled(box: Box, timeout: float, task_id: str, stable_s: float = 1.5,
+def _wait_settled(box: Box, timeout: float, task_id: str, *, window: str = "", stable_s: float = 1.5,
                   min_colors: int = 12, max_changed_px: int = 40) -> None:
-    """Wait until the screen shows more than a blank frame and stopped changing for ``stable_s``: an
-    application maps its window before it paints the document, and keys sent earlier may be lost."""
+    """Wait until the window's client area shows something and the screen stopped changing for ``stable_s``:
+    an application maps its window (the window manager draws the title bar at once) before it paints the
+    document, and keys sent earlier are lost. Without a window (or when it is gone), the whole screen is
+    looked at."""
     import io
 
-    from PIL import Image
-
-    from PIL import ImageChops
+    from PIL import Image, ImageChops
 
     deadline = time.monotonic() + timeout
     last: Any = None
     since = time.monotonic()
     while True:
-        image = Image.open(io.BytesIO(box.client.screenshot())).convert("L").resize((320, 200))
-        colors = image.getcolors(maxcolors=256)
-        painted = colors is None or len(colors) >= min_colors
+        screen = Image.open(io.BytesIO(box.client.screenshot())).convert("L")
+        image = screen.resize((320, 200))
         now = time.monotonic()
         # a blinking text cursor changes a few pixels: "still" tolerates that much
         moved = last is None or sum(ImageChops.difference(image, last).point(
             lambda v: 255 if v > 24 else 0).histogram()[255:]) > max_changed_px
         if moved:
             last, since = image, now
-        elif painted and now - since >= stable_s:
+        elif now - since >= stable_s and _painted(box, screen, window, min_colors):
             return
         if now > deadline:
+            painted = _painted(box, screen, window, min_colors)
             raise ProvisioningError(f"task {task_id!r}: the screen did not settle within {timeout:.0f} s "
-                                    f"({'still changing' if painted else 'nothing painted'})")
+                                    f"({'still changing' if painted else 'the window shows nothing'})")
         time.sleep(0.25)
+
+
+def _painted(box: Box, screen: Any, window: str, min_colors: int, inset: int = 4) -> bool:
+    """Is anything drawn? In the window's client area: more than one flat shade (a terminal's black text on
+    white is two); on the whole screen, for want of a window, more than ``min_colors`` shades (the window
+    manager's decorations alone bring a few). The client area is taken ``inset`` pixels inside its edges (a
+    blank window may draw a border), and shades are counted at full resolution (scaling down would invent
+    shades at every edge)."""
+    if window:
+        try:
+            g = box.client.request("window_geometry", window=window)
+        except ExecutorError:
+            g = None
+        if g and g["width"] > 0 and g["height"] > 0:
+            pad = min(inset, g["width"] // 4, g["height"] // 4)
+            area = screen.crop((max(0, g["x"] + pad), max(0, g["y"] + pad),
+                                min(screen.width, g["x"] + g["width"] - pad),
+                                min(screen.height, g["y"] + g["height"] - pad)))
+            return area.width > 0 and area.height > 0 and area.getcolors(maxcolors=1) is None
+    return screen.getcolors(maxcolors=min_colors) is None
 
 
 def _start_files(task: "Task", files_roots: Sequence[Path]) -> list[tuple[Path, str]]:
