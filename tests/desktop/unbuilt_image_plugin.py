@@ -9,11 +9,9 @@ from typing import Any
 from pytest_cua.envs.docker import preflight
 
 
-def _never_built(image: str) -> tuple[str, Any, str]:
-    from pytest_cua.envs.docker.recipes import load_recipe
-
-    return "missing", load_recipe(image.split(":")[0]), ""
+def _never_built(client: Any, image: str, recipe_hash: str | None) -> str:
+    return "missing"
 
 
 def pytest_configure(config: Any) -> None:
-    preflight._image_state = _never_built
+    preflight.image_state = _never_built  # type: ignore[assignment]

@@ -127,24 +127,19 @@ class DockerEnvironment(Environment):
             raise ProvisioningError(str(exc)) from None
 
     def _ensure_image(self) -> None:
-        from pytest_cua.envs.docker.images import LABEL_HASH, build_image, cache_dir, image_labels
-        from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
+        from pytest_cua.envs.docker.images import build_image, cache_dir, image_state, recipe_of
 
-        labels = image_labels(self.docker, self.settings.image)
-        image_name = self.settings.image.split(":")[0]
-        try:
-            recipe = load_recipe(image_name)
-        except RecipeError:
-            recipe = None
-        if recipe is not None and self.settings.build == "auto" and (
-                labels is None or labels.get(LABEL_HASH) != recipe.recipe_hash()):
+        recipe, _ = recipe_of(self.settings.image)
+        state = image_state(self.docker, self.settings.image, recipe.recipe_hash() if recipe is not None else None)
+        if recipe is not None and self.settings.build == "auto" and state != "current":
             lock_path = cache_dir() / "build.lock"
             lock_path.parent.mkdir(parents=True, exist_ok=True)
             with open(lock_path, "w") as lock:  # one build at a time across xdist workers
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 build_image(recipe, client=self.docker, progress=lambda s: None)
             return
-        if labels is None:
+        if state == "missing":
+            image_name = self.settings.image.split(":")[0]
             hint = (f"build it with: pytest-cua image build {image_name}" if recipe is not None
                     else "no recipe of that name in fixtures/images/")
             raise ProvisioningError(f"docker image {self.settings.image!r} does not exist ({hint})")

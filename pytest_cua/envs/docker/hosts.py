@@ -283,21 +283,15 @@ def ensure_image(client: Any, host: DockerHost, image: str, *, build: str = "aut
     """Make ``image`` present on ``host`` (whose client is ``client``), matched by its recipe's hash (the recipe
     of the image's name in fixtures/images/; ``recipe_hash`` instead names the hash wanted and builds nothing).
     Without a recipe any image of that name will do."""
-    from pytest_cua.envs.docker.images import LABEL_HASH, build_image, image_labels
-    from pytest_cua.envs.docker.recipes import Recipe, RecipeError, load_recipe
+    from pytest_cua.envs.docker.images import build_image, image_state, recipe_of
+    from pytest_cua.envs.docker.recipes import Recipe
 
     name = image.split(":")[0]
-    recipe: Recipe | None = None
-    if recipe_hash is None:
-        try:
-            recipe = load_recipe(name)
-        except RecipeError:
-            recipe = None
+    recipe: Recipe | None = recipe_of(image)[0] if recipe_hash is None else None
     want = recipe_hash or (recipe.recipe_hash() if recipe is not None else None)
 
     def matches(c: Any) -> bool:
-        labels = image_labels(c, image)
-        return labels is not None and (want is None or labels.get(LABEL_HASH) == want)
+        return image_state(c, image, want) == "current"
 
     if matches(client):
         return ImageOnHost("present")

@@ -101,6 +101,28 @@ def image_labels(client: Any, ref: str) -> dict[str, str] | None:
     return dict(image.labels or {})
 
 
+def recipe_of(image: str) -> tuple[Recipe | None, str]:
+    """The recipe in fixtures/images/ of an image's name (its tag aside), or None and why there is none."""
+    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
+
+    try:
+        return load_recipe(image.split(":")[0]), ""
+    except RecipeError as exc:
+        return None, str(exc)
+
+
+def image_state(client: Any, image: str, recipe_hash: str | None) -> str:
+    """``current`` (present and built from the recipe of hash ``recipe_hash``; any image of that name when it
+    is None), ``outdated`` (present, from another version of the recipe) or ``missing``: the one decision
+    behind building, skipping a build, sending an image to a host and the preflight."""
+    labels = image_labels(client, image)
+    if labels is None:
+        return "missing"
+    if recipe_hash is not None and labels.get(LABEL_HASH) != recipe_hash:
+        return "outdated"
+    return "current"
+
+
 def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = print,
                 client: Any = None) -> BuildResult:
     """Build ``recipe`` (and its bases when needed); skip it when its image carries the same recipe hash.
@@ -131,8 +153,7 @@ def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = pri
 
 def _unchanged(client: Any, recipe: Recipe, digest: str, force: bool, progress: Progress) -> BuildResult | None:
     """The result of a build that can be skipped: the image carries the recipe's hash (None: build it)."""
-    labels = image_labels(client, recipe.image)
-    if force or labels is None or labels.get(LABEL_HASH) != digest:
+    if force or image_state(client, recipe.image, digest) != "current":
         return None
     size = client.images.get(recipe.image).attrs.get("Size", 0)
     progress(f"{recipe.image}: recipe hash {digest} unchanged, skipping")

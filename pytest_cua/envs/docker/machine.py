@@ -6,7 +6,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 ENSURE_DOCKER = "scripts/ensure_docker.sh"
 #: the programs ``images.build_image`` runs (``pytest_cua.cli.doctor.PROGRAMS`` says which package has each)
@@ -22,10 +23,13 @@ class Engine:
     ok: bool
     detail: str
     fix: str = ""
+    #: the client that answered, when ``engine(keep=True)`` (the caller closes it)
+    client: Any = field(default=None, compare=False, repr=False)
 
 
-def engine(timeout: float = 5) -> Engine:
-    """The docker SDK, and a daemon that answers at ``DOCKER_HOST`` (or the default socket)."""
+def engine(timeout: float = 5, *, keep: bool = False) -> Engine:
+    """The docker SDK, and a daemon that answers at ``DOCKER_HOST`` (or the default socket); ``keep``: the
+    client that answered stays open in ``Engine.client`` for the caller's next questions."""
     if importlib.util.find_spec("docker") is None:
         return Engine("docker SDK", False, "missing", "pip install 'pytest-cua[desktop]' (or: bash scripts/install.sh "
                                                      "--docker)")
@@ -35,9 +39,12 @@ def engine(timeout: float = 5) -> Engine:
         client = docker.from_env(timeout=timeout)
         try:
             version = client.version().get("Version", "?")
-        finally:
+        except BaseException:
             client.close()
-        return Engine("docker engine", True, f"engine {version} answers")
+            raise
+        if not keep:
+            client.close()
+        return Engine("docker engine", True, f"engine {version} answers", client=client if keep else None)
     except Exception as exc:  # noqa: BLE001 - any failure means no usable engine
         return Engine("docker engine", False, f"not reachable ({type(exc).__name__})",
                       f"bash {ENSURE_DOCKER} (installs docker.io and starts dockerd)")

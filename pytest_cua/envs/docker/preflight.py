@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_cua.envs.docker.images import image_state, recipe_of
+from pytest_cua.envs.docker.machine import builder_missing, engine
 from pytest_cua.envs.docker.options import resolve_settings
 
 DOCTOR = "`pytest-cua doctor` lists everything this machine lacks"
@@ -20,7 +22,6 @@ DOCTOR = "`pytest-cua doctor` lists everything this machine lacks"
 def preflight(config: Any, suite: Any) -> str | None:
     """Why no desktop of ``suite`` could be provisioned on the local daemon, with what to run; None when
     nothing certain is missing."""
-    from pytest_cua.envs.docker.machine import builder_missing, engine
 
     try:
         settings = resolve_settings(config, suite)
@@ -28,10 +29,14 @@ def preflight(config: Any, suite: Any) -> str | None:
         return str(exc)
     if settings.hosts:
         return None
-    found = engine()
+    found = engine(keep=True)
     if not found.ok:
         return f"desktop suites need the Docker engine: {found.what} {found.detail}; run {found.fix}; {DOCTOR}"
-    state, recipe, no_recipe = _image_state(settings.image)
+    try:
+        recipe, no_recipe = recipe_of(settings.image)
+        state = image_state(found.client, settings.image, recipe.recipe_hash() if recipe is not None else None)
+    finally:
+        found.client.close()
     if state == "current" or (state == "outdated" and settings.build == "never"):
         return None
     name = settings.image.split(":")[0]
@@ -47,28 +52,3 @@ def preflight(config: Any, suite: Any) -> str | None:
                 f"machine lacks: run `bash scripts/install.sh --docker` (as root), then `pytest-cua image build "
                 f"{name}`; {DOCTOR}")
     return None
-
-
-def _image_state(image: str) -> tuple[str, Any, str]:
-    """``current`` (present, from its recipe as it is), ``outdated`` (present, from another version of its
-    recipe) or ``missing``; the image's recipe (None: no recipe of that name) and then why there is none."""
-    import docker
-
-    from pytest_cua.envs.docker.images import LABEL_HASH, image_labels
-    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
-
-    no_recipe = ""
-    try:
-        recipe = load_recipe(image.split(":")[0])
-    except RecipeError as exc:
-        recipe, no_recipe = None, str(exc)
-    client = docker.from_env(timeout=30)
-    try:
-        labels = image_labels(client, image)
-    finally:
-        client.close()
-    if labels is None:
-        return "missing", recipe, no_recipe
-    if recipe is not None and labels.get(LABEL_HASH) != recipe.recipe_hash():
-        return "outdated", recipe, no_recipe
-    return "current", recipe, no_recipe
