@@ -114,6 +114,31 @@ def test_menus_of_the_header_and_the_tabs(env: BrowserEnvironment, base: str, or
     env.page.wait_for_url("**/lightning/search?q=Kestrel")
 
 
+def test_setup_is_the_setup_app_with_home_and_object_manager(env: BrowserEnvironment, base: str, org: Org) -> None:
+    """On a Setup page the navigation bar is the Setup app's: its name, Home and Object Manager, the page's own
+    tab current; the org's object tabs are not there (the App Launcher still is)."""
+    for path, current in (("/lightning/setup/SetupOneHome/home", "Home"),
+                          ("/lightning/setup/ObjectManager/home", "Object Manager"),
+                          ("/lightning/setup/ManageUsers/home", None)):
+        assert env.act(A.GoTo(f"{base}{path}")).ok
+        obs = env.observe(frozenset({"axtree"}))
+        assert 'text "Setup"' in (obs.axtree or "") and 'text "Sales"' not in (obs.axtree or "")
+        # the bar's tabs come first in the page (the Setup tree and Setup Home link the same pages again)
+        tabs = {name: obs.elements[ids_by(obs, "link", name)[0]] for name in ("Home", "Object Manager")}
+        assert all(e.bbox and e.bbox[1] < 90 for e in tabs.values()), tabs
+        shown_current = env.page.locator("one-app-nav a[aria-current=page]").all_inner_texts()
+        assert [t.strip() for t in shown_current] == ([current] if current else [])
+        assert not ids_by(obs, "link", "Accounts") and not ids_by(obs, "button", "Accounts List")
+        one(obs, "button", "App Launcher")
+    assert env.act(A.Click(ids_by(obs, "link", "Object Manager")[0])).ok
+    env.page.wait_for_url("**/lightning/setup/ObjectManager/home")
+    # leaving Setup for an object's page brings the app's own bar back (the app last opened; tests before may
+    # have opened another than Sales)
+    assert env.act(A.GoTo(f"{base}/lightning/o/Account/list")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert 'text "Setup"' not in (obs.axtree or "") and ids_by(obs, "link", "Accounts")
+
+
 def test_components_inside_a_same_origin_frame(env: BrowserEnvironment, base: str, org: Org) -> None:
     """A page with both: the shell's shadow roots in the page and in a same-origin frame (as Setup frames
     its Classic pages); every element has its own id, the frame's carry the frame, and actions reach them."""

@@ -31,7 +31,7 @@ def test_permission_set_object_settings(page: Any, base: str, sf: Any, org: Org)
     page.get_by_label("Label", exact=True).fill("Case Helpers")
     page.get_by_role("button", name="Save", exact=True).click()
     page.get_by_role("button", name="Object Settings").click()
-    page.get_by_role("link", name="Cases", exact=True).nth(1).click()
+    page.get_by_role("main").get_by_role("link", name="Cases", exact=True).click()
     expect(page.get_by_role("region", name="Details")).to_contain_text("Disabled")
     page.get_by_role("button", name="Edit").click()
     page.get_by_label("Delete", exact=True).check()  # needs Read and Edit: added on save
@@ -57,7 +57,7 @@ def test_muting_permission_set_in_a_group(page: Any, base: str, sf: Any, org: Or
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Field Team Muted")).to_be_visible()
     page.get_by_role("button", name="Object Settings").click()
-    page.get_by_role("link", name="Accounts", exact=True).nth(1).click()
+    page.get_by_role("main").get_by_role("link", name="Accounts", exact=True).click()
     page.get_by_role("button", name="Edit").click()
     page.get_by_label("Edit", exact=True).check()  # muting Edit mutes Delete and Modify All Records too
     page.get_by_label("Edit Access for Annual Revenue").check()

@@ -101,7 +101,7 @@ class CreatePermissionSetMedium(s.ScubaTemplate):
         plural = sf.restful(f"sobjects/{obj}/describe").get("labelPlural", obj)
         steps: list[Action] = [*s.setup_link(env, "Permission Sets"), s.click_button("New"),
                                Fill("label=Label", str(truth["label_name"])), s.click_button("Save"),
-                               s.click_button("Object Settings"), s.page_link(obj, plural), s.click_button("Edit")]
+                               s.click_button("Object Settings"), s.click_link(plural), s.click_button("Edit")]
         steps += [Check(f"label={_PERMISSION_LABELS[p]}") for p in str(truth["permissions"]).split(", ")]
         if _permissionable_fields(sf, obj):
             steps += [Check("label=Read Access"), Check("label=Edit Access")]
@@ -184,7 +184,7 @@ class CreateMutingPermissionSet(s.ScubaTemplate):
                                s.click_button("Muting Permission Set in Group")]
         if not md.texts(group, "mutingPermissionSets"):
             steps += [Fill("label=Label", f"{label} Muted"), s.click_button("Save")]
-        steps += [s.click_button("Object Settings"), s.page_link(obj, described.get("labelPlural", obj)),
+        steps += [s.click_button("Object Settings"), s.click_link(described.get("labelPlural", obj)),
                   s.click_button("Edit")]
         steps += [Check(f"label={_PERMISSION_LABELS[p]}") for p in str(truth["object_permissions"]).split(", ")]
         kinds = [k.strip() for k in str(truth["field_permission_type1"]).split(",")]

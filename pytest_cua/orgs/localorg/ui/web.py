@@ -146,7 +146,20 @@ def shell_props(ctx: RequestContext, nav: list[dict[str, str]], user: dict[str, 
     items.append({"label": "Setup", "url": "/lightning/setup/SetupOneHome/home"})
     bar = {"appName": current_app_label(ctx, known), "tabs": app_tabs(ctx, nav), "shown": SHOWN_TABS,
            "apps": apps, "items": items}
+    if ctx.request.path.startswith(SETUP_PREFIX):
+        bar.update(appName="Setup", tabs=setup_tabs(ctx.request.path), shown=len(SETUP_TABS))
     return {"header": header, "nav": bar}
+
+
+SETUP_PREFIX = "/lightning/setup/"
+#: the Setup app's navigation bar, as Lightning Experience shows it on every Setup page
+SETUP_TABS = (("Home", "SetupOneHome"), ("Object Manager", "ObjectManager"))
+
+
+def setup_tabs(path: str) -> list[dict[str, Any]]:
+    """The Setup app's tabs (Home, Object Manager), the one whose pages ``path`` is on current."""
+    return [{"label": label, "url": f"{SETUP_PREFIX}{page}/home", "current": path.startswith(f"{SETUP_PREFIX}{page}/")}
+            for label, page in SETUP_TABS]
 
 
 def launcher_items(org: Org, main: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -15,7 +15,7 @@
 - ``ui_steps``: ``button``, ``link``, ``click_button``, ``click_link``, ``open_list``, ``open_record``,
   ``record_url``, ``label``, ``fill_form``, ``choose_record`` (a lookup's record), ``ui_date``, ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
   ``setup_link``, ``open_object``, ``profile_labels``, ``only_checked``, ``picklist_value_steps``,
-  ``page_link``, ``column_field``: the UI steps a person takes in the org's forms.
+  ``column_field``: the UI steps a person takes in the org's forms.
 
 ``templates.common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``, ``goto``; all but
 ``field`` are in this namespace too. Public names (other template modules import them; keep them stable) are
@@ -36,7 +36,7 @@ from .sharing import SHARING_LABELS, sharing_label, sharing_model
 from .text import as_list, digits, html_text, names, norm, same_number, same_text, triples
 from .ui_steps import (button, choose_record, click_button, click_link, click_tab, column_field, fill_form, label, link,
                        new_from_list,
-                       new_related, only_checked, open_list, open_object, open_record, page_link, path_step,
+                       new_related, only_checked, open_list, open_object, open_record, path_step,
                        picklist_value_steps,
                        profile_labels, record_url, save, setup_link, ui_date, ui_text)
 
@@ -45,7 +45,7 @@ __all__ = [
     "choose_record",
     "click_button", "click_link", "click_tab", "column_field", "convert_lead", "describe", "digits", "field_labels", "fill_form",
     "first", "goto", "group_members", "html_text", "label", "link", "names", "new_from_list", "new_related", "norm",
-    "object_api_name", "only_checked", "open_list", "open_object", "open_record", "page_link", "path_step",
+    "object_api_name", "only_checked", "open_list", "open_object", "open_record", "path_step",
     "picklist_value_steps", "profile_labels", "record_id", "record_url", "relative_date", "require_id",
     "role_by_name", "role_group_id", "rows", "same_number", "same_text", "save", "setup_link", "share",
     "sharing_label", "sharing_model", "soql_str", "split_name", "standard_price", "today", "tooling_rows",

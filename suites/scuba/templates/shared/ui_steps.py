@@ -195,14 +195,6 @@ def picklist_value_steps(env: Any, sobject: str, field_name: str, value: str) ->
             click_button("Save")]
 
 
-def page_link(sobject: str, name: str) -> Action:
-    """A link named like an object's tab (``Accounts``) in a page's content: the global navigation's own link of
-    that name comes first on every page, so the page's is the second one."""
-    from pytest_cua.orgs.localorg.ui.web import NAV_OBJECTS
-
-    return Click(f"{link(name)} >> nth=1") if sobject in NAV_OBJECTS else Click(link(name))
-
-
 def column_field(env: Any, sobject: str, column: str) -> tuple[str, str]:
     """(API name, label) of the field a Metadata API list-view column names (``ACCOUNT.NAME`` on Opportunity is
     its AccountId, labelled "Account"), read with the embedded org's column rules over the object's describe."""
