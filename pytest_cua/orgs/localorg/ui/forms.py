@@ -4,12 +4,13 @@ form becomes field values (lookups by name, dates in several spellings), and how
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Mapping
 
 from werkzeug.datastructures import MultiDict
 
+from pytest_cua.orgs.layout_labels import LAYOUT_HIDDEN, layout_label
 from pytest_cua.orgs.localorg import values
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
@@ -56,20 +57,21 @@ class FormErrors:
 
 def form_fields(obj: ObjectSchema, *, creating: bool) -> list[FieldSchema]:
     """The fields a new (``creating``) or edit form of ``obj`` shows, in schema order, OwnerId first (blank on a
-    new form means the current user)."""
-    derived = DERIVED.get(obj.name, set())
+    new form means the current user), each labelled as Salesforce's standard layout labels it
+    (``pytest_cua.orgs.layout_labels``: "Account Owner", a task's "Assigned To" and "Due Date")."""
+    hidden = DERIVED.get(obj.name, set()) | LAYOUT_HIDDEN.get(obj.name, frozenset())
     out = []
     for f in obj.fields.values():
         if f.name == "OwnerId":
             continue
-        if f.system or f.calculated or f.type in ("json", "id") or f.name in derived:
+        if f.system or f.calculated or f.type in ("json", "id") or f.name in hidden:
             continue
         if not (f.createable if creating else f.updateable):
             continue
         out.append(f)
     if "OwnerId" in obj.fields:
         out.insert(0, obj.fields["OwnerId"])
-    return out
+    return [replace(f, label=layout_label(obj.name, obj.label, f.name, f.label)) for f in out]
 
 
 def display_fields(obj: ObjectSchema) -> list[FieldSchema]:

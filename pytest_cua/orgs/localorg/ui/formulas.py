@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pytest_cua.orgs.layout_labels import layout_label
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.schema import ObjectSchema
 
@@ -34,7 +35,8 @@ def formula_helpers(ctx: RequestContext, obj: ObjectSchema) -> list[dict[str, An
         target = ctx.org.schema.get(f.reference_to[0]) if f.type == "reference" and f.reference_to else None
         if target is not None and f.relationship_name:
             rel = f.relationship_name
-            fields += [(f"{rel}.{g.name}", f"{f.label} > {g.label}") for g in
+            shown = layout_label(obj.name, obj.label, f.name, f.label)  # "Account Owner > Country", as Salesforce
+            fields += [(f"{rel}.{g.name}", f"{shown} > {g.label}") for g in
                        sorted(target.fields.values(), key=lambda g: g.label.lower())]
     return [{"label": "Insert Field", "options": fields},
             {"label": "Insert Operator", "options": FORMULA_OPERATORS},

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from pytest_cua.orgs.layout_labels import layout_label
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.ui import listing
@@ -43,10 +44,9 @@ AUDIT = {"CreatedById": ("Created By", "CreatedDate"), "LastModifiedById": ("Las
 
 
 def field_label(obj: ObjectSchema, f: FieldSchema) -> str:
-    """A field's label as a record page shows it: the owner is "<Object> Owner" on standard objects."""
-    if f.name == "OwnerId":
-        return "Owner" if obj.name.endswith("__c") else f"{obj.label} Owner"
-    return f.label
+    """A field's label as a record page shows it (``pytest_cua.orgs.layout_labels``): "Account Owner",
+    a task's "Assigned To"."""
+    return layout_label(obj.name, obj.label, f.name, f.label)
 
 
 def _item(ctx: RequestContext, obj: ObjectSchema, f: FieldSchema, record: dict[str, Any],

@@ -117,8 +117,14 @@ def describe(env: Any, sobject: str) -> dict[str, Any] | None:
 
 
 def field_labels(sf: Any, obj: str) -> dict[str, str]:
-    """Field API name -> the label forms show (from the object's describe)."""
-    return {str(f["name"]): str(f.get("label") or f["name"]) for f in sf.restful(f"sobjects/{obj}/describe")["fields"]}
+    """Field API name -> the label forms show: the object's describe, with Salesforce's standard layout labels
+    where they differ ("Case Owner" for OwnerId; ``pytest_cua.orgs.layout_labels``)."""
+    from pytest_cua.orgs.layout_labels import layout_label
+
+    described = sf.restful(f"sobjects/{obj}/describe")
+    name, label = str(described.get("name") or obj), str(described.get("label") or obj)
+    return {str(f["name"]): layout_label(name, label, str(f["name"]), str(f.get("label") or f["name"]))
+            for f in described["fields"]}
 
 
 def standard_price(sf: Any, product_name: str) -> float | None:
