@@ -4,7 +4,7 @@ the milestone (``checked_rows``) instead of crashing the evaluator. Also ``conve
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
 from ..common import first, rows, soql_str, split_name
@@ -116,14 +116,20 @@ def describe(env: Any, sobject: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def field_labels(sf: Any, obj: str) -> dict[str, str]:
-    """Field API name -> the label forms show: the object's describe, with Salesforce's standard layout labels
-    where they differ ("Case Owner" for OwnerId; ``pytest_cua.orgs.layout_labels``)."""
+def form_label(described: Mapping[str, Any] | None, field_name: str, api_label: str) -> str:
+    """The label a record's New and Edit dialogs show for a field of the object ``described`` (its describe):
+    Salesforce's standard layout label where it differs from ``api_label`` ("Case Owner" for OwnerId, a task's
+    "Due Date"; ``pytest_cua.orgs.layout_labels``)."""
     from pytest_cua.orgs.layout_labels import layout_label
 
-    described = sf.restful(f"sobjects/{obj}/describe")
-    name, label = str(described.get("name") or obj), str(described.get("label") or obj)
-    return {str(f["name"]): layout_label(name, label, str(f["name"]), str(f.get("label") or f["name"]))
+    described = described or {}
+    return layout_label(str(described.get("name") or ""), str(described.get("label") or ""), field_name, api_label)
+
+
+def field_labels(sf: Any, obj: str) -> dict[str, str]:
+    """Field API name -> the label forms show (``form_label`` over the object's describe)."""
+    described = {"name": obj, "label": obj, **sf.restful(f"sobjects/{obj}/describe")}
+    return {str(f["name"]): form_label(described, str(f["name"]), str(f.get("label") or f["name"]))
             for f in described["fields"]}
 
 

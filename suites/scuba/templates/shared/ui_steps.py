@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 from pytest_cua.actions import Action, Check, Click, Fill, Press, SelectOption, Uncheck
 
 from ..common import goto, rows
-from .lookups import describe
+from .lookups import describe, form_label
 
 
 def button(name: str) -> str:
@@ -66,18 +66,13 @@ def _field_describe(described: Mapping[str, Any] | None, field_name: str) -> Map
 
 
 def _label_of(described: Mapping[str, Any] | None, field_name: str) -> str:
-    """The label of a field as a record's New and Edit dialogs show it: Salesforce's standard layout label
-    ("Account Owner", a task's "Due Date"; ``pytest_cua.orgs.layout_labels``), else describe's label."""
-    from pytest_cua.orgs.layout_labels import layout_label
-
+    """The label of a field as a record's New and Edit dialogs show it (``lookups.form_label``: Salesforce's
+    standard layout label, else describe's label)."""
     f = _field_describe(described, field_name)
     if f is not None and f.get("label"):
-        api_label = str(f["label"])
-    else:
-        api_label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", field_name[:-2] if field_name.endswith("Id") else field_name)
-    described = described or {}
-    name = str(f.get("name") if f is not None else field_name)
-    return layout_label(str(described.get("name") or ""), str(described.get("label") or ""), name, api_label)
+        return form_label(described, str(f.get("name") or field_name), str(f["label"]))
+    return form_label(described, field_name, re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ",
+                                                   field_name[:-2] if field_name.endswith("Id") else field_name))
 
 
 def label(env: Any, sobject: str, field_name: str) -> str:
