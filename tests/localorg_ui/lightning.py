@@ -26,3 +26,15 @@ def form(page: Any) -> Any:
     """The open New / Edit dialog: its fields by label (the page behind it is inert, and its list's column
     headers are labelled too)."""
     return page.get_by_role("dialog")
+
+
+def classic(url: str) -> str:
+    """A Classic Setup page's address opened on its own, without Lightning Setup's frame around it (``isdtp=p1``,
+    as on Salesforce): the tests of a Classic page's own behaviour drive it so; test_setup_frame.py drives the
+    frame."""
+    return url + ("&" if "?" in url else "?") + "isdtp=p1"
+
+
+def setup_frame(page: Any) -> Any:
+    """The Classic page inside Lightning Setup's frame (the Setup app around it stays ``page``'s)."""
+    return page.frame_locator("iframe#setup-frame")

@@ -20,6 +20,7 @@ from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import page_catalog
 from tests.localorg_ui.lightning import choose, form, picklist, posted_value
 from tests.localorg_ui.test_ui_object_manager import read
+from .lightning import classic
 
 ERRORS = "Review the errors on this page."
 OM = "/lightning/setup/ObjectManager"
@@ -180,7 +181,7 @@ def test_duplicate_global_value_set_name(page: Any, base: str, sf: Any, org: Org
     MetadataStore(org).write("GlobalValueSet", "Regions", X.element("GlobalValueSet", [
         X.leaf("masterLabel", "Regions"), X.leaf("sorted", False),
         X.element("customValue", [X.leaf("fullName", "North"), X.leaf("default", False), X.leaf("label", "North")])]))
-    page.goto(f"{base}/lightning/setup/Picklists/new")
+    page.goto(classic(f"{base}/lightning/setup/Picklists/new"))
     page.get_by_label("Label", exact=True).fill("Regions")
     page.get_by_label("Values", exact=True).fill("East\nWest")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -221,7 +222,7 @@ def test_duplicate_app_developer_name(page: Any, base: str, sf: Any, org: Org) -
 
 def test_duplicate_permission_set_name(page: Any, base: str, sf: Any, org: Org) -> None:
     before = count(sf, "SELECT Id FROM PermissionSet")
-    page.goto(f"{base}/lightning/setup/PermSets/new")
+    page.goto(classic(f"{base}/lightning/setup/PermSets/new"))
     page.get_by_label("Label", exact=True).fill("Case Helpers Two")
     page.get_by_label("API Name", exact=True).fill("Case_Helpers")
     page.get_by_label("Description", exact=True).fill("A second set")

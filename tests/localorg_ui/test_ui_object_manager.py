@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs import mdapi
 from pytest_cua.orgs.localorg.store import Org
+from .lightning import classic, setup_frame
 
 
 def read(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
@@ -55,23 +56,24 @@ def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf
     page.get_by_label("Plural Label").fill("WildBirds")
     page.get_by_label("Launch New Custom Tab Wizard after saving this custom object").check()
     page.get_by_role("button", name="Save", exact=True).click()
+    frame = setup_frame(page)  # the Custom Tab wizard is a Classic page, in Lightning Setup's frame
 
-    expect(page.get_by_role("heading", name="New Custom Object Tab")).to_be_visible()
-    expect(page.get_by_label("Object", exact=True)).to_have_value("WildBird__c")
-    next_button(page).click()  # no style chosen yet
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Tab Style")
-    page.get_by_role("button", name="Tab Style").click()
-    page.get_by_role("dialog", name="Tab Style Selector").get_by_role("button", name="Bridge", exact=True).click()
-    expect(page.get_by_role("dialog", name="Tab Style Selector")).to_be_hidden()
-    next_button(page).click()
-    page.get_by_label("Tab Visibility for all profiles").select_option(label="Default Off")
-    page.get_by_label("Tab Visibility for System Administrator").select_option(label="Default On")
-    next_button(page).click()
-    page.get_by_label("Select/Deselect All").uncheck()
-    page.get_by_label("Include Tab in Sales", exact=True).check()
+    expect(frame.get_by_role("heading", name="New Custom Object Tab")).to_be_visible()
+    expect(frame.get_by_label("Object", exact=True)).to_have_value("WildBird__c")
+    next_button(frame).click()  # no style chosen yet
+    expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Tab Style")
+    frame.get_by_role("button", name="Tab Style").click()
+    frame.get_by_role("dialog", name="Tab Style Selector").get_by_role("button", name="Bridge", exact=True).click()
+    expect(frame.get_by_role("dialog", name="Tab Style Selector")).to_be_hidden()
+    next_button(frame).click()
+    frame.get_by_label("Tab Visibility for all profiles").select_option(label="Default Off")
+    frame.get_by_label("Tab Visibility for System Administrator").select_option(label="Default On")
+    next_button(frame).click()
+    frame.get_by_label("Select/Deselect All").uncheck()
+    frame.get_by_label("Include Tab in Sales", exact=True).check()
     assert read(sf, "CustomTab", "WildBird__c") is None  # nothing is written before Save
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text('Tab "WildBird" was created.')
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("status")).to_contain_text('Tab "WildBird" was created.')
 
     assert sf.restful("sobjects/WildBird__c/describe")["labelPlural"] == "WildBirds"
     tab = read(sf, "CustomTab", "WildBird__c")
@@ -226,7 +228,7 @@ def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: 
     page.keyboard.type("Keyeds")
     page.keyboard.press("Enter")  # Enter submits
     expect(page.get_by_role("heading", name="Keyed", exact=True)).to_be_visible()
-    page.goto(f"{base}/lightning/setup/CustomTabs/new")
+    page.goto(classic(f"{base}/lightning/setup/CustomTabs/new"))
     page.get_by_label("Object", exact=True).select_option(label="Keyed")
     page.get_by_role("button", name="Tab Style").focus()
     page.keyboard.press("Enter")
@@ -292,16 +294,17 @@ def test_global_value_set_sorted(page: Any, base: str, sf: Any, org: Org) -> Non
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     page.get_by_role("searchbox", name="Quick Find").fill("picklist")
     page.get_by_role("link", name="Picklist Value Sets").first.click()
-    page.get_by_role("button", name="New").click()
-    page.get_by_label("Label", exact=True).fill("Ingredients")
-    page.get_by_label("Values", exact=True).fill("sugar\nbutter\nSugar")
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate")
-    expect(page.get_by_label("Values", exact=True)).to_have_value("sugar\nbutter\nSugar")
-    page.get_by_label("Values", exact=True).fill("sugar\nbutter\nmilk")
-    page.get_by_label("Sort values alphabetically, not in the order entered").check()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("heading", name="Ingredients")).to_be_visible()
+    frame = setup_frame(page)
+    frame.get_by_role("button", name="New").click()
+    frame.get_by_label("Label", exact=True).fill("Ingredients")
+    frame.get_by_label("Values", exact=True).fill("sugar\nbutter\nSugar")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate")
+    expect(frame.get_by_label("Values", exact=True)).to_have_value("sugar\nbutter\nSugar")
+    frame.get_by_label("Values", exact=True).fill("sugar\nbutter\nmilk")
+    frame.get_by_label("Sort values alphabetically, not in the order entered").check()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("heading", name="Ingredients")).to_be_visible()
     body = read(sf, "GlobalValueSet", "Ingredients")
     assert body is not None and body.findtext("sorted") == "true"
     assert [v.findtext("fullName") for v in body.iter("customValue")] == ["butter", "milk", "sugar"]

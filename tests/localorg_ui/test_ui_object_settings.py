@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
+from .lightning import classic, setup_frame
 
 
 def flags(entry: ET.Element | None) -> set[str]:
@@ -27,7 +28,7 @@ def field_entries(body: ET.Element | None) -> dict[str, tuple[str | None, str | 
 
 
 def test_permission_set_object_settings(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/PermSets/new")
+    page.goto(classic(f"{base}/lightning/setup/PermSets/new"))
     page.get_by_label("Label", exact=True).fill("Case Helpers")
     page.get_by_role("button", name="Save", exact=True).click()
     page.get_by_role("button", name="Object Settings").click()
@@ -78,17 +79,19 @@ def test_profile_object_settings_edit_and_take_away(page: Any, base: str, sf: An
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     page.get_by_role("searchbox", name="Quick Find").first.fill("Profiles")
     page.get_by_role("navigation", name="Setup").get_by_role("link", name="Profiles", exact=True).click()
-    page.get_by_role("link", name="Gold Partner User", exact=True).click()
-    page.get_by_role("button", name="Object Settings").click()
-    page.get_by_role("link", name="Opportunities", exact=True).last.click()
-    page.get_by_role("button", name="Edit").click()
-    page.get_by_label("Edit", exact=True).check()  # needs Read: added on save
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Details")).to_contain_text("Enabled")
+    frame = setup_frame(page)
+    frame.get_by_role("link", name="Gold Partner User", exact=True).click()
+    frame.get_by_role("button", name="Object Settings").click()
+    frame.get_by_role("link", name="Opportunities", exact=True).last.click()
+    frame.get_by_role("button", name="Edit").click()
+    frame.get_by_label("Edit", exact=True).check()  # needs Read: added on save
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("region", name="Details")).to_contain_text("Enabled")
     assert flags(object_entry(read(sf, "Profile", "Gold Partner User"), "Opportunity")) == {"allowRead", "allowEdit"}
-    page.get_by_role("button", name="Edit").click()
-    page.get_by_label("Edit", exact=True).uncheck()
-    page.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Edit").click()
+    frame.get_by_label("Edit", exact=True).uncheck()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("button", name="Save", exact=True)).to_have_count(0)  # the saved settings' page
     assert flags(object_entry(read(sf, "Profile", "Gold Partner User"), "Opportunity")) == {"allowRead"}
 
 

@@ -9,10 +9,11 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
+from .lightning import classic
 
 
 def test_sales_process_keeps_the_chosen_stages(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/OpportunityProcess/home")
+    page.goto(classic(f"{base}/lightning/setup/OpportunityProcess/home"))
     page.get_by_role("button", name="New").click()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Sales Process Name")
@@ -33,7 +34,7 @@ def test_sales_process_keeps_the_chosen_stages(page: Any, base: str, sf: Any, or
 
 
 def test_matching_rule_with_one_criterion(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/MatchingRules/home")
+    page.goto(classic(f"{base}/lightning/setup/MatchingRules/home"))
     page.get_by_role("button", name="New Rule").click()
     page.get_by_label("Object").select_option(label="Lead")
     page.get_by_role("button", name="Next").click()
@@ -80,7 +81,7 @@ def test_new_lightning_app_with_items_and_profiles(page: Any, base: str, sf: Any
 
 def test_case_assignment_rule_entry(page: Any, base: str, sf: Any, org: Org) -> None:
     queue = org.create("Group", {"Name": "Billing Desk", "DeveloperName": "Billing_Desk", "Type": "Queue"})
-    page.goto(f"{base}/lightning/setup/CaseRules/home")
+    page.goto(classic(f"{base}/lightning/setup/CaseRules/home"))
     page.get_by_role("button", name="New").click()
     page.get_by_label("Rule Name").fill("Billing Cases")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -113,7 +114,7 @@ def test_case_assignment_rule_entry(page: Any, base: str, sf: Any, org: Org) -> 
 def test_entitlement_process_with_a_milestone(page: Any, base: str, sf: Any, org: Org) -> None:
     if "MilestoneType" in org.schema and not org.find("MilestoneType", Name="First Response"):
         org.create("MilestoneType", {"Name": "First Response"})
-    page.goto(f"{base}/lightning/setup/EntitlementProcess/home")
+    page.goto(classic(f"{base}/lightning/setup/EntitlementProcess/home"))
     page.get_by_role("button", name="New Entitlement Process").click()
     page.get_by_role("button", name="Next").click()
     page.get_by_label("Entitlement Process Name").fill("Priority Customer Support")
@@ -140,13 +141,13 @@ def test_entitlement_process_with_a_milestone(page: Any, base: str, sf: Any, org
 
 def test_territory_model_needs_territory_management_then_takes_a_rule(page: Any, base: str, sf: Any,
                                                                        org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/Territory2Models/home")
+    page.goto(classic(f"{base}/lightning/setup/Territory2Models/home"))
     expect(page.get_by_role("note")).to_contain_text("not enabled")
     page.get_by_role("button", name="Territory Settings").click()
     page.get_by_role("button", name="Enable Territory Management").click()
     settings = read(sf, "Territory2Settings", "Territory2")
     assert settings is not None and settings.findtext("enableTerritoryManagement2") == "true"
-    page.goto(f"{base}/lightning/setup/Territory2Models/home")
+    page.goto(classic(f"{base}/lightning/setup/Territory2Models/home"))
     page.get_by_role("button", name="New Territory Model").click()
     page.get_by_label("Label", exact=True).fill("by revenue")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -167,7 +168,7 @@ def test_territory_model_needs_territory_management_then_takes_a_rule(page: Any,
 
 
 def test_approval_process_jump_start_and_final_actions(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ApprovalProcesses/home")
+    page.goto(classic(f"{base}/lightning/setup/ApprovalProcesses/home"))
     page.get_by_label("Manage Approval Processes For").select_option(label="Opportunity")
     page.get_by_role("button", name="Go").click()
     page.get_by_role("button", name="Create New Approval Process").click()
@@ -202,7 +203,7 @@ def test_approval_process_jump_start_and_final_actions(page: Any, base: str, sf:
 def test_jump_start_names_a_lookup_criterion_without_its_id(page: Any, base: str, sf: Any, org: Org) -> None:
     """Case: Business Hours (the lookup BusinessHoursId) is written as ``Case.BusinessHours``, as Salesforce writes
     a standard lookup in criteria items; its value is the related record's name."""
-    page.goto(f"{base}/lightning/setup/ApprovalProcesses/jumpstart?object=Case")
+    page.goto(classic(f"{base}/lightning/setup/ApprovalProcesses/jumpstart?object=Case"))
     page.get_by_label("Process Name").fill("Approve Working Case")
     page.get_by_label("Field 1", exact=True).select_option(label="Case: Business Hours")
     page.get_by_label("Operator 1").select_option(label="starts with")

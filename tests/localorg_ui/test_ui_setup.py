@@ -8,19 +8,21 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.lightning import choose
+from .lightning import classic, setup_frame
 
 
 def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     page.get_by_role("navigation", name="Setup").get_by_role("link", name="Queues").click()
-    page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Label", exact=True).fill("Escalations Desk")
-    page.get_by_label("Queue Name").fill("Escalations_Desk")
-    page.get_by_label("Queue Email").fill("escalations@harborlight.test")
-    page.get_by_label("Send Email to Members").check()
-    page.get_by_label("Available Objects").select_option(label=["Case", "Lead"])
-    page.get_by_role("group", name="Supported Objects").get_by_role("button", name="Add").click()
-    members = page.get_by_role("group", name="Queue Members")
+    frame = setup_frame(page)
+    frame.get_by_role("button", name="New", exact=True).click()
+    frame.get_by_label("Label", exact=True).fill("Escalations Desk")
+    frame.get_by_label("Queue Name").fill("Escalations_Desk")
+    frame.get_by_label("Queue Email").fill("escalations@harborlight.test")
+    frame.get_by_label("Send Email to Members").check()
+    frame.get_by_label("Available Objects").select_option(label=["Case", "Lead"])
+    frame.get_by_role("group", name="Supported Objects").get_by_role("button", name="Add").click()
+    members = frame.get_by_role("group", name="Queue Members")
     user = org.find("User", IsActive=True)[1]
     role = org.records("UserRole")[0]
     group = org.find("Group", Type="Regular")[0]
@@ -29,8 +31,8 @@ def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: An
         members.get_by_role("combobox", name="Search").select_option(label=kind)
         members.get_by_label("Available Members").select_option(label=option)
         members.get_by_role("button", name="Add").click()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("heading", name="Escalations Desk", level=1)).to_be_visible()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("heading", name="Escalations Desk", level=1)).to_be_visible()
 
     queue = sf.query("SELECT Id, Name, Email, DoesSendEmailToMembers FROM Group "
                      "WHERE Type = 'Queue' AND DeveloperName = 'Escalations_Desk'")["records"][0]
@@ -44,18 +46,18 @@ def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: An
     role_group = org.find("Group", Type="Role", RelatedId=role["Id"])[0]["Id"]
     assert members == {user["Id"], role_group, group["Id"]}
 
-    page.get_by_role("button", name="Edit", exact=True).click()
-    page.get_by_label("Selected Objects").select_option(label="Lead")
-    page.get_by_role("group", name="Supported Objects").get_by_role("button", name="Remove").click()
-    members = page.get_by_role("group", name="Queue Members")
+    frame.get_by_role("button", name="Edit", exact=True).click()
+    frame.get_by_label("Selected Objects").select_option(label="Lead")
+    frame.get_by_role("group", name="Supported Objects").get_by_role("button", name="Remove").click()
+    members = frame.get_by_role("group", name="Queue Members")
     members.get_by_label("Selected Members").select_option(label=f"User: {user['Name']}")
     members.get_by_role("button", name="Remove").click()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Supported Objects")).not_to_contain_text("Lead")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("region", name="Supported Objects")).not_to_contain_text("Lead")
     assert {r["SobjectType"] for r in org.find("QueueSobject", QueueId=queue["Id"])} == {"Case"}
     assert user["Id"] not in {m["UserOrGroupId"] for m in org.find("GroupMember", GroupId=queue["Id"])}
 
-    page.goto(f"{base}/lightning/setup/Queues/new")
+    page.goto(classic(f"{base}/lightning/setup/Queues/new"))
     page.get_by_label("Label", exact=True).fill("Another")
     page.get_by_label("Queue Name").fill("Escalations_Desk")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -65,20 +67,20 @@ def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: An
 
 def test_new_role_reports_to_a_role(page: Any, base: str, org: Org) -> None:
     parent = org.records("UserRole")[0]
-    page.goto(f"{base}/lightning/setup/Roles/home")
+    page.goto(classic(f"{base}/lightning/setup/Roles/home"))
     page.get_by_role("button", name="New Role").click()
     page.get_by_label("Label", exact=True).fill("Night Shift Lead")
     page.get_by_label("This role reports to").fill(parent["Name"])
     page.get_by_role("button", name="Save", exact=True).click()
     role = org.find("UserRole", Name="Night Shift Lead")[0]
     assert (role["DeveloperName"], role["ParentRoleId"]) == ("Night_Shift_Lead", parent["Id"])
-    page.get_by_role("navigation", name="Setup").get_by_role("link", name="Roles").click()
-    expect(page.get_by_role("link", name="Night Shift Lead", exact=True)).to_be_visible()
+    page.goto(f"{base}/lightning/setup/Roles/home")  # in Lightning Setup: the Roles page in its frame
+    expect(setup_frame(page).get_by_role("link", name="Night Shift Lead", exact=True)).to_be_visible()
 
 
 def test_user_freeze_and_deactivate(page: Any, base: str, sf: Any, org: Org) -> None:
     user = next(u for u in org.find("User", IsActive=True) if u["Id"] != org.default_user_id)
-    page.goto(f"{base}/lightning/setup/ManageUsers/home")
+    page.goto(classic(f"{base}/lightning/setup/ManageUsers/home"))
     page.get_by_role("link", name=user["Name"], exact=True).click()
     page.get_by_role("button", name="Freeze").click()
     expect(page.get_by_role("button", name="Unfreeze")).to_be_visible()
@@ -100,7 +102,7 @@ def test_permission_set_and_group_assignment(page: Any, base: str, sf: Any, org:
     pset = next(p for p in org.records("PermissionSet") if not p.get("IsOwnedByProfile"))
     assigned = {a["AssigneeId"] for a in org.find("PermissionSetAssignment", PermissionSetId=pset["Id"])}
     user = next(u for u in org.find("User", IsActive=True) if u["Id"] not in assigned)
-    page.goto(f"{base}/lightning/setup/PermSets/home")
+    page.goto(classic(f"{base}/lightning/setup/PermSets/home"))
     page.get_by_role("link", name=pset["Label"], exact=True).click()
     page.get_by_role("button", name="Manage Assignments").click()
     page.get_by_role("button", name="Add Assignment").click()
@@ -128,7 +130,7 @@ def test_permission_set_and_group_assignment(page: Any, base: str, sf: Any, org:
 
 
 def test_sharing_settings_change(page: Any, base: str, sf: Any) -> None:
-    page.goto(f"{base}/lightning/setup/SecuritySharing/home")
+    page.goto(classic(f"{base}/lightning/setup/SecuritySharing/home"))
     page.get_by_role("button", name="Edit", exact=True).click()
     page.get_by_label("Account Default Internal Access").select_option(label="Private")
     page.get_by_label("Account Default External Access").select_option(label="Private")

@@ -12,6 +12,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
+from .lightning import classic, setup_frame
 
 
 def test_setup_tree_groups_and_quick_find(page: Any, base: str) -> None:
@@ -39,8 +40,9 @@ def test_setup_create_menu_opens_the_custom_tab_wizard(page: Any, base: str) -> 
     expect(page.get_by_role("menuitem", name="Custom Tab")).to_be_hidden()
     page.get_by_role("button", name="Create", exact=True).click()
     page.get_by_role("menuitem", name="Custom Tab").click()
+    frame = setup_frame(page)
     expect(page).to_have_url(re.compile(r"/lightning/setup/CustomTabs/new"))
-    expect(page.get_by_label("Object", exact=True)).to_be_visible()
+    expect(frame.get_by_label("Object", exact=True)).to_be_visible()
 
 
 def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: Org) -> None:
@@ -76,10 +78,10 @@ def test_validation_rule_check_syntax_writes_nothing(page: Any, base: str, org: 
 
 
 def test_role_save_and_new(page: Any, base: str, sf: Any) -> None:
-    page.goto(f"{base}/lightning/setup/Roles/new")
+    page.goto(classic(f"{base}/lightning/setup/Roles/new"))
     page.get_by_label("Label", exact=True).fill("Night Desk")
     page.get_by_role("button", name="Save & New").click()
-    expect(page).to_have_url(re.compile(r"/lightning/setup/Roles/new$"))
+    expect(page).to_have_url(re.compile(r"/lightning/setup/Roles/new\?isdtp=p1$"))  # on its own, it stays so
     expect(page.get_by_label("Label", exact=True)).to_have_value("")
     page.get_by_label("Label", exact=True).fill("Night Desk Agent")
     page.get_by_label("This role reports to").fill("Night Desk")
@@ -87,12 +89,12 @@ def test_role_save_and_new(page: Any, base: str, sf: Any) -> None:
     rows = {r["Name"]: r for r in sf.query(
         "SELECT Id, Name, ParentRoleId FROM UserRole WHERE Name LIKE 'Night Desk%'")["records"]}
     assert rows["Night Desk Agent"]["ParentRoleId"] == rows["Night Desk"]["Id"]
-    page.goto(f"{base}/lightning/setup/Roles/{rows['Night Desk']['Id']}/edit")
+    page.goto(classic(f"{base}/lightning/setup/Roles/{rows['Night Desk']['Id']}/edit"))
     expect(page.get_by_role("button", name="Save & New")).to_have_count(0)  # new forms only
 
 
 def test_entitlement_process_type_then_next(page: Any, base: str, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/EntitlementProcess/new")
+    page.goto(classic(f"{base}/lightning/setup/EntitlementProcess/new"))
     expect(page.get_by_label("Entitlement Process Name")).to_have_count(0)
     page.get_by_label("Entitlement Process Type").select_option(label="Case")
     page.get_by_role("button", name="Next").click()
@@ -136,32 +138,33 @@ def test_user_detail_and_permission_set_group_assignments(page: Any, base: str, 
     page.get_by_role("button", name="Manage Assignments").click()
     page.get_by_role("button", name="Add Assignment").click()
     page.get_by_role("link", name=user["Name"], exact=True).click()  # the user's name opens Setup's user page
-    expect(page.get_by_role("region", name="User Detail")).to_contain_text(str(user["Username"]))
-    page.get_by_role("region", name="Permission Set Group Assignments").get_by_role(
+    frame = setup_frame(page)
+    expect(frame.get_by_role("region", name="User Detail")).to_contain_text(str(user["Username"]))
+    frame.get_by_role("region", name="Permission Set Group Assignments").get_by_role(
         "button", name="Edit Assignments").click()
-    page.get_by_label("Available Permission Set Groups").select_option(label="Night Bundle")
-    page.get_by_role("button", name="Add", exact=True).click()
-    expect(page.get_by_label("Enabled Permission Set Groups")).to_contain_text("Night Bundle")
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Permission Set Group Assignments")).to_contain_text("Night Bundle")
+    frame.get_by_label("Available Permission Set Groups").select_option(label="Night Bundle")
+    frame.get_by_role("button", name="Add", exact=True).click()
+    expect(frame.get_by_label("Enabled Permission Set Groups")).to_contain_text("Night Bundle")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("region", name="Permission Set Group Assignments")).to_contain_text("Night Bundle")
     rows = sf.query(f"SELECT Assignee.Name FROM PermissionSetAssignment WHERE PermissionSetGroupId = '{gid}'")
     assert [r["Assignee"]["Name"] for r in rows["records"]] == [user["Name"]]
-    page.get_by_role("region", name="Permission Set Group Assignments").get_by_role(
+    frame.get_by_role("region", name="Permission Set Group Assignments").get_by_role(
         "button", name="Edit Assignments").click()
-    page.get_by_label("Enabled Permission Set Groups").select_option(label="Night Bundle")
-    page.get_by_role("button", name="Remove", exact=True).click()
-    page.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_label("Enabled Permission Set Groups").select_option(label="Night Bundle")
+    frame.get_by_role("button", name="Remove", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).click()
     assert sf.query(f"SELECT Id FROM PermissionSetAssignment WHERE PermissionSetGroupId = '{gid}'")["totalSize"] == 0
-    page.get_by_role("button", name="Freeze").click()  # Freeze from Setup's user page comes back to it
-    expect(page.get_by_role("region", name="User Detail")).to_contain_text("Frozen")
-    expect(page.get_by_role("button", name="Unfreeze")).to_be_visible()
+    frame.get_by_role("button", name="Freeze").click()  # Freeze from Setup's user page comes back to it
+    expect(frame.get_by_role("region", name="User Detail")).to_contain_text("Frozen")
+    expect(frame.get_by_role("button", name="Unfreeze")).to_be_visible()
     assert org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"] is True
 
 
 def test_queue_dueling_lists_search_add_remove(page: Any, base: str, sf: Any, org: Org) -> None:
     role = org.records("UserRole")[0]
     user = next(u for u in org.find("User", IsActive=True) if u["Id"] != org.default_user_id)
-    page.goto(f"{base}/lightning/setup/Queues/new")
+    page.goto(classic(f"{base}/lightning/setup/Queues/new"))
     page.get_by_label("Label", exact=True).fill("Dock Desk")
     page.get_by_label("Available Objects").select_option(label="Case")
     page.get_by_role("group", name="Supported Objects").get_by_role("button", name="Add").click()

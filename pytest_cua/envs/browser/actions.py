@@ -44,8 +44,8 @@ class ActingBrowser(Protocol):
 
     options: "BrowserOptions"
     active_tab: int  # index of the active tab in the context (the tab actions switch it)
-    navigations: int  # main-frame navigation requests seen so far
-    commits: int  # main-frame navigations committed so far
+    navigations: int  # navigation requests seen so far (the page's and its frames')
+    commits: int  # navigations committed so far (the page's and its frames')
 
     @property
     def context(self) -> "BrowserContext": ...
@@ -159,10 +159,15 @@ def await_navigation_start(env: ActingBrowser, page: "Page", before: int) -> Non
 
 
 def settle(env: ActingBrowser, page: "Page") -> None:
-    """After a click or key press: if it started a navigation, let the new document load."""
+    """After a click or key press: if it started a navigation, let the new document load, the page's and each
+    frame's (a Classic Setup page loads in its frame)."""
+    timeout_ms = env.options.navigation_timeout_s * 1000
     try:
-        page.wait_for_load_state("domcontentloaded", timeout=env.options.navigation_timeout_s * 1000)
-    except Exception:  # noqa: BLE001 - a slow page is observed as it is
+        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+        for frame in page.frames[1:]:
+            if not frame.is_detached():
+                frame.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - a slow page (or a frame that went away) is observed as it is
         pass
 
 
@@ -189,7 +194,8 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
         # not wait for that navigation, and observing a page mid-commit can block its screenshot
         await_navigation_start(env, page, before)
     else:
-        loc = env.resolve(action.target).locator
+        resolved = env.resolve(action.target)
+        loc = resolved.locator
         if not (double or triple) and button == "left" and _opens_tab(loc):
             # the new tab arrives a moment after the click returns: wait for it, so the next observation
             # shows it (and it is the active tab) instead of racing its creation
@@ -198,12 +204,17 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
             env.adopt_page(opened.value)
             settle(env, opened.value)
             return
+        before = env.navigations
         if double:
             loc.dblclick(timeout=_timeout_ms(env))
         elif triple:
             loc.click(click_count=3, timeout=_timeout_ms(env))
         else:
             loc.click(button=button, timeout=_timeout_ms(env))  # type: ignore[arg-type]
+        if resolved.frame is not page.main_frame:
+            # Playwright's click does not wait for a navigation it starts in a frame (a link of a Classic
+            # Setup page): wait for it to start as for a click at a point
+            await_navigation_start(env, page, before)
     settle(env, page)
 
 
@@ -464,6 +475,8 @@ def close_tab(env: ActingBrowser, page: "Page", action: A.CloseTab) -> None:
 
 
 def wait(env: ActingBrowser, page: "Page", action: A.Wait) -> None:
+    if action.window is not None:
+        raise ActionFailed("wait: field 'window' waits for a desktop window; a browser tab has none (wait seconds)")
     seconds = max(0.0, min(float(action.seconds), MAX_WAIT_S))
     page.wait_for_timeout(seconds * 1000)
     return None

@@ -68,8 +68,10 @@ class BrowserContexts(BrowserConnection):
         self.active_tab = 0  # index of the active tab (the tab actions in ``actions`` switch it)
         self.outline = ElementIndex()
         self._dialogs: list[str] = []
-        self.navigations = 0  # main-frame navigation requests seen (a key press may start one a moment later)
-        self.commits = 0  # main-frame navigations committed
+        # navigation requests seen and navigations committed, of the page and of its frames (a key press may
+        # start one a moment later; a Classic Setup page navigates inside its frame)
+        self.navigations = 0
+        self.commits = 0
         self._recording = TaskRecording(self.options)
         self._pristine = False
         self._task_id: str | None = None
@@ -291,11 +293,10 @@ class BrowserContexts(BrowserConnection):
         page.on("framenavigated", lambda f: self._count_commit(page, f))
 
     def _count_commit(self, page: "Page", frame: Any) -> None:
-        if frame == page.main_frame:
-            self.commits += 1
+        self.commits += 1
 
     def _count_navigation(self, page: "Page", request: Any) -> None:
-        if request.is_navigation_request() and request.frame == page.main_frame:
+        if request.is_navigation_request():
             self.navigations += 1
 
     def _ensure_screencasts(self) -> None:

@@ -154,6 +154,7 @@ class OrgApp:
         self.url_map = Map(converters={"version": VersionConverter}, strict_slashes=False, merge_slashes=False)
         self._routes: dict[str, Route] = {}
         self._error_renderers: dict[str, ErrorRenderer] = {}
+        self._response_filters: list[Callable[[Request, Response], Response]] = []
         self._cursors: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._cursor_lock = threading.Lock()
         self._cursor_seq = 0
@@ -192,6 +193,11 @@ class OrgApp:
         if not prefixes:
             return error_response(error)
         return self._error_renderers[max(prefixes, key=len)](error)
+
+    def add_response_filter(self, fn: Callable[[Request, Response], Response]) -> None:
+        """Pass every response of a route through ``fn(request, response)`` (in the order added): the UI keeps
+        Setup's frame across redirects this way."""
+        self._response_filters.append(fn)
 
     # -------------------------------------------------------------- query cursors
 
@@ -277,7 +283,10 @@ class OrgApp:
                 return Response(status=302, headers={"Location": "/login?startURL=" + quote(target, safe="")})
         ctx = RequestContext(request, self, user_id)
         try:
-            return handler(ctx, **values)
+            response = handler(ctx, **values)
+            for fn in self._response_filters:
+                response = fn(request, response)
+            return response
         except RequestEntityTooLarge:
             return self._too_large(request)
         except OrgError as err:

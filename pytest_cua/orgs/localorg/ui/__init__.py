@@ -58,7 +58,8 @@ def register(app: OrgApp) -> None:
                                              routes_picklists, routes_processes, routes_profiles,
                                              routes_record_actions, routes_records, routes_reports, routes_roles,
                                              routes_security, routes_setup, routes_sharing, routes_tabs,
-                                             routes_territory, routes_users, routes_validation_rules)
+                                             routes_territory, routes_users, routes_validation_rules,
+                                             setup_frame)
 
     for module in (routes_reports, routes_dashboards, routes_listviews, routes_convert, routes_record_actions,
                    routes_records, routes_setup, routes_users, routes_roles, routes_sharing, routes_validation_rules,
@@ -68,3 +69,4 @@ def register(app: OrgApp) -> None:
                    routes_approvals):
         module.register(app)
     assets.register(app)
+    app.add_response_filter(setup_frame.keep_frame)

@@ -13,6 +13,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata.components import ComponentError
+from pytest_cua.orgs.localorg.ui import setup_frame
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.web import redirect, render
 
@@ -73,12 +74,17 @@ def setup_tree(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
-    """Render a setup page (the setup navigation beside the content)."""
+    """Render a setup page (the Setup tree beside the content). A Classic page (``setup_frame``) opened in the
+    browser is the Setup app with the page in its frame; asked for in the frame, it is the content alone."""
     items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
     items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
     current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
-    return render(ctx, template, status=status, setup_nav=items, setup_tree=setup_tree(items),
-                  setup_current=current, **values)
+    tree = {"setup_nav": items, "setup_tree": setup_tree(items), "setup_current": current}
+    if setup_frame.wants_shell(ctx.request):
+        title = str(values.get("title") or "Setup")
+        return render(ctx, "setup/frame.html", status=status, title=title, **tree,
+                      **setup_frame.shell_values(ctx.request, title))
+    return render(ctx, template, status=status, **tree, **values)
 
 
 def metadata_store(ctx: RequestContext) -> MetadataStore:

@@ -20,7 +20,7 @@ from pytest_cua.orgs.localorg.auth import SESSION_COOKIE
 from pytest_cua.orgs.localorg.metadata.standard_apps import STANDARD_APPS
 from pytest_cua.orgs.localorg.schema import ObjectSchema
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.ui import assets
+from pytest_cua.orgs.localorg.ui import assets, setup_frame
 
 TEMPLATES = Path(__file__).parent / "templates"
 FLASH_COOKIE = "ui_flash"
@@ -190,6 +190,8 @@ def render(ctx: RequestContext, template: str, status: int = 200, **values: Any)
         return assets.missing_page(exc)
     flash = unquote(ctx.request.cookies.get(FLASH_COOKIE, "")) or None
     values.setdefault("title", "Salesforce")
+    if setup_frame.classic_segment(ctx.request.path) and setup_frame.framed(ctx.request):
+        values.update(framed=True, classic_pages=sorted(setup_frame.CLASSIC_PAGES))  # the content alone
     nav, user = nav_items(ctx.org), current_user(ctx)  # once per page: the shell's props and the templates share them
     page = env.get_template(template).render(
         nav=nav, shell=shell_props(ctx, nav, user, str(values.get("global_q") or "")), user=user,
