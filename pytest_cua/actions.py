@@ -353,8 +353,20 @@ class CloseTab(Action, kind="close_tab"):
     index: int | None = None
 
 
+MAX_WINDOW_PATTERN = 200
+
+
 class Wait(Action, kind="wait"):
+    """Wait ``seconds``; on a desktop, with ``window`` (a regular expression for a window's title), only until
+    such a window shows (a dialog a key press opens), at most ``seconds``."""
+
     seconds: float = 1.0
+    window: str | None = None
+
+    def check(self) -> None:
+        if self.window is not None and not 0 < len(self.window) <= MAX_WINDOW_PATTERN:
+            raise ActionError(f"action 'wait' field 'window' must be a title pattern of 1 to {MAX_WINDOW_PATTERN} "
+                              f"characters, got {len(self.window)}")
 
 
 # --- terminal and human-in-the-loop ------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cua import actions as A
-from pytest_cua.actions import Point
+from pytest_cua.actions import ActionError, Point
 from pytest_cua.envs.browser import BrowserEnvironment
 
 from .conftest import events
@@ -155,6 +155,10 @@ def test_tabs_new_switch_close(env: BrowserEnvironment, pages_url: str) -> None:
 def test_wait_and_terminal_actions(env: BrowserEnvironment) -> None:
     result = ok(env, A.Wait(0.2))
     assert result.duration_s >= 0.19
+    windowed = env.act(A.Wait(1, window="Save"))  # a desktop's window: a tab has none
+    assert not windowed.ok and "window" in (windowed.error or "")
+    with pytest.raises(ActionError, match="'window'"):
+        A.Action.from_dict({"type": "wait", "seconds": 1, "window": ""})
     for action in (A.Done(), A.Answer("42"), A.Fail("no way"), A.Ask("which one?")):
         assert env.act(action).ok
 

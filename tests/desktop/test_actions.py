@@ -101,6 +101,17 @@ def test_wait_waits(probe: Any) -> None:
     assert time.monotonic() - started >= 0.5
 
 
+def test_wait_for_a_window_ends_when_it_shows(probe: Any) -> None:
+    """``window``: the wait ends once a window with that title shows (at once here, the probe is open), and
+    lasts its seconds when none does."""
+    started = time.monotonic()
+    act(probe, type="wait", seconds=40, window="^cua-probe$")
+    assert time.monotonic() - started < 20, "the wait did not end when the window was there"
+    started = time.monotonic()
+    act(probe, type="wait", seconds=1, window="^no such window$")
+    assert time.monotonic() - started >= 1
+
+
 @pytest.mark.parametrize("action, message", [
     ({"type": "click", "target": "e3"}, "element ids"),
     ({"type": "click", "target": {"x": 5000, "y": 10}}, "outside the screen"),

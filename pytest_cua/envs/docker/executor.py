@@ -50,7 +50,7 @@ from typing import Any, Callable
 # beside this file in /opt/cua (and its folder is on sys.path first when it runs as a script)
 from executor_display import (  # type: ignore[import-not-found]  # noqa: F401 - A11Y: read by executor_axtree
     _CHILDREN, A11Y, DISPLAY, _run_ok, _spawn, start_accessibility, start_display)
-from executor_input import ActionRefused, act, gui, screen_size  # type: ignore[import-not-found]  # noqa: F401
+from executor_input import ActionRefused, act, find_window, gui, screen_size  # type: ignore[import-not-found]  # noqa: F401
 
 SOCKET = "/run/cua/executor.sock"
 MAX_FILE_BYTES = 256 << 20  # put / get: a file travels in one message
@@ -95,12 +95,10 @@ def wait_window(pattern: str, timeout: float) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     delay = 0.05
     while True:
-        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", pattern], capture_output=True,
-                               text=True, timeout=5)
-        ids = found.stdout.split()
-        if ids:
-            name = subprocess.run(["xdotool", "getwindowname", ids[0]], capture_output=True, text=True, timeout=5)
-            return {"window": ids[0], "title": name.stdout.strip()}
+        window = find_window(pattern)
+        if window is not None:
+            name = subprocess.run(["xdotool", "getwindowname", window], capture_output=True, text=True, timeout=5)
+            return {"window": window, "title": name.stdout.strip()}
         if time.monotonic() >= deadline:
             raise TimeoutError(f"no window title matching {pattern!r} after {timeout:.0f} s; "
                                f"open: {[w['title'] for w in windows()['windows']]}")

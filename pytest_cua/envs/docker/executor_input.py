@@ -265,11 +265,29 @@ def do_hotkey(a: dict) -> None:
     gui().hotkey(*[key_name(k) for k in keys], interval=0.02)
 
 
+def find_window(pattern: str) -> str | None:
+    """The id of a shown window whose title matches ``pattern`` (xdotool's regular expression), or None."""
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", pattern], capture_output=True, text=True,
+                           timeout=5)
+    ids = found.stdout.split()
+    return ids[0] if ids else None
+
+
 def do_wait(a: dict) -> None:
+    """Sleep ``seconds``; with ``window``, only until a window whose title matches it shows (polled)."""
     seconds = _number(a, "seconds", 1.0)
     if not 0 <= seconds <= 60:
         raise ActionRefused(f"field 'seconds' must be between 0 and 60, got {seconds}")
-    time.sleep(seconds)
+    pattern = a.get("window")
+    if pattern is None:
+        time.sleep(seconds)
+        return
+    if not isinstance(pattern, str) or not 0 < len(pattern) <= 200:
+        raise ActionRefused(f"field 'window' must be a title pattern of 1 to 200 characters, got {pattern!r}")
+    deadline, delay = time.monotonic() + seconds, 0.05
+    while find_window(pattern) is None and time.monotonic() < deadline:
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 1.5, 0.5)
 
 
 ACTIONS: dict[str, tuple[Callable[[dict], None], frozenset[str]]] = {
@@ -290,7 +308,7 @@ ACTIONS: dict[str, tuple[Callable[[dict], None], frozenset[str]]] = {
     "clear": (do_clear, frozenset({"target"})),
     "press": (do_press, frozenset({"key"})),
     "hotkey": (do_hotkey, frozenset({"keys"})),
-    "wait": (do_wait, frozenset({"seconds"})),
+    "wait": (do_wait, frozenset({"seconds", "window"})),
 }
 
 

@@ -12,6 +12,8 @@ K = lambda *keys: {"type": "hotkey", "keys": list(keys)}  # noqa: E731
 P = lambda key: {"type": "press", "key": key}  # noqa: E731
 T = lambda text: {"type": "type", "text": text}  # noqa: E731
 W = lambda s: {"type": "wait", "seconds": s}  # noqa: E731
+# wait until a window whose title matches ``pattern`` shows (a dialog a key opens), at most ``s`` seconds
+WIN = lambda pattern, s=30: {"type": "wait", "seconds": s, "window": pattern}  # noqa: E731
 C = lambda x, y: {"type": "click", "target": {"x": x, "y": y}}  # noqa: E731
 SAVE = [K("ctrl", "s"), W(3)]
 

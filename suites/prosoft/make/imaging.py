@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import C, K, P, T, W, task, write  # noqa: E402
+from common import WIN, C, K, P, T, W, task, write  # noqa: E402
 
 FIX = "fixtures/prosoft/imaging"
 WORK = "/root/work"
@@ -73,7 +73,7 @@ def gimp_scale(width):
 
 def ij_command(name):
     """ImageJ's Command Finder: type the command, pick the first match, run it."""
-    return [K("ctrl", "l"), W(1.5), T(name), W(1), P("down"), P("enter"), W(2)]
+    return [K("ctrl", "l"), WIN("^Command Finder$"), T(name), W(1), P("down"), P("enter"), W(2)]
 
 
 def ij_save_as(kind, path):
