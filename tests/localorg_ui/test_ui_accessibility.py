@@ -32,8 +32,10 @@ from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.orgs.localorg.server import OrgServer
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import page_catalog
+from pytest_cua.orgs.localorg.ui.setup_frame import classic_segment
 from pytest_cua.observations import Observation
 from tests.localorg_ui.conftest import logged_in_environment
+from tests.localorg_ui.lightning import classic
 
 pytestmark = pytest.mark.browser
 
@@ -146,7 +148,9 @@ def ids(ui_server: OrgServer) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def paths(ids: dict[str, str]) -> dict[str, str]:
-    return dict(page_catalog.pages(ids))
+    # a Classic Setup page is checked on its own (isdtp=p1): in Lightning Setup it is inside a frame, and these
+    # checks read the page's document (test_setup_frame.py drives the frame)
+    return {name: classic(path) if classic_segment(path) else path for name, path in page_catalog.pages(ids)}
 
 
 @pytest.fixture(scope="module")
