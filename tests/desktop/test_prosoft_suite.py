@@ -56,7 +56,7 @@ def all_tasks() -> list[Any]:
                   key=lambda t: t.id)
 
 
-def sample_ids(levels: tuple[str, ...] = ("L1", "L2", "L3"), pipelines: int = 2) -> list[str]:
+def sample_ids(levels: tuple[str, ...] = ("L1", "L2", "L3"), pipelines: int = 1) -> list[str]:
     """Every task of ``levels`` with ``PYTEST_CUA_PROSOFT_TASKS=all``; else a sample that reaches every program
     and level: for each program, its first task (by id) among the single-program tasks of ``levels``, then the
     first task of each level not reached yet, then the first ``pipelines`` pipelines (L3)."""
@@ -108,7 +108,7 @@ def test_replay_passes_the_l1_to_l3_tasks(pro_image: str, tmp_path: Path) -> Non
 def test_noop_passes_no_task_and_reports_the_mean_score(pro_image: str, tmp_path: Path) -> None:
     # the sample's first task of each level (PYTEST_CUA_PROSOFT_TASKS=all: every L1-L3 task); L4 under noop:
     # tests/desktop/test_prosoft_l4.py
-    ids = sample_ids(pipelines=1)
+    ids = sample_ids()
     if os.environ.get("PYTEST_CUA_PROSOFT_TASKS", "") != "all":
         level = {t.id: t.level for t in all_tasks()}
         firsts = {level[i]: i for i in reversed(ids)}
