@@ -241,10 +241,10 @@ class DemoPolicy:
         control it cannot see yet), else None."""
         observation, element_id, (_, y, _, h), (_, screen_h) = self._located(target)
         centre = y + h / 2
-        # in view: below Lightning's fixed header (the global header and the navigation bar, 90 pixels) for a
-        # control of the page itself, anywhere on the screen for the header's own controls
+        # in view, whole: below Lightning's fixed header (the global header and the navigation bar, 90 pixels)
+        # for a control of the page itself, anywhere on the screen for the header's own controls
         top = 0 if self._in_header(element_id, observation) else 100
-        if top <= centre < screen_h - 5:
+        if top <= y and y + h <= screen_h - 5:
             return None
         size = request.image_size()
         assert size is not None, "the request carries no screenshot"
