@@ -154,6 +154,10 @@ def test_user_detail_and_permission_set_group_assignments(page: Any, base: str, 
     frame.get_by_label("Enabled Permission Set Groups").select_option(label="Night Bundle")
     frame.get_by_role("button", name="Remove", exact=True).click()
     frame.get_by_role("button", name="Save", exact=True).click()
+    # a click in the frame does not wait for the page it posts to: wait for the saved user's page
+    assignments = frame.get_by_role("region", name="Permission Set Group Assignments")
+    expect(assignments).to_be_visible()
+    expect(assignments).not_to_contain_text("Night Bundle")
     assert sf.query(f"SELECT Id FROM PermissionSetAssignment WHERE PermissionSetGroupId = '{gid}'")["totalSize"] == 0
     frame.get_by_role("button", name="Freeze").click()  # Freeze from Setup's user page comes back to it
     expect(frame.get_by_role("region", name="User Detail")).to_contain_text("Frozen")
