@@ -51,10 +51,15 @@ def classic_segment(path: str) -> str | None:
     return segment if segment in CLASSIC_PAGES else None
 
 
+def in_frame(request: Request) -> bool:
+    """Whether the browser loads the answer into a frame (``Sec-Fetch-Dest: iframe``)."""
+    return request.headers.get("Sec-Fetch-Dest", "").lower() == "iframe"
+
+
 def framed(request: Request) -> bool:
     """Whether the request asks for a Classic page's content alone: inside the Setup frame, or on its own with
     ``isdtp``."""
-    return FRAME_PARAM in request.args or request.headers.get("Sec-Fetch-Dest", "").lower() == "iframe"
+    return FRAME_PARAM in request.args or in_frame(request)
 
 
 def wants_shell(request: Request) -> bool:
@@ -70,21 +75,9 @@ def with_frame_param(location: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def without_frame_param(location: str) -> str:
-    """``location`` without ``isdtp`` (the top document's address for a framed page)."""
-    parts = urlsplit(location)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != FRAME_PARAM]
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
 def shell_values(request: Request, title: str) -> dict[str, Any]:
     """What ``setup/frame.html`` needs: the frame's ``src`` (this address with ``isdtp=p1``) and its title."""
     return {"frame_src": with_frame_param(request.full_path.rstrip("?")), "frame_title": f"{title} ~ Salesforce"}
-
-
-def in_frame(request: Request) -> bool:
-    """Whether the browser loads the answer into a frame (``Sec-Fetch-Dest: iframe``)."""
-    return request.headers.get("Sec-Fetch-Dest", "").lower() == "iframe"
 
 
 def keep_frame(request: Request, response: Response) -> Response:

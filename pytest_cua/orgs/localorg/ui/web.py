@@ -151,7 +151,7 @@ def shell_props(ctx: RequestContext, nav: list[dict[str, str]], user: dict[str, 
     return {"header": header, "nav": bar}
 
 
-SETUP_PREFIX = "/lightning/setup/"
+SETUP_PREFIX = setup_frame.SETUP_PREFIX
 #: the Setup app's navigation bar, as Lightning Experience shows it on every Setup page
 SETUP_TABS = (("Home", "SetupOneHome"), ("Object Manager", "ObjectManager"))
 
@@ -190,11 +190,13 @@ def render(ctx: RequestContext, template: str, status: int = 200, **values: Any)
         return assets.missing_page(exc)
     flash = unquote(ctx.request.cookies.get(FLASH_COOKIE, "")) or None
     values.setdefault("title", "Salesforce")
-    if setup_frame.classic_segment(ctx.request.path) and setup_frame.framed(ctx.request):
-        values.update(framed=True, classic_pages=sorted(setup_frame.CLASSIC_PAGES))  # the content alone
+    framed = bool(setup_frame.classic_segment(ctx.request.path) and setup_frame.framed(ctx.request))
+    if framed:  # the content alone: no Lightning header, so no shell props to build
+        values.update(framed=True, classic_pages=sorted(setup_frame.CLASSIC_PAGES))
     nav, user = nav_items(ctx.org), current_user(ctx)  # once per page: the shell's props and the templates share them
+    shell = {} if framed else shell_props(ctx, nav, user, str(values.get("global_q") or ""))
     page = env.get_template(template).render(
-        nav=nav, shell=shell_props(ctx, nav, user, str(values.get("global_q") or "")), user=user,
+        nav=nav, shell=shell, user=user,
         csrf=csrf_token(ctx), csrf_field=CSRF_FIELD, flash=flash, path=ctx.request.path,
         lightning={"stylesheet": f"{assets.STYLESHEET}?v={stamp}"}, **values)
     page = assets.with_scripts(page)
