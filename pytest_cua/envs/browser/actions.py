@@ -196,7 +196,8 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
     else:
         resolved = env.resolve(action.target)
         loc = resolved.locator
-        if not (double or triple) and button == "left" and _opens_tab(loc):
+        opens_tab, navigates = _click_kind(loc)
+        if not (double or triple) and button == "left" and opens_tab:
             # the new tab arrives a moment after the click returns: wait for it, so the next observation
             # shows it (and it is the active tab) instead of racing its creation
             with env.context.expect_page(timeout=env.options.navigation_timeout_s * 1000) as opened:
@@ -204,6 +205,9 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
             env.adopt_page(opened.value)
             settle(env, opened.value)
             return
+        # Playwright's click does not wait for a navigation it starts in a frame (a link or a button of a
+        # Classic Setup page): such a click waits for it to start as a click at a point does
+        in_frame_link = resolved.frame is not page.main_frame and navigates
         before = env.navigations
         if double:
             loc.dblclick(timeout=_timeout_ms(env))
@@ -211,28 +215,29 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
             loc.click(click_count=3, timeout=_timeout_ms(env))
         else:
             loc.click(button=button, timeout=_timeout_ms(env))  # type: ignore[arg-type]
-        if resolved.frame is not page.main_frame:
-            # Playwright's click does not wait for a navigation it starts in a frame (a link of a Classic
-            # Setup page): wait for it to start as for a click at a point
+        if in_frame_link:
             await_navigation_start(env, page, before)
     settle(env, page)
 
 
-_OPENS_TAB_JS = """e => {
+#: what a click on the element may do: follow a link into another tab (``target=_blank`` or a named window), and
+#: start a navigation at all (a link, a button that may submit its form or run a script that does, a click handler)
+_CLICK_KIND_JS = """e => {
   const link = e.closest('a[href][target], area[href][target]');
   const target = link ? link.target.toLowerCase() : '';
-  return !!target && !['_self', '_top', '_parent'].includes(target);
+  return [!!target && !['_self', '_top', '_parent'].includes(target),
+          !!e.closest('a[href], area[href], button, input[type=submit], input[type=image], input[type=button], [onclick]')];
 }"""
 
 
-def _opens_tab(loc: Any) -> bool:
-    """Whether a left click on this element follows a link into another tab (``target=_blank`` or a named
-    window)."""
+def _click_kind(loc: Any) -> tuple[bool, bool]:
+    """(opens another tab, may start a navigation) for a left click on the element: a checkbox or a text field
+    starts none, so a click on one in a frame need not wait for it."""
     try:
-        return bool(loc.evaluate(_OPENS_TAB_JS, timeout=1000))
+        tab, navigates = loc.evaluate(_CLICK_KIND_JS, timeout=1000)
     except Exception:  # noqa: BLE001 - not resolvable now: the click itself reports that
-        return False
-    return None
+        return False, False
+    return bool(tab), bool(navigates)
 
 
 def hover(env: ActingBrowser, page: "Page", action: A.Hover | A.Move) -> None:
