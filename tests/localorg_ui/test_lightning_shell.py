@@ -31,6 +31,11 @@ def one(obs: Observation, role: str, name: str, frame: str = "") -> str:
     return found[0]
 
 
+def outline_line(outline: str, element_id: str) -> str:
+    """The outline's line of an element (``[e12] link "Home" [current=page]``), or ""."""
+    return next((line for line in outline.splitlines() if line.strip().startswith(f"[{element_id}]")), "")
+
+
 def test_the_shell_is_built_from_components_in_shadow_roots(env: BrowserEnvironment, base: str, org: Org) -> None:
     assert env.act(A.GoTo(f"{base}/lightning/o/Account/list")).ok
     page = env.page
@@ -52,7 +57,8 @@ def test_the_shell_is_built_from_components_in_shadow_roots(env: BrowserEnvironm
     # the shell's entry script, then the list view's (the page has a one-list-view); nothing left unmounted
     scripts = page.evaluate("[...document.querySelectorAll('script[type=module]')].map(s => s.getAttribute('src'))")
     assert scripts == assets.script_urls('<div data-one="one-list-view">')
-    assert [s.split("/")[-1].rsplit("-", 1)[0] for s in scripts] == ["one", "one-list-view"]
+    # (a name is the entry's, then "-" and its content's 8-character hash, which may hold "-" itself)
+    assert [re.sub(r"-[\w-]{8}\.js$", "", s.split("/")[-1]) for s in scripts] == ["one", "one-list-view"]
     assert page.evaluate("document.documentElement.dataset.oneError") is None
     assert page.evaluate("document.documentElement.dataset.oneReady") == "true"
 
@@ -128,6 +134,13 @@ def test_setup_is_the_setup_app_with_home_and_object_manager(env: BrowserEnviron
         assert all(e.bbox and e.bbox[1] < 90 for e in tabs.values()), tabs
         shown_current = env.page.locator("one-app-nav a[aria-current=page]").all_inner_texts()
         assert [t.strip() for t in shown_current] == ([current] if current else [])
+        # the observation says so too: the bar's current tab, and the Setup tree's page selected (its group open)
+        outline = obs.axtree or ""
+        assert [e.name for e in obs.elements.values() if "current=page" in outline_line(outline, e.id)] == (
+            [current] if current else [])
+        selected = [e.name for e in obs.elements.values()
+                    if e.role == "treeitem" and "selected=true" in outline_line(outline, e.id)]
+        assert selected == [{"Home": "Setup Home", "Object Manager": "Object Manager", None: "Users"}[current]]
         assert not ids_by(obs, "link", "Accounts") and not ids_by(obs, "button", "Accounts List")
         one(obs, "button", "App Launcher")
     assert env.act(A.Click(ids_by(obs, "link", "Object Manager")[0])).ok

@@ -117,15 +117,15 @@ def test_lightning_setup_pages_are_not_framed(page: Any, base: str) -> None:
 
 def test_a_link_to_another_classic_page_stays_in_the_frame(page: Any, base: str, org: Org) -> None:
     """From a user's Setup page to one of the user's permission sets: the frame goes there, the top document's
-    address follows, and the Setup tree marks Permission Sets."""
+    address follows, and the Setup tree selects Permission Sets."""
     sets = {p["Id"]: p for p in org.records("PermissionSet") if not p.get("IsOwnedByProfile")}
     assignment = next(a for a in org.records("PermissionSetAssignment") if a["PermissionSetId"] in sets)
     pset = sets[assignment["PermissionSetId"]]
     page.goto(f"{base}/lightning/setup/ManageUsers/{assignment['AssigneeId']}/view")
-    current = page.get_by_role("navigation", name="Setup").locator("a[aria-current=page]")
-    expect(current).to_have_text("Users")
+    current = page.get_by_role("navigation", name="Setup").get_by_role("treeitem", selected=True)
+    expect(current).to_have_accessible_name("Users")
     setup_frame(page).get_by_role("link", name=pset["Label"], exact=True).click()
     page.wait_for_url(f"**/lightning/setup/PermSets/{pset['Id']}/view")
     expect(setup_frame(page).get_by_role("heading", name=pset["Label"], level=1)).to_be_visible()
-    expect(current).to_have_text("Permission Sets")
+    expect(current).to_have_accessible_name("Permission Sets")
     assert page.frame(name="setup-frame").url.endswith("isdtp=p1")  # type: ignore[union-attr]

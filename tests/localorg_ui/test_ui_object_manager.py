@@ -124,9 +124,11 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     expect(page.get_by_role("heading", name="Brand")).to_be_visible()
 
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("searchbox", name="Quick Find").first.fill("Object Manager")
     page.get_by_role("navigation", name="Setup").get_by_role("link", name="Object Manager").click()
     page.get_by_role("searchbox", name="Quick Find").last.fill("mybike")
     expect(page.get_by_role("link", name="Account", exact=True)).to_be_hidden()
+    expect(page.get_by_text("1 Item, Sorted by Label")).to_be_visible()  # the table's count follows
     page.get_by_role("link", name="MyBike", exact=True).click()
     page.get_by_role("button", name="Edit").click()
     page.get_by_label("Description").fill("This is the name of the Bike")

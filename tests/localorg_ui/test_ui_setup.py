@@ -13,6 +13,7 @@ from .lightning import classic, setup_frame
 
 def test_setup_queue_with_members_objects_and_email(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    page.get_by_role("searchbox", name="Quick Find").first.fill("Queues")
     page.get_by_role("navigation", name="Setup").get_by_role("link", name="Queues").click()
     frame = setup_frame(page)
     frame.get_by_role("button", name="New", exact=True).click()

@@ -16,29 +16,55 @@ from .lightning import classic, setup_frame
 
 
 def test_setup_tree_groups_and_quick_find(page: Any, base: str) -> None:
+    """Setup's tree (lightning-tree): sections of collapsed groups; a group's label expands and collapses it;
+    Quick Find keeps the matching pages with their groups open."""
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     nav = page.get_by_role("navigation", name="Setup")
-    for group in ("Users", "Feature Settings", "Entitlement Management", "Process Automation", "Objects and Fields"):
-        expect(nav.locator("summary", has_text=group).first).to_be_visible()
-    nav.locator("summary", has_text="Process Automation").click()  # a group collapses ...
-    expect(nav.get_by_role("link", name="Approval Processes")).to_be_hidden()
-    nav.get_by_role("searchbox", name="Quick Find").fill("Approval")  # ... and Quick Find opens it again
+    for section in ("Administration", "Platform Tools", "Settings"):
+        expect(nav.get_by_role("tree", name=section)).to_be_visible()
+    for group in ("Users", "Feature Settings", "Process Automation", "Objects and Fields"):
+        expect(nav.get_by_role("treeitem", name=group, exact=True)).to_have_attribute("aria-expanded", "false")
+    expect(nav.get_by_role("link", name="Approval Processes")).to_have_count(0)  # collapsed: not there
+    automation = nav.get_by_role("treeitem", name="Process Automation", exact=True)
+    automation.get_by_role("link", name="Process Automation").click()  # a group's label expands it ...
+    expect(automation).to_have_attribute("aria-expanded", "true")
     expect(nav.get_by_role("link", name="Approval Processes")).to_be_visible()
-    expect(nav.get_by_role("link", name="Roles")).to_be_hidden()
+    automation.get_by_role("link", name="Process Automation").click()  # ... and collapses it
+    expect(nav.get_by_role("link", name="Approval Processes")).to_have_count(0)
+    nav.get_by_role("searchbox", name="Quick Find").fill("Approval")  # Quick Find opens the groups it finds in
+    expect(nav.get_by_role("link", name="Approval Processes")).to_be_visible()
+    expect(nav.get_by_role("link", name="Roles")).to_have_count(0)
+    expect(nav.get_by_role("tree", name="Administration")).to_have_count(0)  # a section with nothing found
     nav.get_by_role("searchbox", name="Quick Find").fill("Entitlement Management")  # a group's name: all its pages
     expect(nav.get_by_role("link", name="Entitlement Processes")).to_be_visible()
-    expect(nav.get_by_role("link", name="Approval Processes")).to_be_hidden()
+    expect(nav.get_by_role("link", name="Approval Processes")).to_have_count(0)
+    nav.get_by_role("searchbox", name="Quick Find").fill("no such page")
+    expect(nav).to_contain_text("No results. Didn't find what you're looking for? Try using Global Search.")
+    nav.get_by_role("searchbox", name="Quick Find").fill("Milestones")
     nav.get_by_role("link", name="Milestones").click()
     expect(page).to_have_url(re.compile(r"/lightning/o/MilestoneType/list"))
 
 
+def test_setup_tree_selects_the_current_page(page: Any, base: str) -> None:
+    """On a Setup page the tree opens the page's groups and selects its item; the others stay collapsed."""
+    page.goto(f"{base}/lightning/setup/EntitlementProcess/home")
+    nav = page.get_by_role("navigation", name="Setup")
+    selected = nav.get_by_role("treeitem", selected=True)
+    expect(selected).to_have_count(1)
+    expect(selected).to_have_accessible_name("Entitlement Processes")
+    for group in ("Feature Settings", "Service", "Entitlement Management"):
+        expect(nav.get_by_role("treeitem", name=group, exact=True)).to_have_attribute("aria-expanded", "true")
+    expect(nav.get_by_role("treeitem", name="Users", exact=True)).to_have_attribute("aria-expanded", "false")
+    expect(nav.get_by_role("treeitem", name="Sales", exact=True)).to_have_attribute("aria-expanded", "false")
+
+
 def test_setup_create_menu_opens_the_custom_tab_wizard(page: Any, base: str) -> None:
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
-    page.get_by_role("button", name="Create", exact=True).click()
+    page.get_by_role("button", name="Create").click()
     expect(page.get_by_role("menuitem", name="Custom Object")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.get_by_role("menuitem", name="Custom Tab")).to_be_hidden()
-    page.get_by_role("button", name="Create", exact=True).click()
+    page.get_by_role("button", name="Create").click()
     page.get_by_role("menuitem", name="Custom Tab").click()
     frame = setup_frame(page)
     expect(page).to_have_url(re.compile(r"/lightning/setup/CustomTabs/new"))

@@ -194,6 +194,8 @@
     const exp = el.getAttribute("aria-expanded");
     if (exp !== null) st.expanded = exp;
     if (el.getAttribute("aria-selected") === "true") st.selected = "true";
+    const current = el.getAttribute("aria-current");  // the page a navigation link stands for ("page")
+    if (current && current !== "false") st.current = current;
     const root = el.getRootNode ? el.getRootNode() : doc;
     if ((root.activeElement || doc.activeElement) === el) st.focused = "true";
     return st;
@@ -211,7 +213,7 @@
 
   function describeState(st) {
     const parts = [];
-    for (const k of ["value", "checked", "selected", "expanded", "disabled", "required", "focused"]) {
+    for (const k of ["value", "checked", "selected", "current", "expanded", "disabled", "required", "focused"]) {
       if (st[k] !== undefined && st[k] !== "") parts.push(k === "value" ? "value=" + q(st[k]) : k + "=" + st[k]);
     }
     if (st.options) parts.push("options=" + q(st.options));

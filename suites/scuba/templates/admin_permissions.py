@@ -15,7 +15,7 @@ from pytest_cua.actions import Action, Check, Done
 
 from . import shared as s
 from .admin_permset_groups import assign_from_user
-from .common import field, first, goto, soql_str
+from .common import field, first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -31,7 +31,7 @@ def _sets(truth: Mapping[str, Any]) -> list[str]:
 
 
 def _assign_steps(env: Any, page: str, label: str, user: str) -> list[Action]:
-    return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link(page), s.click_link(label),
+    return [*s.setup_link(env, page), s.click_link(label),
             s.click_button("Manage Assignments"), s.click_button("Add Assignment"), Check(f"label={user}"),
             s.click_button("Assign")]
 
@@ -122,7 +122,7 @@ class AssignPermissionSetGroup(s.ScubaTemplate):
         shown = str(psg["MasterLabel"]) if psg else label
         # Salesforce's way: the group > Manage Assignments > Add Assignment > the user's page > Permission Set Group
         # Assignments > Edit Assignments > Add > Save
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Permission Set Groups"),
+        return [*s.setup_link(env, "Permission Set Groups"),
                 s.click_link(shown), *assign_from_user(str(truth["user_name"]), shown), Done()]
 
 

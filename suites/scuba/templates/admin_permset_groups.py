@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption, Uncheck
 
-from .shared import ScubaTemplate, checked_rows, click_button, click_link, user_by_name
-from .common import first, goto, soql_str
+from .shared import ScubaTemplate, checked_rows, click_button, click_link, setup_link, user_by_name
+from .common import first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -71,7 +71,7 @@ def _index_letter(label: str) -> str:
 def _create_steps(env: Any, label: str, set_labels: Sequence[str]) -> list[Action]:
     """New group, Save, then for each permission set: Add Permission Set, its letter in the alphabetical index,
     check it, Add, Done (back to the group)."""
-    steps = [goto(env, "/lightning/setup/SetupOneHome/home"), click_link("Permission Set Groups")]
+    steps = [*setup_link(env, "Permission Set Groups")]
     if _group(env.org, label) is None:
         steps += [click_button("New Permission Set Group"), Fill("label=Label", label), click_button("Save")]
     else:  # a seed holds the group already: open it, take out the sets not named (Permission Sets in Group)

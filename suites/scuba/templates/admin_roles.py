@@ -22,7 +22,7 @@ from pytest_cua.actions import Action, Done, Fill
 
 from . import shared as s
 from .service_queues import add_member_steps
-from .common import field, goto, soql_str
+from .common import field, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -91,7 +91,7 @@ class DefineRoleHierarchy(s.ScubaTemplate):
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         sf = env.org  # type: ignore[attr-defined]
-        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Roles")]
+        steps: list[Action] = [*s.setup_link(env, "Roles")]
         entries = _entries(task.ground_truth)
         # a "new" role the org already has (the release's seed has some) is edited to its place, not made twice
         creates = [bool(e.get("is_new")) and not s.rows(sf, f"SELECT Id FROM UserRole WHERE Name = "
@@ -162,7 +162,7 @@ class CreatePublicGroup(s.ScubaTemplate):
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
         truth = task.ground_truth
         name = str(truth["group_name"])
-        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Public Groups"),
+        steps: list[Action] = [*s.setup_link(env, "Public Groups"),
                                s.click_button("New"), Fill("label=Label", name),
                                Fill("label=Group Name", developer_name(name))]
         # the members' dueling lists: "Search" Users / Roles, the member in "Available Members", Add

@@ -14,7 +14,7 @@ from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, SelectOption
 
 from . import shared as s
-from .common import goto, soql_str
+from .common import soql_str
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -62,7 +62,7 @@ class OrgWideDefaults(s.ScubaTemplate):
         label = str((definition or {}).get("Label") or truth["object_name"])
         internal = s.sharing_label(s.sharing_model(truth["internal_visibility"]))
         external = s.sharing_label(s.sharing_model(truth["external_visibility"]))
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Sharing Settings"), s.click_button("Edit"),
+        return [*s.setup_link(env, "Sharing Settings"), s.click_button("Edit"),
                 SelectOption(f"label={label} Default Internal Access", internal),
                 SelectOption(f"label={label} Default External Access", external), s.click_button("Save"), Done()]
 

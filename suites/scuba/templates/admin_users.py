@@ -14,7 +14,7 @@ from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Done, Fill, Uncheck
 
 from . import shared as s
-from .common import first, goto, soql_str, split_name
+from .common import first, soql_str, split_name
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def _open_user(env: Any, name: str) -> list[Action]:
     """Setup > Users, then the user's page."""
-    return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Users"), s.click_link(name)]
+    return [*s.setup_link(env, "Users"), s.click_link(name)]
 
 
 class CreateUser(s.ScubaTemplate):
@@ -70,7 +70,7 @@ class CreateUser(s.ScubaTemplate):
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         first_name, last_name = split_name(str(truth["user_name"]))
         labels = s.field_labels(sf, "User")
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Users"), s.click_button("New User"),
+        return [*s.setup_link(env, "Users"), s.click_button("New User"),
                 Fill(f"label={labels['FirstName']}", first_name), Fill(f"label={labels['LastName']}", last_name),
                 Fill(f"label={labels['Email']}", str(truth["email"])),
                 Fill(f"label={labels['Username']}", str(truth["username"])),

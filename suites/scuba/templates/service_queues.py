@@ -15,7 +15,7 @@ from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Click, Done, Fill, SelectOption
 
 from . import shared as s
-from .common import first, goto, soql_str
+from .common import first, soql_str
 
 if TYPE_CHECKING:
     from pytest_cua import Environment, Task
@@ -131,7 +131,7 @@ class CreateQueue(s.ScubaTemplate):
         sobject = s.object_api_name(sf, str(truth["group_type"])) or str(truth["group_type"])
         described = s.describe(env, sobject)
         label = str((described or {}).get("label") or sobject)
-        steps: list[Action] = [goto(env, "/lightning/setup/SetupOneHome/home"), s.click_link("Queues")]
+        steps: list[Action] = [*s.setup_link(env, "Queues")]
         existing = first(sf, f"SELECT Id, Name FROM Group WHERE Type = 'Queue' AND DeveloperName = {soql_str(name)}")
         have_objects: set[str] = set()
         have_members: set[str] = set()

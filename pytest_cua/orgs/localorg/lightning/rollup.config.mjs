@@ -20,6 +20,8 @@ export default {
     'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',
     'one-record-home': 'src/entries/recordHome.js',
+    'one-setup-header': 'src/entries/setupHeader.js',
+    'one-setup-tree': 'src/entries/setupTree.js',
   },
   output: { dir: out, entryFileNames: '[name]-[hash].js', chunkFileNames: '[name]-[hash].js', format: 'es',
             sourcemap: false },

@@ -26,10 +26,18 @@ from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, 
 # ---------------------------------------------------------------------------------------------------- object list
 
 def object_manager(ctx: RequestContext) -> Response:
-    """``/lightning/setup/ObjectManager/home``: every object, a Quick Find box and the Create menu."""
+    """``/lightning/setup/ObjectManager/home``: every object (label, API name, type, a custom object's
+    description, deployed: every object of this org is), a Quick Find box and the Create menu."""
     rows = [{"url": f"{OM}/{o.name}/Details/view", "label": o.label, "api": o.name,
-             "kind": "Custom Object" if o.custom else "Standard Object"} for o in objects_by_label(ctx)]
+             "kind": "Custom Object" if o.custom else "Standard Object", "deployed": True,
+             "description": _description(ctx, o.name) if o.custom else ""} for o in objects_by_label(ctx)]
     return setup_render(ctx, "setup/object_manager.html", title="Object Manager", rows=rows)
+
+
+def _description(ctx: RequestContext, obj_name: str) -> str:
+    """A custom object's description (its CustomObject component's)."""
+    body = read_component(ctx, "CustomObject", obj_name)
+    return (X.text_of(body, "description") or "") if body is not None else ""
 
 
 def object_details(ctx: RequestContext, obj_name: str) -> Response:
@@ -37,12 +45,11 @@ def object_details(ctx: RequestContext, obj_name: str) -> Response:
     obj = ctx.org.schema.get(obj_name)
     if obj is None:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
-    body = read_component(ctx, "CustomObject", obj.name) if obj.custom else None
-    description = X.text_of(body, "description") if body is not None else None
+    description = _description(ctx, obj.name) if obj.custom else ""
     actions = [{"label": "Edit", "url": f"{OM}/{obj.name}/edit"}] if obj.custom else []
     return object_page(ctx, obj, actions=actions, sections=[],
                        details=[("Label", obj.label), ("Plural Label", plural(obj)), ("API Name", obj.name),
-                                ("Description", description or ""), ("Key Prefix", obj.key_prefix),
+                                ("Description", description), ("Key Prefix", obj.key_prefix),
                                 ("Custom", "Yes" if obj.custom else "No")])
 
 

@@ -10,9 +10,16 @@ from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.ui.setup_common import setup_render
 
 
+#: Setup Home's Create menu: shortcuts to the creation pages
+CREATE_ITEMS = [{"label": "App", "url": "/lightning/setup/NavigationMenus/new"},
+                {"label": "Custom Object", "url": "/lightning/setup/ObjectManager/new"},
+                {"label": "Custom Tab", "url": "/lightning/setup/CustomTabs/new"},
+                {"label": "User", "url": "/lightning/o/User/new"}]
+
+
 def setup_home(ctx: RequestContext) -> Response:
     """``/lightning/setup/SetupOneHome/home``."""
-    return setup_render(ctx, "setup/home.html", title="Setup")
+    return setup_render(ctx, "setup/home.html", title="Home", create_items=CREATE_ITEMS)
 
 
 def register(app: OrgApp) -> None:

@@ -152,9 +152,15 @@ def _child_label(env: Any, sobject: str) -> str:
 
 
 def setup_link(env: Any, name: str) -> list[Action]:
-    """Setup home, then the setup navigation's link ``name`` (found with the setup Quick Find)."""
+    """Setup home, then the Setup tree's page ``name`` (found with the setup Quick Find)."""
     return [goto(env, "/lightning/setup/SetupOneHome/home"), Fill('role=searchbox[name="Quick Find"]', name),
-            Click(link(name))]
+            Click(setup_page(name))]
+
+
+def setup_page(name: str) -> str:
+    """The Setup tree's link to the page ``name`` once Quick Find found it: the last link of that name, under the
+    group of the same name (Users > Users) whose label is a link too (it expands the group)."""
+    return f'role=link[name="{name}"] >> nth=-1'
 
 
 def open_object(env: Any, label: str) -> list[Action]:
