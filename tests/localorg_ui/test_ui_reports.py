@@ -3,6 +3,7 @@ logic and a chart, read back over the Analytics API's describe; a bad filter log
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import expect
@@ -15,8 +16,14 @@ def start(page: Any, base: str, label: str) -> None:
     page.get_by_role("navigation", name="Global").get_by_role("link", name="Reports").click()
     page.get_by_role("button", name="New Report").click()
     page.get_by_label("Search Report Types...").fill(label.lower())
-    page.get_by_role("radio", name=label, exact=True).check()
+    choose_type(page, label)
     page.get_by_role("button", name="Start Report").click()
+
+
+def choose_type(page: Any, label: str) -> None:
+    """Click a report type's label: an SLDS radio is drawn by its label, over the input (as on Salesforce)."""
+    page.locator("#rt-list label").filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).click()
+    expect(page.get_by_role("radio", name=label, exact=True)).to_be_checked()
 
 
 def test_matrix_report_with_filters_logic_and_summary(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -81,8 +88,21 @@ def test_summary_report_with_chart_and_a_cross_filter(page: Any, base: str, sf: 
     assert (md["chart"]["chartType"], md["chart"]["title"]) == ("Donut", "By rating")
     assert [(c["relatedEntity"], [(x["column"], x["operator"], x["value"]) for x in c["criteria"]])
             for c in md["crossFilters"]] == [("Opportunity", [("StageName", "equals", "Prospecting")])]
-    page.goto(f"{base}/lightning/o/Report/home")
-    expect(page.get_by_role("row", name="Ratings Accounts Summary")).to_be_visible()
+    page.goto(f"{base}/lightning/o/Report/home")  # Recent: the new report first, in its folder, by its creator
+    expect(page.get_by_role("heading", name="Recent", level=1)).to_be_visible()
+    first = page.get_by_role("row").nth(1)
+    expect(first.get_by_role("link", name="Ratings")).to_be_visible()
+    expect(first).to_contain_text("Public Reports")
+    page.get_by_role("searchbox", name="Search recent reports...").fill("ratings")  # the list's search
+    expect(page.get_by_role("row")).to_have_count(2)
+    page.get_by_role("link", name="Private Reports").click()  # a list of the navigation: none is private
+    expect(page.get_by_role("heading", name="Private Reports", level=1)).to_be_visible()
+    expect(page.get_by_text("No items to display.")).to_be_visible()
+    page.get_by_role("link", name="All Reports").click()
+    expect(page.get_by_role("link", name="All Reports")).to_have_attribute("aria-current", "page")
+    page.get_by_role("link", name="Ratings", exact=True).click()  # a report's name opens it
+    expect(page.get_by_role("heading", name="Ratings")).to_be_visible()
+    assert f"/lightning/o/Report/{rid}/view" in page.url
 
 
 def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -109,3 +129,24 @@ def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: O
     [component] = sf.restful(f"analytics/dashboards/{did}/describe")["components"]
     assert component["header"] == "Open cases" and component["properties"]["visualizationType"] == "Donut"
     assert component["reportId"] == org.find("Report", Name="Cases by priority")[0]["Id"]
+
+
+def test_create_report_dialog_categories_and_no_type_chosen(page: Any, base: str) -> None:
+    """New Report is the Create Report dialog over the Reports home: a category narrows the report types, Start
+    Report without a type says so and keeps the dialog, Cancel goes back to the Reports home."""
+    page.goto(f"{base}/lightning/o/Report/home")
+    page.get_by_role("button", name="New Report").click()
+    dialog = page.get_by_role("dialog", name="Create Report")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("radio")).to_have_count(8)
+    dialog.get_by_role("link", name="Opportunities", exact=True).click()  # the category
+    expect(dialog.get_by_role("link", name="Opportunities", exact=True)).to_have_attribute("aria-current", "page")
+    expect(dialog.get_by_role("radio")).to_have_count(1)
+    dialog.get_by_role("button", name="Start Report").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("Choose a report type.")
+    choose_type(page, "Opportunities")
+    dialog.get_by_role("button", name="Start Report").click()
+    expect(page).to_have_url(re.compile(r"/lightning/o/Report/builder\?type="))
+    page.goto(f"{base}/lightning/o/Report/new")
+    page.get_by_role("dialog", name="Create Report").get_by_role("button", name="Cancel", exact=True).click()
+    expect(page.get_by_role("heading", name="Recent", level=1)).to_be_visible()

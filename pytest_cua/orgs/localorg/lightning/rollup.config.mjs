@@ -20,6 +20,7 @@ export default {
     'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',
     'one-record-home': 'src/entries/recordHome.js',
+    'one-report-list': 'src/entries/reportList.js',
     'one-setup-header': 'src/entries/setupHeader.js',
     'one-setup-tree': 'src/entries/setupTree.js',
   },

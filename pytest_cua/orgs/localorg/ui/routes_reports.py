@@ -27,7 +27,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
-from pytest_cua.orgs.localorg.ui.forms import FormErrors
+from pytest_cua.orgs.localorg.ui.forms import FormErrors, shown_datetime
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
 
 HOME = "/lightning/o/Report/home"
@@ -64,19 +64,57 @@ CHARTS = ["Vertical Bar", "Horizontal Bar", "Stacked Vertical Bar", "Stacked Hor
           "Funnel", "Scatter"]
 
 
+#: the Reports home's lists, in Lightning's order: (name in ``?view=``, label)
+REPORT_VIEWS = [("recent", "Recent"), ("created", "Created by Me"), ("private", "Private Reports"),
+                ("public", "Public Reports"), ("all", "All Reports")]
+
+
+def _in_view(view: str, rec: dict[str, Any], user_id: str) -> bool:
+    if view == "created":
+        return rec.get("CreatedById") == user_id
+    if view == "private":
+        return rec.get("FolderName") == "Private Reports"
+    if view == "public":
+        return rec.get("FolderName") == "Public Reports"
+    return True
+
+
+def _report_list(ctx: RequestContext, view: str) -> dict[str, Any]:
+    """``one-report-list``'s props for the list ``view`` (Recent: the last run or changed first; Created by Me;
+    Private Reports; Public Reports; All Reports: by name)."""
+    records = [r for r in ctx.org.records("Report") if _in_view(view, r, str(ctx.user_id))]
+    if view == "recent":
+        records.sort(key=lambda r: str(r.get("LastRunDate") or r.get("LastModifiedDate") or ""), reverse=True)
+    else:
+        records.sort(key=lambda r: str(r.get("Name") or "").lower())
+    users = {u["Id"]: u.get("Name") or "" for u in ctx.org.records("User")}
+    rows = [{"id": r["Id"], "name": r.get("Name") or "", "url": f"/lightning/o/Report/{r['Id']}/view",
+             "description": r.get("Description") or "", "folder": r.get("FolderName") or "",
+             "createdBy": users.get(str(r.get("CreatedById")), ""),
+             "createdOn": shown_datetime(str(r.get("CreatedDate") or ""))} for r in records]
+    views = [{"name": name, "label": label, "url": f"{HOME}?view={name}"} for name, label in REPORT_VIEWS]
+    return {"views": views, "current": view, "rows": rows}
+
+
 def reports_home(ctx: RequestContext) -> Response:
-    """``/lightning/o/Report/home``: the org's reports (name, report type, folder) and "New Report"."""
-    rows = []
-    for rec in sorted(ctx.org.records("Report"), key=lambda r: str(r.get("Name") or "").lower()):
-        rt = analytics.report_type(rec.get("ReportTypeApiName"))
-        rows.append({"name": rec.get("Name"), "type": rt.label if rt else rec.get("ReportTypeApiName") or "",
-                     "folder": rec.get("FolderName") or "", "format": rec.get("Format") or ""})
-    return render(ctx, "reports_home.html", title="Reports", rows=rows)
+    """``/lightning/o/Report/home?view=recent``: Lightning's Reports home (``one-report-list``): the lists, New
+    Report, and the list's reports (name linking to the report, description, folder, creator, date)."""
+    view = ctx.request.args.get("view") or "recent"
+    if view not in dict(REPORT_VIEWS):
+        view = "recent"
+    return render(ctx, "reports_home.html", title=f"{dict(REPORT_VIEWS)[view]} | Reports",
+                  props=_report_list(ctx, view))
 
 
 def report_new(ctx: RequestContext) -> Response:
-    """``/lightning/o/Report/new``: Choose Report Type (a search box over the types, one radio per type)."""
-    types = sorted(analytics.REPORT_TYPES.values(), key=lambda t: (t.category, t.label))
+    """``/lightning/o/Report/new``: the Create Report dialog over the Reports home: the report type categories
+    (All, then each), Search Report Types..., one radio per type of the category, Cancel and Start Report."""
+    category = ctx.request.args.get("category") or "All"
+    every = sorted(analytics.REPORT_TYPES.values(), key=lambda t: (t.category, t.label))
+    categories = sorted({t.category for t in every})
+    if category not in categories:
+        category = "All"
+    types = [t for t in every if category in ("All", t.category)]
     error = None
     if ctx.request.args.get("start") is not None:
         chosen = analytics.REPORT_TYPES.get(ctx.request.args.get("type") or "")
@@ -84,7 +122,10 @@ def report_new(ctx: RequestContext) -> Response:
             return redirect(f"/lightning/o/Report/builder?type={chosen.type}")
         error = "Choose a report type."
     return render(ctx, "report_new.html", status=400 if error else 200, title="New Report",
-                  types=[{"type": t.type, "label": t.label, "category": t.category} for t in types], error=error)
+                  types=[{"type": t.type, "label": t.label, "category": t.category} for t in types], error=error,
+                  categories=[{"label": c, "url": f"/lightning/o/Report/new?category={c}", "current": c == category}
+                              for c in ["All", *categories]], category=category,
+                  behind={"tag": "one-report-list", "props": _report_list(ctx, "recent")})
 
 
 def _state(form: Any) -> dict[str, Any]:
