@@ -177,7 +177,7 @@ class CreateCustomTab(s.ScubaTemplate):
         profile = s.profile_labels(sf).get(md.profile_key(str(truth["profile_name"])), str(truth["profile_name"]))
         style = str(truth["tab_style"]).split(": ", 1)[-1]
         # Setup > Create > Custom Tab (Lightning Setup's Create menu; Setup > Tabs > New opens the same wizard)
-        return [goto(env, "/lightning/setup/SetupOneHome/home"), Click('role=button[name*="Create"]'),
+        return [goto(env, "/lightning/setup/SetupOneHome/home"), s.open_create_menu(),
                 Click('role=menuitem[name="Custom Tab"]'), SelectOption("label=Object", label),
                 s.click_button("Tab Style"), s.click_button(style), s.click_button("Next"),
                 SelectOption("label=Tab Visibility for all profiles", "Default Off"),

@@ -69,7 +69,7 @@ def _profiles_granting(sf: Any, field: str, names: list[str]) -> dict[str, str]:
 
 def _new_object_steps(env: Any, label: str, launch_tab: bool = False) -> list[Action]:
     """Setup > Object Manager > Create > Custom Object: label, plural label (and the tab wizard box), Save."""
-    steps: list[Action] = [*s.setup_link(env, "Object Manager"), s.click_button("Create"),
+    steps: list[Action] = [*s.setup_link(env, "Object Manager"), s.open_create_menu(),
                            Click('role=menuitem[name="Custom Object"]'), Fill("label=Label", label),
                            Fill("label=Plural Label", f"{label}s")]
     if launch_tab:

@@ -14,7 +14,7 @@
 - ``sharing``: ``SHARING_LABELS``, ``sharing_model``, ``sharing_label``: organization-wide defaults;
 - ``ui_steps``: ``button``, ``link``, ``click_button``, ``click_link``, ``open_list``, ``open_record``,
   ``record_url``, ``label``, ``fill_form``, ``choose_record`` (a lookup's record), ``ui_date``, ``ui_text``, ``save``, ``new_from_list``, ``new_related``; setup:
-  ``setup_link``, ``open_object``, ``profile_labels``, ``only_checked``, ``picklist_value_steps``,
+  ``setup_link``, ``open_create_menu``, ``open_object``, ``profile_labels``, ``only_checked``, ``picklist_value_steps``,
   ``column_field``: the UI steps a person takes in the org's forms.
 
 ``templates.common`` keeps ``soql_str``, ``rows``, ``first``, ``field``, ``split_name``, ``goto``; all but
@@ -38,7 +38,7 @@ from .ui_steps import (button, choose_record, click_button, click_link, click_ta
                        new_from_list,
                        new_related, only_checked, open_list, open_object, open_record, path_step,
                        picklist_value_steps,
-                       profile_labels, record_url, save, setup_link, ui_date, ui_text)
+                       profile_labels, record_url, save, open_create_menu, setup_link, ui_date, ui_text)
 
 __all__ = [
     "EXACT", "crash_unless", "exact", "QUOTE_DURATIONS", "SHARING_LABELS", "DateFormError", "ScubaTemplate", "as_list", "button", "checked_rows",
@@ -47,7 +47,7 @@ __all__ = [
     "first", "goto", "group_members", "html_text", "label", "link", "names", "new_from_list", "new_related", "norm",
     "object_api_name", "only_checked", "open_list", "open_object", "open_record", "path_step",
     "picklist_value_steps", "profile_labels", "record_id", "record_url", "relative_date", "require_id",
-    "role_by_name", "role_group_id", "rows", "same_number", "same_text", "save", "setup_link", "share",
+    "role_by_name", "role_group_id", "rows", "same_number", "same_text", "save", "open_create_menu", "setup_link", "share",
     "sharing_label", "sharing_model", "soql_str", "split_name", "standard_price", "today", "tooling_rows",
     "triples", "ui_date", "ui_text", "user_by_name",
 ]

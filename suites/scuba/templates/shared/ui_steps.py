@@ -157,6 +157,12 @@ def setup_link(env: Any, name: str) -> list[Action]:
             Click(setup_page(name))]
 
 
+def open_create_menu() -> Action:
+    """Setup's Create button menu (Setup Home, Object Manager): a lightning-button-menu, named "Create" and its
+    assistive "Show menu"."""
+    return Click('role=button[name*="Create"]')
+
+
 def setup_page(name: str) -> str:
     """The Setup tree's link to the page ``name`` once Quick Find found it: the last link of that name, under the
     group of the same name (Users > Users) whose label is a link too (it expands the group)."""
