@@ -129,6 +129,16 @@ def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: O
     [component] = sf.restful(f"analytics/dashboards/{did}/describe")["components"]
     assert component["header"] == "Open cases" and component["properties"]["visualizationType"] == "Donut"
     assert component["reportId"] == org.find("Report", Name="Cases by priority")[0]["Id"]
+    # the Dashboards home: its lists, the new dashboard among All Dashboards, its name opens it
+    page.get_by_role("navigation", name="Global").get_by_role("link", name="Dashboards").click()
+    expect(page.get_by_role("heading", name="Recent", level=1)).to_be_visible()
+    expect(page.get_by_role("navigation", name="Dashboards").get_by_role("link")).to_have_text(
+        ["Recent", "Created by Me", "Private Dashboards", "All Dashboards"])
+    page.get_by_role("link", name="All Dashboards").click()
+    expect(page.get_by_role("columnheader", name="Dashboard Name")).to_be_visible()
+    page.get_by_role("link", name="Support", exact=True).click()
+    expect(page.get_by_role("heading", name="Support")).to_be_visible()
+    assert f"/lightning/o/Dashboard/{did}/view" in page.url
 
 
 def test_create_report_dialog_categories_and_no_type_chosen(page: Any, base: str) -> None:

@@ -15,12 +15,12 @@ if (!out) throw new Error('rollup.config.mjs: ONE_OUT (the output folder) is not
 export default {
   input: {
     one: 'src/main.js',
+    'one-analytics-home': 'src/entries/analyticsHome.js',
     'one-date': 'src/entries/dateInput.js',
     'one-list-view': 'src/entries/listView.js',
     'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',
     'one-record-home': 'src/entries/recordHome.js',
-    'one-report-list': 'src/entries/reportList.js',
     'one-setup-header': 'src/entries/setupHeader.js',
     'one-setup-tree': 'src/entries/setupTree.js',
   },

@@ -13,6 +13,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.ui.analytics_home import DASHBOARDS, home_props, view_label, view_of
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
 
@@ -24,10 +25,11 @@ DISPLAY_AS = {"Bar": "Horizontal Bar Chart", "Column": "Vertical Bar Chart", "Li
 
 
 def dashboards_home(ctx: RequestContext) -> Response:
-    """``/lightning/o/Dashboard/home``: the org's dashboards and "New Dashboard"."""
-    rows = [{"url": f"/lightning/o/Dashboard/{d['Id']}/view", "name": d.get("Title"), "folder": d.get("FolderName")}
-            for d in sorted(ctx.org.records("Dashboard"), key=lambda d: str(d.get("Title") or "").lower())]
-    return render(ctx, "dashboards_home.html", title="Dashboards", rows=rows)
+    """``/lightning/o/Dashboard/home?view=recent``: Lightning's Dashboards home (``analytics_home``): the lists,
+    New Dashboard, and the list's dashboards."""
+    view = view_of(DASHBOARDS, ctx)
+    return render(ctx, "analytics_home.html", title=f"{view_label(DASHBOARDS, view)} | Dashboards",
+                  props=home_props(ctx, DASHBOARDS, view))
 
 
 def _components(form: Any) -> list[dict[str, str]]:

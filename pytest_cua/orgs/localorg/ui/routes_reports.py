@@ -27,7 +27,8 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
-from pytest_cua.orgs.localorg.ui.forms import FormErrors, shown_datetime
+from pytest_cua.orgs.localorg.ui.analytics_home import REPORTS, home_props, view_label, view_of
+from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
 
 HOME = "/lightning/o/Report/home"
@@ -64,46 +65,12 @@ CHARTS = ["Vertical Bar", "Horizontal Bar", "Stacked Vertical Bar", "Stacked Hor
           "Funnel", "Scatter"]
 
 
-#: the Reports home's lists, in Lightning's order: (name in ``?view=``, label)
-REPORT_VIEWS = [("recent", "Recent"), ("created", "Created by Me"), ("private", "Private Reports"),
-                ("public", "Public Reports"), ("all", "All Reports")]
-
-
-def _in_view(view: str, rec: dict[str, Any], user_id: str) -> bool:
-    if view == "created":
-        return rec.get("CreatedById") == user_id
-    if view == "private":
-        return rec.get("FolderName") == "Private Reports"
-    if view == "public":
-        return rec.get("FolderName") == "Public Reports"
-    return True
-
-
-def _report_list(ctx: RequestContext, view: str) -> dict[str, Any]:
-    """``one-report-list``'s props for the list ``view`` (Recent: the last run or changed first; Created by Me;
-    Private Reports; Public Reports; All Reports: by name)."""
-    records = [r for r in ctx.org.records("Report") if _in_view(view, r, str(ctx.user_id))]
-    if view == "recent":
-        records.sort(key=lambda r: str(r.get("LastRunDate") or r.get("LastModifiedDate") or ""), reverse=True)
-    else:
-        records.sort(key=lambda r: str(r.get("Name") or "").lower())
-    users = {u["Id"]: u.get("Name") or "" for u in ctx.org.records("User")}
-    rows = [{"id": r["Id"], "name": r.get("Name") or "", "url": f"/lightning/o/Report/{r['Id']}/view",
-             "description": r.get("Description") or "", "folder": r.get("FolderName") or "",
-             "createdBy": users.get(str(r.get("CreatedById")), ""),
-             "createdOn": shown_datetime(str(r.get("CreatedDate") or ""))} for r in records]
-    views = [{"name": name, "label": label, "url": f"{HOME}?view={name}"} for name, label in REPORT_VIEWS]
-    return {"views": views, "current": view, "rows": rows}
-
-
 def reports_home(ctx: RequestContext) -> Response:
-    """``/lightning/o/Report/home?view=recent``: Lightning's Reports home (``one-report-list``): the lists, New
-    Report, and the list's reports (name linking to the report, description, folder, creator, date)."""
-    view = ctx.request.args.get("view") or "recent"
-    if view not in dict(REPORT_VIEWS):
-        view = "recent"
-    return render(ctx, "reports_home.html", title=f"{dict(REPORT_VIEWS)[view]} | Reports",
-                  props=_report_list(ctx, view))
+    """``/lightning/o/Report/home?view=recent``: Lightning's Reports home (``analytics_home``): the lists, New
+    Report, and the list's reports."""
+    view = view_of(REPORTS, ctx)
+    return render(ctx, "analytics_home.html", title=f"{view_label(REPORTS, view)} | Reports",
+                  props=home_props(ctx, REPORTS, view))
 
 
 def report_new(ctx: RequestContext) -> Response:
@@ -125,7 +92,7 @@ def report_new(ctx: RequestContext) -> Response:
                   types=[{"type": t.type, "label": t.label, "category": t.category} for t in types], error=error,
                   categories=[{"label": c, "url": f"/lightning/o/Report/new?category={c}", "current": c == category}
                               for c in ["All", *categories]], category=category,
-                  behind={"tag": "one-report-list", "props": _report_list(ctx, "recent")})
+                  behind={"tag": "one-analytics-home", "props": home_props(ctx, REPORTS, "recent")})
 
 
 def _state(form: Any) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-// The entry script of pages with <one-report-list> placeholders (the Reports home).
+// The entry script of pages with <one-analytics-home> placeholders (the Reports and Dashboards homes).
 import '@lwc/synthetic-shadow';
-import 'lightning/iconSvgTemplatesStandard'; // the report icon, rendered at once
-import ReportList from 'one/reportList';
+import 'lightning/iconSvgTemplatesStandard'; // the report and dashboard icons, rendered at once
+import AnalyticsHome from 'one/analyticsHome';
 import { mountEach } from 'one/mount';
 
-mountEach('one-report-list', ReportList);
+mountEach('one-analytics-home', AnalyticsHome);

@@ -1,39 +1,49 @@
-// Lightning's Reports home: the vertical navigation of the report lists (Recent, Created by Me, Private Reports,
-// Public Reports, All Reports), the page header (the report icon, "Reports" above the list's name, New Report)
-// and the list's reports in a lightning-datatable (Report Name links to the report, Description, Folder, Created
-// By, Created On), with "Search <list>..." over them.
+// Lightning's Reports and Dashboards homes: the vertical navigation of the kind's lists (Recent, Created by Me,
+// Private Reports, ...), the page header (the kind's icon, "Reports" above the list's name, New Report) and the
+// list's items in a lightning-datatable (the name links to the item, Description, Folder, Created By, Created On),
+// with "Search <list>..." over them.
 import { LightningElement, api, track } from 'lwc';
 import { navigate } from 'one/navigation';
 
-const COLUMNS = [
-    { label: 'Report Name', fieldName: 'url', type: 'url', initialWidth: 320,
-      typeAttributes: { label: { fieldName: 'name' }, target: '_self', tooltip: { fieldName: 'name' } } },
-    { label: 'Description', fieldName: 'description', type: 'text' },
-    { label: 'Folder', fieldName: 'folder', type: 'text' },
-    { label: 'Created By', fieldName: 'createdBy', type: 'text' },
-    { label: 'Created On', fieldName: 'createdOn', type: 'text' },
-];
-
-export default class ReportList extends LightningElement {
+export default class AnalyticsHome extends LightningElement {
+    /** "Report" or "Dashboard". */
+    @api singular = 'Report';
+    @api plural = 'Reports';
+    @api iconName = 'standard:report';
     /** The lists: [{name, label, url}]. */
     @api views = [];
     /** The shown list's name. */
     @api current = '';
-    /** Its reports: [{id, name, url, description, folder, createdBy, createdOn}]. */
+    /** Its items: [{id, name, url, description, folder, createdBy, createdOn}]. */
     @api rows = [];
-    @api newUrl = '/lightning/o/Report/new';
+    @api newUrl = '';
 
     @track query = '';
-    columns = COLUMNS;
+
+    get columns() {
+        return [
+            { label: `${this.singular} Name`, fieldName: 'url', type: 'url', initialWidth: 320,
+              typeAttributes: { label: { fieldName: 'name' }, target: '_self', tooltip: { fieldName: 'name' } } },
+            { label: 'Description', fieldName: 'description', type: 'text' },
+            { label: 'Folder', fieldName: 'folder', type: 'text' },
+            { label: 'Created By', fieldName: 'createdBy', type: 'text' },
+            { label: 'Created On', fieldName: 'createdOn', type: 'text' },
+        ];
+    }
+
+    get newLabel() {
+        return `New ${this.singular}`;
+    }
 
     get viewLabel() {
         const view = (this.views || []).find((v) => v.name === this.current);
-        return view ? view.label : 'Reports';
+        return view ? view.label : this.plural;
     }
 
     get searchLabel() {
-        if (this.current === 'recent') return 'Search recent reports...';
-        if (this.current === 'created') return 'Search reports created by me...';
+        const plural = this.plural.toLowerCase();
+        if (this.current === 'recent') return `Search recent ${plural}...`;
+        if (this.current === 'created') return `Search ${plural} created by me...`;
         return `Search ${this.viewLabel.toLowerCase()}...`;
     }
 
@@ -57,7 +67,7 @@ export default class ReportList extends LightningElement {
         this.query = event.detail.value || '';
     }
 
-    newReport() {
+    newItem() {
         navigate(this.newUrl);
     }
 }
