@@ -5,6 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh >&2 || { echo "scuba.sh: installing failed; 'pytest-cua doctor' says what is missing" >&2; exit 1; }
+source scripts/pycache.sh
 python3 -m pytest suites/scuba -n 2 --agent replay -p no:cacheprovider \
   --alluredir reports/allure-results --clean-alluredir "$@"
 rc=$?

@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --docker || exit 1
+source scripts/pycache.sh
 python3 -m ruff check pytest_cua tests suites benchmarks && python3 -m mypy pytest_cua
 rc=$?
 if [ "$rc" -ne 0 ]; then
