@@ -354,19 +354,37 @@ class CloseTab(Action, kind="close_tab"):
 
 
 MAX_WINDOW_PATTERN = 200
+MAX_PATH = 4096
 
 
 class Wait(Action, kind="wait"):
-    """Wait ``seconds``; on a desktop, with ``window`` (a regular expression for a window's title), only until
-    such a window shows (a dialog a key press opens), at most ``seconds``."""
+    """Wait ``seconds``; on a desktop, only until a condition holds (at most ``seconds``), the first of:
+    ``window`` (a regular expression for a window's title) until such a window shows (a dialog a key press
+    opens); ``window_gone`` until no such window shows (a dialog closed); ``file`` (an absolute path in the
+    environment) until that file was written since the task started and its size stopped changing (a save)."""
 
     seconds: float = 1.0
     window: str | None = None
+    window_gone: str | None = None
+    file: str | None = None
 
     def check(self) -> None:
-        if self.window is not None and not 0 < len(self.window) <= MAX_WINDOW_PATTERN:
-            raise ActionError(f"action 'wait' field 'window' must be a title pattern of 1 to {MAX_WINDOW_PATTERN} "
-                              f"characters, got {len(self.window)}")
+        for name in ("window", "window_gone"):
+            value = getattr(self, name)
+            if value is not None and not 0 < len(value) <= MAX_WINDOW_PATTERN:
+                raise ActionError(f"action 'wait' field {name!r} must be a title pattern of 1 to "
+                                  f"{MAX_WINDOW_PATTERN} characters, got {len(value)}")
+        if self.file is not None and not (self.file.startswith("/") and 1 < len(self.file) <= MAX_PATH):
+            raise ActionError(f"action 'wait' field 'file' must be an absolute path of at most {MAX_PATH} "
+                              f"characters, got {self.file[:80]!r}")
+        given = [n for n in ("window", "window_gone", "file") if getattr(self, n) is not None]
+        if len(given) > 1:
+            raise ActionError(f"action 'wait' waits for one condition; got {' and '.join(given)}")
+
+    @property
+    def condition(self) -> str | None:
+        """The desktop condition the wait ends on (its field's name), None for a plain pause."""
+        return next((n for n in ("window", "window_gone", "file") if getattr(self, n) is not None), None)
 
 
 # --- terminal and human-in-the-loop ------------------------------------------------------------------------

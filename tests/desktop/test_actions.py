@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import time
 from typing import Any
@@ -110,6 +111,46 @@ def test_wait_for_a_window_ends_when_it_shows(probe: Any) -> None:
     started = time.monotonic()
     act(probe, type="wait", seconds=1, window="^no such window$")
     assert time.monotonic() - started >= 1
+
+
+def test_wait_for_a_window_to_go(probe: Any) -> None:
+    """``window_gone``: the wait ends at once when no window has that title, and lasts its seconds while one
+    does (the probe stays open)."""
+    started = time.monotonic()
+    act(probe, type="wait", seconds=40, window_gone="^no such window$")
+    assert time.monotonic() - started < 20, "the wait did not end with no such window"
+    started = time.monotonic()
+    act(probe, type="wait", seconds=1, window_gone="^cua-probe$")
+    assert time.monotonic() - started >= 1
+
+
+def test_wait_for_a_file_ends_when_it_is_written_during_the_task(probe: Any) -> None:
+    """``file``: a file written before the task started does not end the wait (a start file the task must
+    overwrite); one written during the task does, once its writer is done."""
+    before, during = "/root/cua-wait-before.txt", "/root/cua-wait-during.txt"
+    probe.box.client.request("put", dest=before, data="")
+    probe.box.client.request("mark_task")  # the task starts (as its start ends)
+    started = time.monotonic()
+    act(probe, type="wait", seconds=1.5, file=before)
+    assert time.monotonic() - started >= 1.5, "a file written before the task ended the wait"
+    # written in pieces 1 s from now: the wait ends after the last piece, and long before its 40 s
+    probe.box.client.request("spawn", argv=["sh", "-c", f"sleep 1; printf a > {during}; sleep 0.1; "
+                                                        f"printf b >> {during}"])
+    act(probe, type="wait", seconds=40, file=during)
+    got = probe.box.client.request("get", src=during)
+    assert base64.b64decode(got["data"]) == b"ab"
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("action, message", [
+    ({"type": "wait", "window": "a", "file": "/root/x"}, "one condition"),
+    ({"type": "wait", "file": "relative.txt"}, "absolute path"),
+])
+def test_a_wait_has_one_valid_condition(action: dict, message: str) -> None:
+    from pytest_cua.actions import ActionError
+
+    with pytest.raises(ActionError, match=message):
+        Action.from_dict(action)
 
 
 @pytest.mark.parametrize("action, message", [

@@ -480,8 +480,8 @@ def close_tab(env: ActingBrowser, page: "Page", action: A.CloseTab) -> None:
 
 
 def wait(env: ActingBrowser, page: "Page", action: A.Wait) -> None:
-    if action.window is not None:
-        raise ActionFailed("wait: field 'window' waits for a desktop window; a browser tab has none (wait seconds)")
+    if action.condition is not None:
+        raise ActionFailed(f"wait: field {action.condition!r} waits on a desktop, not in a browser (wait seconds)")
     seconds = max(0.0, min(float(action.seconds), MAX_WAIT_S))
     page.wait_for_timeout(seconds * 1000)
     return None

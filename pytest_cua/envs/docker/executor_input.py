@@ -273,21 +273,60 @@ def find_window(pattern: str) -> str | None:
     return ids[0] if ids else None
 
 
+# when the task started (``mark_task``, sent once its programs are up): a ``wait`` on a ``file`` ends when the
+# file was written after it
+_TASK = {"started": 0.0}
+
+
+def mark_task(request: dict) -> dict:
+    _TASK["started"] = time.time()
+    return {"started": _TASK["started"]}
+
+
+def _written(path: str) -> bool:
+    """Was ``path`` written since the task started, and is its size the same 0.2 s later (the writer done)?"""
+    import os
+
+    try:
+        first = os.stat(path)
+        if first.st_mtime < _TASK["started"]:
+            return False
+        time.sleep(0.2)
+        second = os.stat(path)
+    except OSError:
+        return False
+    return (second.st_size, second.st_mtime_ns) == (first.st_size, first.st_mtime_ns)
+
+
 def do_wait(a: dict) -> None:
-    """Sleep ``seconds``; with ``window``, only until a window whose title matches it shows (polled)."""
+    """Sleep ``seconds``; with a condition, only until it holds (polled): ``window``, a window whose title
+    matches shows; ``window_gone``, none does; ``file``, that file was written since the task started."""
     seconds = _number(a, "seconds", 1.0)
     if not 0 <= seconds <= 60:
         raise ActionRefused(f"field 'seconds' must be between 0 and 60, got {seconds}")
-    pattern = a.get("window")
-    if pattern is None:
+    given = {name: a[name] for name in ("window", "window_gone", "file") if a.get(name) is not None}
+    if not given:
         time.sleep(seconds)
         return
-    if not isinstance(pattern, str) or not 0 < len(pattern) <= 200:
-        raise ActionRefused(f"field 'window' must be a title pattern of 1 to 200 characters, got {pattern!r}")
+    if len(given) > 1:
+        raise ActionRefused(f"a wait has one condition, got {', '.join(sorted(given))}")
+    (name, value), = given.items()
+    limit = 4096 if name == "file" else 200
+    if not isinstance(value, str) or not 0 < len(value) <= limit or (name == "file" and not value.startswith("/")):
+        raise ActionRefused(f"field {name!r} must be {'an absolute path' if name == 'file' else 'a title pattern'} "
+                            f"of at most {limit} characters, got {value!r}")
+    holds: Callable[[], bool] = {
+        "window": lambda: find_window(value) is not None,
+        "window_gone": lambda: find_window(value) is None,
+        "file": lambda: _written(value),
+    }[name]
     deadline, delay = time.monotonic() + seconds, 0.05
-    while find_window(pattern) is None and time.monotonic() < deadline:
+    while not holds() and time.monotonic() < deadline:
         time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 1.5, 0.5)
+
+
+OPS = {"mark_task": mark_task}
 
 
 ACTIONS: dict[str, tuple[Callable[[dict], None], frozenset[str]]] = {
@@ -308,7 +347,7 @@ ACTIONS: dict[str, tuple[Callable[[dict], None], frozenset[str]]] = {
     "clear": (do_clear, frozenset({"target"})),
     "press": (do_press, frozenset({"key"})),
     "hotkey": (do_hotkey, frozenset({"keys"})),
-    "wait": (do_wait, frozenset({"seconds", "window"})),
+    "wait": (do_wait, frozenset({"seconds", "window", "window_gone", "file"})),
 }
 
 

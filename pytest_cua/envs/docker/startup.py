@@ -63,6 +63,7 @@ def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_ti
                                         f"{exc}") from None
             if extra.get("settle", True):
                 _wait_settled(box, timeout, task.id, window=str(found.get("window", "")))
+    box.client.request("mark_task")  # a wait on a file ends when the file is written from now on
 
 
 def _wait_settled(box: Box, timeout: float, task_id: str, *, window: str = "", stable_s: float = 1.5,

@@ -14,6 +14,10 @@ T = lambda text: {"type": "type", "text": text}  # noqa: E731
 W = lambda s: {"type": "wait", "seconds": s}  # noqa: E731
 # wait until a window whose title matches ``pattern`` shows (a dialog a key opens), at most ``s`` seconds
 WIN = lambda pattern, s=30: {"type": "wait", "seconds": s, "window": pattern}  # noqa: E731
+# wait until no window whose title matches shows (a dialog closed), at most ``s`` seconds
+GONE = lambda pattern, s=30: {"type": "wait", "seconds": s, "window_gone": pattern}  # noqa: E731
+# wait until the file at ``path`` was written since the task started (a save or an export), at most ``s`` seconds
+SAVED = lambda path, s=30: {"type": "wait", "seconds": s, "file": path}  # noqa: E731
 C = lambda x, y: {"type": "click", "target": {"x": x, "y": y}}  # noqa: E731
 SAVE = [K("ctrl", "s"), W(3)]
 
@@ -54,7 +58,27 @@ def task(id, level, instruction, template, truth, start, demo, difficulty=None, 
     if artifacts:
         data["artifacts"] = {**data.get("artifacts", {}), **artifacts}
     data.update(extra)
+    data["demonstration"]["actions"] = _closing_waits_on_files(demo, data.get("artifacts") or {})
     return data
+
+
+def _closing_waits_on_files(demo, artifacts):
+    """A demonstration ends by saving: its closing fixed waits (the time a save took on a slow day) become waits
+    on the files it saves, each until it was written since the task started, so a replay ends as soon as the
+    last save lands and still waits for it on a loaded machine. The files it saves are the artifacts whose path
+    it types (an export, a Save As) and, when it ends with Ctrl+S (or types none), every artifact; so the
+    source of an export, checked unchanged and never written, is not waited for."""
+    closing = 0
+    while closing < len(demo) and demo[-1 - closing]["type"] == "wait" and set(demo[-1 - closing]) == {
+            "type", "seconds"}:
+        closing += 1
+    if not closing or not artifacts:
+        return list(demo)
+    typed = "".join(a.get("text", "") for a in demo if a["type"] == "type")
+    saved = [path for path in artifacts.values() if path in typed]
+    if not saved or demo[len(demo) - closing - 1] == K("ctrl", "s"):
+        saved = list(artifacts.values())
+    return [*demo[:len(demo) - closing], *(SAVED(path) for path in saved)]
 
 
 def write(group, tasks):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "engineering"))
-from common import C, K, P, SAVE, T, W, task, write  # noqa: E402
+from common import GONE, WIN, C, K, P, SAVE, T, W, task, write  # noqa: E402
 from make_fixtures import PARTS, PCB_AT, parcel_area  # noqa: E402
 
 WORK = "/root/work"
@@ -128,8 +128,9 @@ qgis_tasks = [
          "geojson", {"artifact": "layer", "count": 8, "fields": [*PARCEL_FIELDS, "area_m2"],
                      "values": {"area_m2": AREAS}, "tolerance": 12},
          qgis({"layer": f"{WORK}/parcels.geojson"}),
-         [LAYER_MENU, W(1.5), C(244, 284), W(4), K("ctrl", "i"), W(3), C(547, 138), T("area_m2"), C(420, 350),
-          T("area($geometry)"), W(1), C(746, 628), W(3), C(168, 90), W(3)],
+         [LAYER_MENU, W(1.5), C(244, 284), WIN("Features Total"), W(1.5), K("ctrl", "i"), WIN("Field Calculator$"),
+          W(1.5), C(547, 138), T("area_m2"), C(420, 350), T("area($geometry)"), W(1), C(746, 628),
+          GONE("Field Calculator$"), W(1), C(168, 90), W(3)],
          tags=["qgis", "gis"], knowledge=QGIS_CARD),
     task("qgis-rename-save-project", "L2",
          "parcels.geojson is open in QGIS. Rename the layer to 'Parcels 2026' in the Layers panel and save the "

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import WIN, C, K, P, T, W, task, write  # noqa: E402
+from common import GONE, SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
 
 FIX = "fixtures/prosoft/imaging"
 WORK = "/root/work"
@@ -57,13 +57,20 @@ def avogadro_start(name=None):
 
 # --- demonstration pieces -----------------------------------------------------------------------------------
 
-def gimp_run(command, pick=0):
-    """GIMP's Search and Run a Command: Enter runs the selected match (the first, or ``pick`` rows down)."""
-    return [P("/"), W(1.5), T(command), W(1.5), *[P("down")] * pick, P("enter"), W(2)]
+def gimp_run(command, pick=0, dialog=None):
+    """GIMP's Search and Run a Command: Enter runs the selected match (the first, or ``pick`` rows down); the
+    search closes, and the command's ``dialog`` (its window title) shows when it has one. The waits after a
+    window shows give it the focus (GTK queues the keys sent while a command runs)."""
+    opened = [WIN(f"^{dialog}$"), W(0.7)] if dialog else [W(0.7)]
+    return [P("/"), WIN("^Search Actions$"), W(0.5), T(command), W(1.2), *[P("down")] * pick, P("enter"),
+            GONE("^Search Actions$"), *opened]
 
 
 def gimp_export(path):
-    return [K("shift", "ctrl", "e"), W(2.5), K("ctrl", "a"), T(path + "\n"), W(2.5), P("enter"), W(3)]
+    """File > Export As: the path typed in the file dialog, then Export in the format's options dialog; done
+    when the file is written."""
+    return [K("shift", "ctrl", "e"), WIN("^Export Image$"), W(0.7), K("ctrl", "a"), T(path + "\n"),
+            WIN("^Export Image as "), W(0.7), P("enter"), SAVED(path)]
 
 
 def gimp_scale(width):
@@ -195,8 +202,8 @@ gimp = [
          "gimp_image", gimp_truth(format="PNG", size=[320, 240], ops=[["blur", 3], ["invert"]], tolerance=3.5,
                                   blurrier_than={"source": "imaging/photo.png", "ops": [["invert"]], "factor": 1.5}),
          gimp_start(),
-         [*gimp_run("gaussian blur"), W(1), P("tab"), W(0.7), K("ctrl", "a"), T("3"), W(0.5), P("tab"), W(1.5),
-          K("alt", "o"), W(3),
+         [*gimp_run("gaussian blur", dialog="Gaussian Blur"), P("tab"), W(0.7), K("ctrl", "a"), T("3"), W(0.5),
+          P("tab"), W(1.5), K("alt", "o"), GONE("^Gaussian Blur$"), W(1),
           *gimp_run("invert", pick=1), *gimp_export(f"{WORK}/soft.png")],
          tags=["gimp"], artifacts={"image": f"{WORK}/soft.png"}, knowledge=GIMP_CARD, **HIGH),
     task("gimp-rotate-upscale", "L2",
