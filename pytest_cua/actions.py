@@ -368,6 +368,8 @@ class Wait(Action, kind="wait"):
     window_gone: str | None = None
     file: str | None = None
 
+    CONDITIONS = ("window", "window_gone", "file")
+
     def check(self) -> None:
         for name in ("window", "window_gone"):
             value = getattr(self, name)
@@ -377,14 +379,17 @@ class Wait(Action, kind="wait"):
         if self.file is not None and not (self.file.startswith("/") and 1 < len(self.file) <= MAX_PATH):
             raise ActionError(f"action 'wait' field 'file' must be an absolute path of at most {MAX_PATH} "
                               f"characters, got {self.file[:80]!r}")
-        given = [n for n in ("window", "window_gone", "file") if getattr(self, n) is not None]
+        given = self._given()
         if len(given) > 1:
             raise ActionError(f"action 'wait' waits for one condition; got {' and '.join(given)}")
+
+    def _given(self) -> list[str]:
+        return [name for name in self.CONDITIONS if getattr(self, name) is not None]
 
     @property
     def condition(self) -> str | None:
         """The desktop condition the wait ends on (its field's name), None for a plain pause."""
-        return next((n for n in ("window", "window_gone", "file") if getattr(self, n) is not None), None)
+        return next(iter(self._given()), None)
 
 
 # --- terminal and human-in-the-loop ------------------------------------------------------------------------

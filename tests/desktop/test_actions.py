@@ -102,25 +102,18 @@ def test_wait_waits(probe: Any) -> None:
     assert time.monotonic() - started >= 0.5
 
 
-def test_wait_for_a_window_ends_when_it_shows(probe: Any) -> None:
-    """``window``: the wait ends once a window with that title shows (at once here, the probe is open), and
-    lasts its seconds when none does."""
+@pytest.mark.parametrize("field, holds, fails", [
+    ("window", "^cua-probe$", "^no such window$"),
+    ("window_gone", "^no such window$", "^cua-probe$"),
+])
+def test_wait_for_a_window_ends_when_its_condition_holds(probe: Any, field: str, holds: str, fails: str) -> None:
+    """``window``: the wait ends once a window with that title shows; ``window_gone``: once none does. The probe
+    stays open: the wait ends at once when its condition holds, and lasts its seconds when it does not."""
     started = time.monotonic()
-    act(probe, type="wait", seconds=40, window="^cua-probe$")
-    assert time.monotonic() - started < 20, "the wait did not end when the window was there"
+    act(probe, type="wait", seconds=40, **{field: holds})
+    assert time.monotonic() - started < 20, f"the wait on {field}={holds!r} did not end when it held"
     started = time.monotonic()
-    act(probe, type="wait", seconds=1, window="^no such window$")
-    assert time.monotonic() - started >= 1
-
-
-def test_wait_for_a_window_to_go(probe: Any) -> None:
-    """``window_gone``: the wait ends at once when no window has that title, and lasts its seconds while one
-    does (the probe stays open)."""
-    started = time.monotonic()
-    act(probe, type="wait", seconds=40, window_gone="^no such window$")
-    assert time.monotonic() - started < 20, "the wait did not end with no such window"
-    started = time.monotonic()
-    act(probe, type="wait", seconds=1, window_gone="^cua-probe$")
+    act(probe, type="wait", seconds=1, **{field: fails})
     assert time.monotonic() - started >= 1
 
 
