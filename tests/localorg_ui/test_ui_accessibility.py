@@ -9,8 +9,9 @@ their observations from):
   click: visible, enabled, not covered by anything; nothing depends on a fixed pixel position);
 - no positive tabindex, and Tab from the page start reaches the page form's first field and its submit control
   (on a page without a form: the first and the last control of the main content), every stop in document order;
-- Enter in a text field submits its form (a record form, a setup form, a wizard step, the report builder): the
-  server answers (the saved record or the validation error page);
+- Enter in a text field submits its form (a record form, a setup form, a wizard step; in the report builder the
+  field search, the filter popover and the Save Report dialog): the server answers (the saved record or the
+  validation error page);
 - Escape closes the App Launcher and every other dialog and menu a page opens, and focus returns to its opener.
 
 The Lightning components keep their insides in shadow roots (synthetic shadow, as Lightning Experience runs
@@ -122,6 +123,8 @@ HIT_JS = """(attr) => {""" + DEEP_JS + """
     // SLDS's skip links ("Skip to Navigation") are assistive text, clipped to one pixel until focused: reached
     // by Tab, not by a pointer (the Tab test covers them)
     if (r.width <= 1 && r.height <= 1) continue;
+    // a disabled control takes no click (SLDS gives it no pointer events; Playwright waits until it is enabled)
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') continue;
     // the element at that point as the page's own tree has it (shadow roots entered)
     let hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     while (hit && hit.shadowRoot && hit.shadowRoot.elementFromPoint) {
@@ -323,9 +326,10 @@ FORM_JS = """(attr) => {""" + DEEP_JS + """
     if (field && submit) return [parseInt(field.getAttribute(attr), 10), parseInt(submit.getAttribute(attr), 10)];
   }
   // a page without such a form: the first and the last control of its main content
-  // (tab stops only: a grid's cells take focus by the arrow keys, the grid is one stop, as ARIA's grid pattern says)
+  // (tab stops only: a grid's cells take focus by the arrow keys, the grid is one stop, as ARIA's grid pattern says;
+  // a disabled control is no stop, e.g. the report builder's Add Chart before the rows are grouped)
   const inMain = deepAll('[' + attr + ']', document.querySelector('main'))
-    .filter((el) => el.getAttribute('tabindex') !== '-1');
+    .filter((el) => el.getAttribute('tabindex') !== '-1' && !el.disabled);
   return inMain.length ? [parseInt(inMain[0].getAttribute(attr), 10),
                           parseInt(inMain[inMain.length - 1].getAttribute(attr), 10)] : null;
 }"""
@@ -394,15 +398,22 @@ def test_enter_in_a_wizard_step_goes_to_the_next_step(env: BrowserEnvironment, b
     expect(page.locator("#wizard-step")).to_contain_text("Establish field-level security")
 
 
-def test_enter_in_the_report_builder_saves_or_adds_where_it_was_typed(env: BrowserEnvironment, base: str,
-                                                                      sf: Any, org: Org) -> None:
+def test_enter_in_the_report_builder_picks_applies_and_saves(env: BrowserEnvironment, base: str, sf: Any,
+                                                              org: Org) -> None:
     page = open_page(env, f"{base}/lightning/o/Report/builder?type=Opportunity")
-    page.get_by_label("Filter Field").select_option(label="Stage")
-    page.get_by_label("Filter Value").fill("Prospecting")
-    page.get_by_label("Filter Value").press("Enter")  # adds the filter, does not save
-    expect(page.get_by_role("button", name="Remove filter 1")).to_be_visible()
-    page.get_by_label("Report Name").fill("Keyboard Pipeline")
-    page.get_by_label("Report Name").press("Enter")
+    page.get_by_role("tab", name="Filters").click()
+    search = page.get_by_role("combobox", name="Add filter", exact=True)
+    search.fill("stag")
+    search.press("Enter")  # picks the highlighted field: its filter's popover opens
+    value = page.get_by_role("dialog", name="Edit Filter").get_by_label("Value", exact=True)
+    value.fill("Prospecting")
+    value.press("Enter")  # applies the filter, does not save
+    expect(page.get_by_role("button", name="Remove filter 1: Stage")).to_be_visible()
+    assert sf.query("SELECT Id FROM Report WHERE Name = 'Keyboard Pipeline'")["totalSize"] == 0
+    page.get_by_role("button", name="Save", exact=True).click()
+    name = page.get_by_role("dialog", name="Save Report").get_by_label("Report Name")
+    name.fill("Keyboard Pipeline")
+    name.press("Enter")  # saves
     expect(page).to_have_url(re.compile(r"/lightning/o/Report/\w+/view$"))
     rows = sf.query("SELECT Id FROM Report WHERE Name = 'Keyboard Pipeline'")["records"]
     assert len(rows) == 1

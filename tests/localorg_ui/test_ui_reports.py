@@ -1,5 +1,6 @@
-"""The Reports tab and the report builder in real Chromium: a matrix report with a summary, filters with their
-logic and a chart, read back over the Analytics API's describe; a bad filter logic keeps the builder's state."""
+"""The Reports tab and Lightning's report builder in real Chromium: a matrix report with a summary, filters with
+their logic, a summary report with a chart and a cross filter, read back over the Analytics API's describe; a
+refused filter logic and a missing name keep the report being built; the Reports and Dashboards homes."""
 
 from __future__ import annotations
 
@@ -26,35 +27,81 @@ def choose_type(page: Any, label: str) -> None:
     expect(page.get_by_role("radio", name=label, exact=True)).to_be_checked()
 
 
+def pick(page: Any, box: str, field: str) -> None:
+    """Choose a field in one of the builder's field searches (Group Rows, Group Columns, Columns, Add filter):
+    a few letters typed, then the field clicked in the list."""
+    search = page.get_by_role("combobox", name=box, exact=True)
+    search.click()
+    search.fill(field[:3])
+    page.get_by_role("option", name=field, exact=True).click()
+
+
+def choose(scope: Any, label: str, option: str) -> None:
+    """Choose an option of a lightning-combobox (Operator, Relative Date, Folder, ...)."""
+    scope.get_by_role("combobox", name=label, exact=True).click()
+    scope.get_by_role("option", name=option, exact=True).click()
+
+
+def add_filter(page: Any, field: str, operator: str, value: str = "", relative: str | None = None) -> None:
+    """A field filter: Add filter... chooses the field, its popover's Operator, Value or Relative Date, Apply."""
+    pick(page, "Add filter", field)
+    popover = page.get_by_role("dialog", name="Edit Filter")
+    choose(popover, "Operator", operator)
+    if value:
+        popover.get_by_label("Value", exact=True).fill(value)
+    if relative:
+        choose(popover, "Relative Date", relative)
+    popover.get_by_role("button", name="Apply").click()
+    expect(popover).to_have_count(0)
+
+
+def filters_menu(page: Any, item: str) -> None:
+    """The Filters menu beside "Add filter...": Add Filter Logic, Add Cross Filter, ..."""
+    page.get_by_role("button", name="Filters", exact=True).click()
+    page.get_by_role("menuitem", name=item).click()
+
+
+def save(page: Any, name: str, *, run: bool = False, folder: str = "Public Reports") -> None:
+    """Save (or Save & Run): the Save Report dialog's name and folder, its Save."""
+    page.get_by_role("button", name="Save & Run" if run else "Save", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Save Report")
+    dialog.get_by_label("Report Name").fill(name)
+    choose(dialog, "Folder", folder)
+    dialog.get_by_role("button", name="Save", exact=True).click()
+
+
 def test_matrix_report_with_filters_logic_and_summary(page: Any, base: str, sf: Any, org: Org) -> None:
     start(page, base, "Opportunities")
-    page.get_by_label("Add group").select_option(label="Stage")
-    page.get_by_role("button", name="Add Row Group").click()
-    page.get_by_label("Add column group").select_option(label="Type")
-    page.get_by_role("button", name="Add Column Group").click()
-    page.get_by_label("Summarize").select_option(label="Amount")
-    page.get_by_label("Summary", exact=True).select_option(label="Max")
-    page.get_by_role("button", name="Add Summary").click()
+    pick(page, "Group Rows", "Stage")
+    pick(page, "Group Columns", "Type")
+    pick(page, "Add column", "Amount")
+    page.get_by_role("button", name="Show actions for Amount").click()  # the preview column's menu: Summarize
+    page.get_by_role("menuitemcheckbox", name="Max", exact=True).click()
+    expect(page.get_by_role("columnheader", name=re.compile("^Amount"))).to_contain_text("Σ Max")
+    expect(page.get_by_role("heading", name="Preview (Matrix)")).to_be_visible()
+    page.get_by_role("tab", name="Filters").click()
     for field, op, value in (("Stage", "equals", "Closed Won"), ("Stage", "equals", "Closed Lost"),
                              ("Amount", "greater than", "5000")):
-        page.get_by_label("Filter Field").select_option(label=field)
-        page.get_by_label("Operator", exact=True).select_option(label=op)
-        page.get_by_label("Filter Value").fill(value)
-        page.get_by_role("button", name="Add Filter", exact=True).click()
-    page.get_by_role("button", name="Add Filter Logic").click()
+        add_filter(page, field, op, value)
+    expect(page.get_by_role("tab", name="Filters (3)")).to_be_visible()
+    filters_menu(page, "Add Filter Logic")
+    expect(page.get_by_label("Filter Logic")).to_have_value("1 AND 2 AND 3")
     page.get_by_label("Filter Logic").fill("(1 OR 2) AND 4")
-    page.get_by_label("Report Name").fill("Won and lost")
-    page.get_by_role("button", name="Save", exact=True).click()
-    summary = page.get_by_role("region", name="Review the errors on this page.")
-    expect(summary).to_contain_text("filter logic")
-    expect(page.get_by_role("button", name="Remove filter 3")).to_be_visible()  # nothing was lost
+    save(page, "Won and lost")
+    # refused: the builder again on its Filters tab, the message under the logic, nothing lost, nothing saved
+    expect(page.get_by_role("alert")).to_contain_text("filter logic")
+    expect(page.get_by_role("button", name="Remove filter 3: Amount")).to_be_visible()
     assert not org.find("Report", Name="Won and lost")
     page.get_by_label("Filter Logic").fill("(1 OR 2) AND 3")
     page.get_by_role("button", name="Save", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Save Report")
+    expect(dialog.get_by_label("Report Name")).to_have_value("Won and lost")  # as typed before
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Won and lost")).to_be_visible()
 
-    rid = org.find("Report", Name="Won and lost")[0]["Id"]
-    described = sf.restful(f"analytics/reports/{rid}/describe")
+    [rec] = org.find("Report", Name="Won and lost")
+    assert (rec["DeveloperName"], rec["FolderName"]) == ("Won_and_lost", "Public Reports")
+    described = sf.restful(f"analytics/reports/{rec['Id']}/describe")
     md, ext = described["reportMetadata"], described["reportExtendedMetadata"]
     assert md["reportFormat"] == "MATRIX" and md["reportType"]["label"] == "Opportunities"
     assert list(ext["groupingColumnInfo"]) == ["STAGE_NAME", "TYPE"]
@@ -67,20 +114,35 @@ def test_matrix_report_with_filters_logic_and_summary(page: Any, base: str, sf: 
 
 def test_summary_report_with_chart_and_a_cross_filter(page: Any, base: str, sf: Any, org: Org) -> None:
     start(page, base, "Accounts")
-    page.get_by_label("Chart Type").select_option("Donut")
-    page.get_by_label("Report Name").fill("Ratings")
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("row grouping")
-    page.get_by_label("Add group").select_option(label="Account Rating")
-    page.get_by_role("button", name="Add Row Group").click()
-    page.get_by_label("Related Object").select_option(label="Opportunities")
-    page.get_by_role("button", name="Add Cross Filter").click()
-    page.get_by_label("Criterion Field").fill("StageName")
-    page.get_by_label("Criterion Operator").select_option(label="equals")
-    page.get_by_label("Criterion Value").fill("Prospecting")
-    page.get_by_role("button", name="Add Opportunities Filter").click()
+    expect(page.get_by_role("button", name="Add Chart")).to_be_disabled()  # a chart needs a row group
+    pick(page, "Group Rows", "Account Rating")
+    page.get_by_role("button", name="Add Chart").click()  # the chart and its Chart Properties
+    page.get_by_role("button", name="Donut", exact=True).click()
+    expect(page.get_by_role("button", name="Donut", exact=True)).to_have_attribute("aria-pressed", "true")
     page.get_by_label("Chart Title").fill("By rating")
+    page.get_by_role("tab", name="Filters").click()
+    filters_menu(page, "Add Cross Filter")
+    popover = page.get_by_role("dialog", name="Cross Filter")
+    popover.get_by_role("button", name="Apply").click()
+    expect(popover.get_by_role("alert")).to_have_text("Choose the related object.")
+    choose(popover, "Related Object", "Opportunities")
+    popover.get_by_role("button", name="Apply").click()
+    page.get_by_role("button", name="Add Opportunities Filter").click()
+    popover = page.get_by_role("dialog", name="Edit Filter")
+    popover.get_by_label("Field", exact=True).fill("StageName")
+    popover.get_by_label("Value", exact=True).fill("Prospecting")
+    popover.get_by_role("button", name="Apply").click()
+    expect(page.get_by_role("button", name="Edit cross filter: Accounts with Opportunities")).to_be_visible()
+    # the Save Report dialog asks for the name; the unique name follows it
     page.get_by_role("button", name="Save", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Save Report")
+    dialog.get_by_role("button", name="Save", exact=True).click()
+    expect(dialog.get_by_text("Complete this field.").first).to_be_visible()
+    assert not org.find("Report", Name="Ratings")
+    dialog.get_by_label("Report Name").fill("Ratings")
+    expect(dialog.get_by_label("Report Unique Name")).to_have_value("Ratings")
+    choose(dialog, "Folder", "Public Reports")
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Ratings")).to_be_visible()
     rid = org.find("Report", Name="Ratings")[0]["Id"]
     md = sf.restful(f"analytics/reports/{rid}/describe")["reportMetadata"]
@@ -107,10 +169,9 @@ def test_summary_report_with_chart_and_a_cross_filter(page: Any, base: str, sf: 
 
 def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: Org) -> None:
     start(page, base, "Cases")
-    page.get_by_label("Add group").select_option(label="Priority")
-    page.get_by_role("button", name="Add Row Group").click()
-    page.get_by_label("Report Name").fill("Cases by priority")
-    page.get_by_role("button", name="Save", exact=True).click()
+    pick(page, "Group Rows", "Priority")
+    save(page, "Cases by priority")
+    expect(page.get_by_role("heading", name="Cases by priority")).to_be_visible()
     page.get_by_role("navigation", name="Global").get_by_role("link", name="Dashboards").click()
     page.get_by_role("button", name="New Dashboard").click()
     page.get_by_role("button", name="Add Component").click()

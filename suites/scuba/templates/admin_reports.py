@@ -116,23 +116,50 @@ def _column(env: Any, truth: Mapping[str, Any], name: str) -> str:
     return column_of(env.org, report_type_of(env.org, truth_text(truth, "object_name")), name)
 
 
-def _filter_steps(f: Sequence[Any]) -> list[Action]:
-    return [SelectOption("label=Filter Field", str(f[0])), SelectOption("label=Operator", str(f[1])),
-            Fill("label=Filter Value", str(f[2])), s.click_button("Add Filter")]
+def _report_type(truth: Mapping[str, Any]) -> Any:
+    from pytest_cua.orgs.localorg import analytics
+
+    return analytics.report_type(truth_text(truth, "object_name"))
+
+
+def _field_label(truth: Mapping[str, Any], column: str) -> str:
+    """How the builder names a report type's column (``STAGE_NAME`` is "Stage")."""
+    rt = _report_type(truth)
+    found = rt.column(column) if rt else None
+    return found[0] if found else column
+
+
+def _filters_tab() -> Action:
+    return s.click_tab("Filters")
+
+
+def _filter_steps(truth: Mapping[str, Any], f: Sequence[Any]) -> list[Action]:
+    """A field filter: "Add filter..." chooses the field, the popover's Operator and Value (or, for a date field
+    and a relative date literal, Relative Date), Apply."""
+    relative = _relative_date(truth, f)
+    value = [Fill("label=Value", str(f[2]))] if relative is None else [SelectOption("label=Relative Date", relative)]
+    return [SelectOption('role=combobox[name="Add filter"]', _field_label(truth, str(f[0]))),
+            SelectOption("label=Operator", str(f[1])), *value, s.click_button("Apply")]
+
+
+def _filters_menu(item: str) -> list[Action]:
+    """The Filters menu beside "Add filter...": Add Filter Logic, Add Cross Filter, Remove All Filters."""
+    return [s.click_button("Filters"), Click(f'role=menuitem[name="{item}"]')]
 
 
 def _save_steps(truth: Mapping[str, Any], button: str = "Save") -> list[Action]:
-    """The report's name, then "Save" or "Save & Run" (both save; the report's page opens)."""
-    return [Fill("label=Report Name", truth_text(truth, "report_name")), Click(f'role=button[name="{button}"]'), Done()]
+    """"Save" or "Save & Run" opens the Save Report dialog: the report's name (the unique name follows it), the
+    dialog's Save (the report's page opens)."""
+    return [s.click_button(button), Fill("label=Report Name", truth_text(truth, "report_name")),
+            s.click_button("Save"), Done()]
 
 
 def _relative_date(truth: Mapping[str, Any], f: Sequence[Any]) -> str | None:
     """The builder's "Relative Date" option of a filter on a date field whose value is a relative date literal
     (``LAST WEEK`` -> "Last Week"), else None."""
-    from pytest_cua.orgs.localorg import analytics
-    from pytest_cua.orgs.localorg.ui.routes_reports import RELATIVE_DATES
+    from pytest_cua.orgs.localorg.ui.report_builder import RELATIVE_DATES
 
-    rt = analytics.report_type(truth_text(truth, "object_name"))
+    rt = _report_type(truth)
     column = rt.column(str(f[0])) if rt else None
     if column and column[1] in ("date", "datetime") and str(f[2]).upper() in RELATIVE_DATES:
         return str(f[2]).title()
@@ -141,12 +168,26 @@ def _relative_date(truth: Mapping[str, Any], f: Sequence[Any]) -> str | None:
 
 def _cross_label(truth: Mapping[str, Any]) -> str:
     """How the builder names the cross filter's related object ("Activities" of Activity, ...)."""
-    from pytest_cua.orgs.localorg import analytics
-    from pytest_cua.orgs.localorg.ui.routes_reports import CROSS_OBJECTS
+    from pytest_cua.orgs.localorg.ui.report_builder import CROSS_OBJECTS
 
-    rt = analytics.report_type(truth_text(truth, "object_name"))
+    rt = _report_type(truth)
     entity = truth_text(truth, "cross_object_name")
     return dict(CROSS_OBJECTS.get(rt.type if rt else "", [])).get(entity, entity)
+
+
+def _chart_label(chart_type: str) -> str:
+    """The builder's Display As button of an Analytics API chart type ("Horizontal Bar" is "Bar")."""
+    from pytest_cua.orgs.localorg.ui.report_builder import CHARTS
+
+    return dict(CHARTS).get(chart_type, chart_type)
+
+
+def _add_column(truth: Mapping[str, Any], column: str) -> list[Action]:
+    """"Add column..." in the Outline (nothing when the new report shows the column already)."""
+    rt = _report_type(truth)
+    if rt is not None and column in list(rt.columns)[:4]:
+        return []
+    return [SelectOption('role=combobox[name="Add column"]', _field_label(truth, column))]
 
 
 class _ReportTemplate(s.ScubaTemplate):
@@ -218,13 +259,15 @@ class CreateReport(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: each field as a column, each filter, the name, Save."""
+        """The builder: each field as a column ("Add column..."), each filter in the Filters tab ("Add filter...",
+        the popover's Operator and Value, Apply), Refresh, the name, Save."""
         truth = task.ground_truth
         steps = _builder_steps(env, truth)
         for field in self.fields(truth):
-            steps += [SelectOption("label=Add column", _column(env, truth, field)), s.click_button("Add Column")]
+            steps += _add_column(truth, _column(env, truth, field))
+        steps.append(_filters_tab())
         for f in truth_filters(truth):
-            steps += _filter_steps(f)
+            steps += _filter_steps(truth, f)
         return [*steps, s.click_button("Refresh"), *_save_steps(truth)]
 
 
@@ -263,16 +306,16 @@ class CreateReportWithCrossFilter(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: a cross filter "with" the related object, each criterion ("Add Activities Filter"), the
-        name, Save & Run."""
+        """The builder's Filters tab: Filters > Add Cross Filter, "with" the related object, Apply; each of its
+        filters ("Add Activities Filter": Field, Operator, Value, Apply), the name, Save & Run."""
         truth = task.ground_truth
         add = f"Add {_cross_label(truth)} Filter"
-        steps = [*_builder_steps(env, truth), SelectOption("label=Cross Filter", "with"),
-                 SelectOption("label=Related Object", truth_text(truth, "cross_object_name")),
-                 s.click_button("Add Cross Filter")]
+        steps = [*_builder_steps(env, truth), _filters_tab(), *_filters_menu("Add Cross Filter"),
+                 SelectOption("label=Cross Filter", "with"), SelectOption("label=Related Object", _cross_label(truth)),
+                 s.click_button("Apply")]
         for f in truth_filters(truth):
-            steps += [Fill("label=Criterion Field", str(f[0])), SelectOption("label=Criterion Operator", str(f[1])),
-                      Fill("label=Criterion Value", str(f[2])), s.click_button(add)]
+            steps += [s.click_button(add), Fill("label=Field", str(f[0])), SelectOption("label=Operator", str(f[1])),
+                      Fill("label=Value", str(f[2])), s.click_button("Apply")]
         return [*steps, *_save_steps(truth, "Save & Run")]
 
 
@@ -312,13 +355,10 @@ class CreateReportChainFilters(_ReportTemplate):
         """The builder: the four filters in order (a relative date value as "Relative Date"), "Add Filter Logic"
         and the logic, the name, Save & Run."""
         truth = task.ground_truth
-        steps = _builder_steps(env, truth)
+        steps = [*_builder_steps(env, truth), _filters_tab()]
         for f in self.filters(truth):
-            relative = _relative_date(truth, f)
-            steps += _filter_steps(f) if relative is None else [
-                SelectOption("label=Filter Field", str(f[0])), SelectOption("label=Operator", str(f[1])),
-                SelectOption("label=Relative Date", relative), s.click_button("Add Filter")]
-        return [*steps, s.click_button("Add Filter Logic"), Fill("label=Filter Logic", CHAIN_LOGIC),
+            steps += _filter_steps(truth, f)
+        return [*steps, *_filters_menu("Add Filter Logic"), Fill("label=Filter Logic", CHAIN_LOGIC),
                 *_save_steps(truth, "Save & Run")]
 
 
@@ -353,12 +393,14 @@ class CreateSummaryReportWithChart(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: the row grouping, Show Me all records, the chart's properties (type, title, Show Values),
-        the name, Save & Run."""
+        """The builder: Group Rows by the field, Show Me all records (Filters tab), Add Chart and its properties
+        (Display As, Chart Title, Show Values), the name, Save & Run."""
         truth = task.ground_truth
-        return [*_builder_steps(env, truth), SelectOption("label=Add group", truth_text(truth, "grouping_field")),
-                s.click_button("Add Row Group"), SelectOption("label=Show Me", f"All {truth_text(truth, 'object_name')}"),
-                SelectOption("label=Chart Type", truth_text(truth, "chart_type")),
+        group = _field_label(truth, truth_text(truth, "grouping_field"))
+        return [*_builder_steps(env, truth), SelectOption('role=combobox[name="Group Rows"]', group),
+                _filters_tab(), Click('role=button[name*="Show Me"]'),
+                SelectOption("label=Show Me", f"All {truth_text(truth, 'object_name')}"), s.click_button("Apply"),
+                s.click_button("Add Chart"), s.click_button(_chart_label(truth_text(truth, "chart_type"))),
                 Fill("label=Chart Title", truth_text(truth, "chart_title")), Check("label=Show Values"),
                 *_save_steps(truth, "Save & Run")]
 
@@ -398,22 +440,25 @@ class CreateMatrixReport(_ReportTemplate):
         save_report(sf, md)
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """The builder: the row and the column grouping (a date grouping by calendar month when it is a month
-        column, "Group Date By"), the summary (``s!AMOUNT``: Sum of Amount), the name, Save & Run."""
-        from pytest_cua.orgs.localorg import analytics
+        """The builder: Group Rows and Group Columns (a month column grouped by Calendar Month, its group's "Group
+        Date By"), the summarized column (added when not shown) and its menu's Summarize item (``s!AMOUNT``: Sum;
+        Salesforce labels it "Sum of Amount"), the name, Save & Run."""
+        from pytest_cua.orgs.localorg.ui.report_builder import SUMMARIES
 
         truth = task.ground_truth
         kind, _, field = truth_text(truth, "field_name").partition("!")
         row = truth_text(truth, "row_group_field")
-        rt = analytics.report_type(truth_text(truth, "object_name"))
+        rt = _report_type(truth)
         column = rt.column(row) if rt else None
-        by_month = [SelectOption("label=Group Date By", "Calendar Month")] \
+        row_label = _field_label(truth, row)
+        by_month = [s.click_button(f"Group options for {row_label}"),
+                    Click('role=menuitemcheckbox[name="Calendar Month"]')] \
             if column and column[1] in ("date", "datetime") and column[0].endswith("Month") else []
-        return [*_builder_steps(env, truth), SelectOption("label=Add group", row),
-                s.click_button("Add Row Group"), *by_month,
-                SelectOption("label=Add column group", truth_text(truth, "column_group_field")),
-                s.click_button("Add Column Group"), SelectOption("label=Summarize", field),
-                SelectOption("label=Summary", kind), s.click_button("Add Summary"), *_save_steps(truth, "Save & Run")]
+        return [*_builder_steps(env, truth), SelectOption('role=combobox[name="Group Rows"]', row_label), *by_month,
+                SelectOption('role=combobox[name="Group Columns"]',
+                             _field_label(truth, truth_text(truth, "column_group_field"))),
+                *_add_column(truth, field), s.click_button(f"Show actions for {_field_label(truth, field)}"),
+                Click(f'role=menuitemcheckbox[name="{dict(SUMMARIES)[kind]}"]'), *_save_steps(truth, "Save & Run")]
 
 
 TEMPLATES = [CreateReport(), CreateReportWithCrossFilter(), CreateReportChainFilters(), CreateSummaryReportWithChart(),

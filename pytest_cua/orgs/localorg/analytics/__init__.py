@@ -41,6 +41,7 @@ from pytest_cua.orgs.localorg.analytics.report_types import (
     AGGREGATES,
     CHART_TYPES,
     DATE_GRANULARITIES,
+    FILTER_OPERATORS,
     FORMATS,
     OPERATORS,
     PRIVATE_FOLDER,
@@ -60,7 +61,7 @@ from pytest_cua.orgs.localorg.analytics.reports import (
 from pytest_cua.orgs.localorg.analytics.routes import register
 
 __all__ = [
-    "AGGREGATES", "CHART_TYPES", "DATE_GRANULARITIES", "FORMATS", "OPERATORS", "PRIVATE_FOLDER", "PUBLIC_FOLDER",
+    "AGGREGATES", "CHART_TYPES", "DATE_GRANULARITIES", "FILTER_OPERATORS", "FORMATS", "OPERATORS", "PRIVATE_FOLDER", "PUBLIC_FOLDER",
     "REPORT_TYPES", "VISUALIZATIONS", "ReportType", "create_dashboard", "create_report", "definition",
     "describe_dashboard", "describe_report", "filter_logic_numbers", "register", "report_type", "save_dashboard",
     "save_report",

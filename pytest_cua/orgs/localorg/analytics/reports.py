@@ -106,6 +106,10 @@ def _aggregate(rt: ReportType, key: Any, where: str) -> str:
                f"<s|a|m|mx|u|med>!<column>", where)
 
 
+#: where a chart's legend goes (the builder's Legend Position)
+LEGEND_POSITIONS = ("Right", "Bottom", "Top")
+
+
 def _chart(raw: Any) -> dict[str, Any] | None:
     if raw is None:
         return None
@@ -116,6 +120,7 @@ def _chart(raw: Any) -> dict[str, Any] | None:
         raise bad_request(f"The chart type {kind!r} is not valid (chart.chartType)", "chart.chartType")
     return {"chartType": kind, "groupings": list(raw.get("groupings") or []),
             "hasLegend": bool(raw.get("hasLegend", True)), "showChartValues": bool(raw.get("showChartValues", False)),
+            "legendPosition": raw.get("legendPosition") if raw.get("legendPosition") in LEGEND_POSITIONS else "Right",
             "summaries": list(raw.get("summaries") or ["RowCount"]),
             "summaryAxisLocations": list(raw.get("summaryAxisLocations") or ["Y"]),
             "title": text_of(raw.get("title"), "chart.title")}

@@ -21,6 +21,7 @@ export default {
     'one-lookup': 'src/entries/lookup.js',
     'one-picklist': 'src/entries/picklist.js',
     'one-record-home': 'src/entries/recordHome.js',
+    'one-report-builder': 'src/entries/reportBuilder.js',
     'one-setup-header': 'src/entries/setupHeader.js',
     'one-setup-tree': 'src/entries/setupTree.js',
   },
