@@ -173,20 +173,39 @@ def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: O
     save(page, "Cases by priority")
     expect(page.get_by_role("heading", name="Cases by priority")).to_be_visible()
     page.get_by_role("navigation", name="Global").get_by_role("link", name="Dashboards").click()
-    page.get_by_role("button", name="New Dashboard").click()
-    page.get_by_role("button", name="Add Component").click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Choose a report")
-    page.get_by_label("Report", exact=True).select_option(label="Cases by priority")
-    page.get_by_label("Display As").select_option(label="Donut Chart")
-    page.get_by_label("Title").fill("Open cases")
-    page.get_by_role("button", name="Add Component").click()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Name")
-    expect(page.get_by_role("button", name="Remove component 1")).to_be_visible()  # the component is kept
-    page.get_by_label("Name", exact=True).fill("Support")
+    page.get_by_role("button", name="New Dashboard").click()  # the New Dashboard dialog: the name is required
+    dialog = page.get_by_role("dialog", name="New Dashboard")
+    dialog.get_by_role("button", name="Create").click()
+    expect(page.get_by_role("dialog", name="New Dashboard")).to_contain_text("Complete this field.")
+    page.get_by_role("dialog", name="New Dashboard").get_by_label("Name").fill("Support")
+    page.get_by_role("dialog", name="New Dashboard").get_by_role("button", name="Create").click()
+    expect(page.get_by_role("heading", name="Support", level=1)).to_be_visible()  # the builder
+    expect(page.get_by_text("Add a component to your dashboard")).to_be_visible()
+    page.get_by_role("button", name="Component", exact=True).click()  # + Component: Select Report first
+    dialog = page.get_by_role("dialog", name="Select Report")
+    dialog.get_by_role("button", name="Select").click()
+    expect(dialog.get_by_role("alert")).to_have_text("Select a report.")
+    dialog.get_by_label("Search Reports...").fill("cases by priority")
+    expect(dialog.get_by_role("radio")).to_have_count(1)
+    dialog.get_by_text("Cases by priority", exact=True).click()  # an SLDS radio: its label takes the click
+    dialog.get_by_role("button", name="Select").click()
+    dialog = page.get_by_role("dialog", name="Add Component")
+    expect(dialog).to_contain_text("Report: Cases by priority")
+    dialog.get_by_role("button", name="Donut Chart").click()
+    expect(dialog.get_by_role("button", name="Donut Chart")).to_have_attribute("aria-pressed", "true")
+    dialog.get_by_label("Title").fill("Open cases")
+    dialog.get_by_role("button", name="Add", exact=True).click()
+    expect(page.get_by_role("heading", name="Open cases")).to_be_visible()  # the component's card
+    page.get_by_role("button", name="Properties").click()  # the dashboard's name and description
+    dialog = page.get_by_role("dialog", name="Properties")
+    dialog.get_by_label("Description").fill("Cases by their priority")
+    dialog.get_by_role("button", name="Save", exact=True).click()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Support")).to_be_visible()
-    did = org.find("Dashboard", Title="Support")[0]["Id"]
+    assert "/lightning/o/Dashboard/" in page.url and page.url.endswith("/view")
+    [rec] = org.find("Dashboard", Title="Support")
+    did = rec["Id"]
+    assert rec["Description"] == "Cases by their priority"
     [component] = sf.restful(f"analytics/dashboards/{did}/describe")["components"]
     assert component["header"] == "Open cases" and component["properties"]["visualizationType"] == "Donut"
     assert component["reportId"] == org.find("Report", Name="Cases by priority")[0]["Id"]

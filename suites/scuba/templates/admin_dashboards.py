@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from pytest_cua import EvalContext, milestone
 from pytest_cua.actions import Action, Check, Done, Fill, SelectOption
 
-from .admin_reports import find_report, report_type_of, save_report, truth_text
+from .admin_reports import field_label, find_report, report_type_of, save_report, truth_text
 from . import shared as s
 from .common import first, soql_str
 
@@ -77,21 +77,28 @@ class CreateDashboard(s.ScubaTemplate):
                             "properties": {"visualizationType": truth_text(truth, "chart_type")}}]}}))
 
     def demonstrate(self, task: "Task", env: "Environment") -> Sequence[Action]:
-        """Dashboards tab > New Dashboard: the name, a component (the report, displayed as the chart type, the
-        title), Save. A report the org lacks is built first (Reports > New Report, grouped by the field)."""
+        """Dashboards tab > New Dashboard: the name, Create; in the builder "+ Component": the report in the Select
+        Report dialog (Search Reports..., its radio, Select), then the Add Component dialog's Display As and Title,
+        Add; Save. A report the org lacks is built first (New Report, Group Rows by the field, Save)."""
+        from pytest_cua.orgs.localorg.ui.routes_dashboards import DISPLAY_AS
+
         sf, truth = env.org, task.ground_truth  # type: ignore[attr-defined]
         name = truth_text(truth, "report_name")
         steps: list[Action] = []
         if find_report(sf, name) is None:
             label = truth_text(truth, "object_name")
+            group = field_label(truth, truth_text(truth, "group_field"))
             steps += [s.goto(env, "/lightning/o/Report/new"), Check(f'role=radio[name="{label}"]'),
-                      s.click_button("Start Report"), SelectOption("label=Add group", truth_text(truth, "group_field")),
-                      s.click_button("Add Row Group"), Fill("label=Report Name", name), s.click_button("Save")]
+                      s.click_button("Start Report"), SelectOption('role=combobox[name="Group Rows"]', group),
+                      s.click_button("Save"), Fill("label=Report Name", name),
+                      SelectOption("label=Folder", "Public Reports"), s.click_button("Save")]
+        vis = truth_text(truth, "chart_type")
         return [*steps, s.goto(env, "/lightning/page/home"), s.click_link("Dashboards"),
                 s.click_button("New Dashboard"), Fill("label=Name", truth_text(truth, "dashboard_name")),
-                SelectOption("label=Report", name), SelectOption("label=Display As", truth_text(truth, "chart_type")),
-                Fill("label=Title", truth_text(truth, "chart_title")), s.click_button("Add Component"),
-                s.click_button("Save"), Done()]
+                s.click_button("Create"), s.click_button("Component"), Fill("label=Search Reports...", name),
+                Check(f'role=radio[name="{name}"]'), s.click_button("Select"),
+                s.click_button(DISPLAY_AS.get(vis, vis)), Fill("label=Title", truth_text(truth, "chart_title")),
+                s.click_button("Add"), s.click_button("Save"), Done()]
 
 
 TEMPLATES = [CreateDashboard()]

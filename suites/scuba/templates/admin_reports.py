@@ -122,7 +122,7 @@ def _report_type(truth: Mapping[str, Any]) -> Any:
     return analytics.report_type(truth_text(truth, "object_name"))
 
 
-def _field_label(truth: Mapping[str, Any], column: str) -> str:
+def field_label(truth: Mapping[str, Any], column: str) -> str:
     """How the builder names a report type's column (``STAGE_NAME`` is "Stage")."""
     rt = _report_type(truth)
     found = rt.column(column) if rt else None
@@ -138,7 +138,7 @@ def _filter_steps(truth: Mapping[str, Any], f: Sequence[Any]) -> list[Action]:
     and a relative date literal, Relative Date), Apply."""
     relative = _relative_date(truth, f)
     value = [Fill("label=Value", str(f[2]))] if relative is None else [SelectOption("label=Relative Date", relative)]
-    return [SelectOption('role=combobox[name="Add filter"]', _field_label(truth, str(f[0]))),
+    return [SelectOption('role=combobox[name="Add filter"]', field_label(truth, str(f[0]))),
             SelectOption("label=Operator", str(f[1])), *value, s.click_button("Apply")]
 
 
@@ -187,7 +187,7 @@ def _add_column(truth: Mapping[str, Any], column: str) -> list[Action]:
     rt = _report_type(truth)
     if rt is not None and column in list(rt.columns)[:4]:
         return []
-    return [SelectOption('role=combobox[name="Add column"]', _field_label(truth, column))]
+    return [SelectOption('role=combobox[name="Add column"]', field_label(truth, column))]
 
 
 class _ReportTemplate(s.ScubaTemplate):
@@ -396,7 +396,7 @@ class CreateSummaryReportWithChart(_ReportTemplate):
         """The builder: Group Rows by the field, Show Me all records (Filters tab), Add Chart and its properties
         (Display As, Chart Title, Show Values), the name, Save & Run."""
         truth = task.ground_truth
-        group = _field_label(truth, truth_text(truth, "grouping_field"))
+        group = field_label(truth, truth_text(truth, "grouping_field"))
         return [*_builder_steps(env, truth), SelectOption('role=combobox[name="Group Rows"]', group),
                 _filters_tab(), Click('role=button[name*="Show Me"]'),
                 SelectOption("label=Show Me", f"All {truth_text(truth, 'object_name')}"), s.click_button("Apply"),
@@ -450,14 +450,14 @@ class CreateMatrixReport(_ReportTemplate):
         row = truth_text(truth, "row_group_field")
         rt = _report_type(truth)
         column = rt.column(row) if rt else None
-        row_label = _field_label(truth, row)
+        row_label = field_label(truth, row)
         by_month = [s.click_button(f"Group options for {row_label}"),
                     Click('role=menuitemcheckbox[name="Calendar Month"]')] \
             if column and column[1] in ("date", "datetime") and column[0].endswith("Month") else []
         return [*_builder_steps(env, truth), SelectOption('role=combobox[name="Group Rows"]', row_label), *by_month,
                 SelectOption('role=combobox[name="Group Columns"]',
-                             _field_label(truth, truth_text(truth, "column_group_field"))),
-                *_add_column(truth, field), s.click_button(f"Show actions for {_field_label(truth, field)}"),
+                             field_label(truth, truth_text(truth, "column_group_field"))),
+                *_add_column(truth, field), s.click_button(f"Show actions for {field_label(truth, field)}"),
                 Click(f'role=menuitemcheckbox[name="{dict(SUMMARIES)[kind]}"]'), *_save_steps(truth, "Save & Run")]
 
 

@@ -16,6 +16,7 @@ export default {
   input: {
     one: 'src/main.js',
     'one-analytics-home': 'src/entries/analyticsHome.js',
+    'one-dashboard-builder': 'src/entries/dashboardBuilder.js',
     'one-date': 'src/entries/dateInput.js',
     'one-list-view': 'src/entries/listView.js',
     'one-lookup': 'src/entries/lookup.js',

@@ -77,7 +77,8 @@ def pages(ids: dict[str, str]) -> list[tuple[str, str]]:
            ("approval-jump-start", f"{setup}/ApprovalProcesses/jumpstart?object=Opportunity"),
            ("reports", "/lightning/o/Report/home"), ("report-type", "/lightning/o/Report/new"),
            ("report-builder", "/lightning/o/Report/builder?type=Opportunity"),
-           ("dashboards", "/lightning/o/Dashboard/home"), ("dashboard-builder", "/lightning/o/Dashboard/new"),
+           ("dashboards", "/lightning/o/Dashboard/home"), ("dashboard-new", "/lightning/o/Dashboard/new"),
+           ("dashboard-builder", "/lightning/o/Dashboard/builder?name=Pipeline"),
            ("list-view-new", "/lightning/o/Account/listview/new"), ("list-view-charts", "/lightning/o/Account/listview/charts"),
            ("list-view-chart-new", "/lightning/o/Account/listview/charts/new")]
     if ids.get("view"):

@@ -1,12 +1,13 @@
-"""The Dashboards tab and the dashboard builder: the dashboard list, and a builder page with the dashboard's
-"Name" and "Description" and its components, each a report shown as a chart ("Display As") under a title; "Add
-Component" posts the page and shows it again with the component, nothing is saved before "Save", which goes
-through the Analytics model (``analytics.create_dashboard``)."""
+"""The Dashboards tab and Lightning's dashboard builder: the Dashboards home, New Dashboard (a dialog: Name,
+Description, Create), the builder (``one-dashboard-builder``: "+ Component" chooses a report in the Select Report
+dialog, then Display As and Title in the Add Component dialog; Save posts the whole dashboard, which goes through
+the Analytics model, ``analytics.create_dashboard``) and a saved dashboard's page."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping
+from urllib.parse import urlencode
 
 from werkzeug.wrappers import Response
 
@@ -14,14 +15,15 @@ from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.analytics_home import DASHBOARDS, home_props, view_label, view_of
-from pytest_cua.orgs.localorg.ui.forms import FormErrors
-from pytest_cua.orgs.localorg.ui.web import csrf_ok, forbidden, not_found_page, redirect, render
+from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_ok, csrf_token, forbidden, not_found_page, redirect, \
+    render
 
 HOME = "/lightning/o/Dashboard/home"
+BUILDER = "/lightning/o/Dashboard/builder"
 #: visualization type -> the builder's "Display As" label
 DISPLAY_AS = {"Bar": "Horizontal Bar Chart", "Column": "Vertical Bar Chart", "Line": "Line Chart",
-              "Donut": "Donut Chart", "Pie": "Pie Chart", "Funnel": "Funnel Chart", "Scatter": "Scatter Chart",
-              "Gauge": "Gauge", "Metric": "Metric", "FlexTable": "Lightning Table", "Table": "Table"}
+              "Donut": "Donut Chart", "Funnel": "Funnel Chart", "Scatter": "Scatter Chart", "Gauge": "Gauge",
+              "Metric": "Metric", "FlexTable": "Lightning Table"}
 
 
 def dashboards_home(ctx: RequestContext) -> Response:
@@ -32,58 +34,75 @@ def dashboards_home(ctx: RequestContext) -> Response:
                   props=home_props(ctx, DASHBOARDS, view))
 
 
-def _components(form: Any) -> list[dict[str, str]]:
+def _components(raw: str) -> list[dict[str, str]]:
     try:
-        found = json.loads(form.get("components") or "[]")
+        found = json.loads(raw or "[]")
     except ValueError:
         return []
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
 def dashboard_new(ctx: RequestContext) -> Response:
-    """``/lightning/o/Dashboard/new``: the builder (Name, Description; Report, Display As, Title, Add Component;
-    each component's Remove; Save)."""
-    form = ctx.request.form
+    """``/lightning/o/Dashboard/new``: the New Dashboard dialog over the Dashboards home (Name, Description;
+    Create opens the builder with them; a missing name is "Complete this field.")."""
+    args = ctx.request.args
+    name, description = (args.get("name") or "").strip(), (args.get("description") or "").strip()
+    error = None
+    if args.get("create") is not None:
+        if name:
+            return redirect(f"{BUILDER}?{urlencode({'name': name, 'description': description})}")
+        error = "Complete this field."
+    return render(ctx, "dashboard_new.html", status=400 if error else 200, title="New Dashboard", name=name,
+                  description=description, error=error,
+                  behind={"tag": "one-analytics-home", "props": home_props(ctx, DASHBOARDS, "recent")})
+
+
+def _builder(ctx: RequestContext, dashboard: Mapping[str, Any], errors: Mapping[str, Any] | None = None,
+             status: int = 200) -> Response:
     reports = sorted(ctx.org.records("Report"), key=lambda r: str(r.get("Name") or "").lower())
-    by_id = {r["Id"]: r for r in reports}
-    components: list[dict[str, str]] = []
-    vals = {"name": "", "description": ""}
-    errors = FormErrors()
-    if ctx.request.method == "POST":
-        if not csrf_ok(ctx):
-            return forbidden(ctx)
-        components = _components(form)
-        vals = {k: (form.get(k) or "").strip() for k in vals}
-        do = form.get("do") or ""
-        if do == "add":
-            rid, vis = form.get("report") or "", form.get("display_as") or ""
-            if rid not in by_id:
-                errors.add("Choose a report.", "report", "Report")
-            if vis not in DISPLAY_AS:
-                errors.add("Choose how to display the report.", "display_as", "Display As")
-            if not errors:
-                components.append({"report": rid, "vis": vis, "title": (form.get("component_title") or "").strip()})
-        elif do.startswith("remove:") and do[7:].isdigit() and int(do[7:]) < len(components):
-            components.pop(int(do[7:]))
-        elif do == "save":
-            if not vals["name"]:
-                errors.add("Complete this field.", "name", "Name")
-            if not errors:
-                md = {"name": vals["name"], "description": vals["description"] or None,
-                      "components": [{"type": "Report", "reportId": c["report"], "header": c["title"] or None,
-                                      "properties": {"visualizationType": c["vis"]}} for c in components]}
-                try:
-                    did = analytics.create_dashboard(ctx.org, md, user_id=ctx.user_id)
-                except OrgError as err:
-                    errors.add(err.message)
-                else:
-                    return redirect(f"/lightning/o/Dashboard/{did}/view", f'Dashboard "{vals["name"]}" was saved.')
-    shown = [{"i": i, "report": (by_id.get(c.get("report", "")) or {}).get("Name") or c.get("report"),
-              "vis": DISPLAY_AS.get(c.get("vis", ""), c.get("vis")), "title": c.get("title")}
-             for i, c in enumerate(components)]
-    return render(ctx, "dashboard_new.html", status=400 if errors else 200, title="New Dashboard", errors=errors,
-                  vals=vals, state=json.dumps(components), components=shown,
-                  reports=[(r["Id"], r.get("Name")) for r in reports], display_as=list(DISPLAY_AS.items()))
+    props = {"dashboard": dict(dashboard), "errors": dict(errors or {}), "action": BUILDER, "homeUrl": HOME,
+             "csrfField": CSRF_FIELD, "csrf": csrf_token(ctx),
+             "reports": [{"id": r["Id"], "name": r.get("Name") or "", "folder": r.get("FolderName") or ""}
+                         for r in reports],
+             "displayAs": [{"value": value, "label": label} for value, label in DISPLAY_AS.items()]}
+    return render(ctx, "dashboard_builder.html", status=status, title=f"{dashboard.get('name') or 'New'} | Dashboard",
+                  props=props)
+
+
+def dashboard_builder(ctx: RequestContext) -> Response:
+    """``/lightning/o/Dashboard/builder``: the builder (``one-dashboard-builder``): GET with the New Dashboard
+    dialog's name and description; POST of the whole dashboard (name, description, components: report, Display
+    As, title), saved through the Analytics model (``analytics.create_dashboard``); a refusal comes back as the
+    builder with everything kept and the message on the page."""
+    if ctx.request.method == "GET":
+        args = ctx.request.args
+        return _builder(ctx, {"name": (args.get("name") or "").strip(),
+                              "description": (args.get("description") or "").strip(), "components": []})
+    if not csrf_ok(ctx):
+        return forbidden(ctx)
+    form = ctx.request.form
+    dashboard = {"name": (form.get("name") or "").strip(), "description": (form.get("description") or "").strip(),
+                 "components": _components(form.get("components") or "")}
+    reports = {r["Id"] for r in ctx.org.records("Report")}
+    problems = []
+    if not dashboard["name"]:
+        problems.append("Name: Complete this field.")
+    for i, c in enumerate(dashboard["components"], 1):
+        if c.get("report") not in reports:
+            problems.append(f"Component {i}: choose a report.")
+        if c.get("vis") not in DISPLAY_AS:
+            problems.append(f"Component {i}: choose how to display the report.")
+    if not problems:
+        md = {"name": dashboard["name"], "description": dashboard["description"] or None,
+              "components": [{"type": "Report", "reportId": c["report"], "header": (c.get("title") or "").strip() or None,
+                              "properties": {"visualizationType": c["vis"]}} for c in dashboard["components"]]}
+        try:
+            did = analytics.create_dashboard(ctx.org, md, user_id=ctx.user_id)
+        except OrgError as err:
+            problems.append(err.message)
+        else:
+            return redirect(f"/lightning/o/Dashboard/{did}/view", f'Dashboard "{dashboard["name"]}" was saved.')
+    return _builder(ctx, dashboard, {"page": problems}, status=400)
 
 
 def dashboard_view(ctx: RequestContext, dashboard_id: str) -> Response:
@@ -102,6 +121,7 @@ def dashboard_view(ctx: RequestContext, dashboard_id: str) -> Response:
 def register(app: OrgApp) -> None:
     """Add the Dashboards tab and the builder."""
     app.add_route(HOME, dashboards_home, ["GET"], auth="ui", endpoint="ui.dashboards")
-    app.add_route("/lightning/o/Dashboard/new", dashboard_new, ["GET", "POST"], auth="ui", endpoint="ui.dashboard_new")
+    app.add_route("/lightning/o/Dashboard/new", dashboard_new, ["GET"], auth="ui", endpoint="ui.dashboard_new")
+    app.add_route(BUILDER, dashboard_builder, ["GET", "POST"], auth="ui", endpoint="ui.dashboard_builder")
     app.add_route("/lightning/o/Dashboard/<dashboard_id>/view", dashboard_view, ["GET"], auth="ui",
                   endpoint="ui.dashboard")

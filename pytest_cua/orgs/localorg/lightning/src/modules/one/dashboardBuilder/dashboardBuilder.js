@@ -1,0 +1,197 @@
+// Lightning's dashboard builder: the header (Dashboard, the dashboard's name; + Component, Properties, Cancel,
+// Save), the canvas of component cards (title, report, Display As; each card's menu removes it), "+ Component"
+// as Salesforce's two dialogs (Select Report: Search Reports... and the reports as radios, Select; Add Component:
+// Display As as pressed icon buttons, Title, Add), and the Properties dialog (Name, Description). The dashboard
+// is built in the page; Save posts it whole and the server answers with the saved dashboard's page, or this
+// builder again with everything kept and the refusal at the top.
+import { LightningElement, api, track } from 'lwc';
+import { post, navigate } from 'one/navigation';
+
+const ICONS = { Bar: 'utility:chart', Column: 'utility:chart', Line: 'utility:line_chart',
+    Donut: 'utility:donut_chart', Funnel: 'utility:filterList', Scatter: 'utility:line_chart', Gauge: 'utility:metrics',
+    Metric: 'utility:metrics', FlexTable: 'utility:table' };
+
+export default class DashboardBuilder extends LightningElement {
+    /** {name, description, components: [{report, vis, title}]}. */
+    @api
+    get dashboard() {
+        return this._dashboard;
+    }
+    set dashboard(value) {
+        const d = value || {};
+        this._dashboard = { name: d.name || '', description: d.description || '',
+            components: Array.isArray(d.components) ? d.components : [] };
+    }
+    /** The org's reports: [{id, name, folder}]. */
+    @api reports = [];
+    /** Display As: [{value (visualizationType), label}]. */
+    @api displayAs = [];
+    @api errors = {};
+    @api action = '';
+    @api homeUrl = '';
+    @api csrfField = '';
+    @api csrf = '';
+
+    @track _dashboard = { name: '', description: '', components: [] };
+    /** The open dialog: null | {kind: 'select', query, report} | {kind: 'add', report, vis, title}
+     * | {kind: 'properties', name, description}, each with an error. */
+    @track dialog = null;
+
+    renderedCallback() {
+        // the page behind a dialog is inert, as behind every modal dialog
+        const body = this.template.querySelector('.dashboard-builder__body');
+        if (body) {
+            body.toggleAttribute('inert', Boolean(this.dialog));
+            if (this.dialog) body.setAttribute('aria-hidden', 'true');
+            else body.removeAttribute('aria-hidden');
+        }
+    }
+
+    get heading() {
+        return this._dashboard.name || 'New Dashboard';
+    }
+
+    get pageErrors() {
+        return ((this.errors && this.errors.page) || []).map((message, i) => ({ key: i, message }));
+    }
+
+    get hasPageErrors() {
+        return this.pageErrors.length > 0;
+    }
+
+    get cards() {
+        return this._dashboard.components.map((c, index) => {
+            const report = (this.reports || []).find((r) => r.id === c.report);
+            const vis = (this.displayAs || []).find((v) => v.value === c.vis);
+            const title = c.title || (report ? report.name : 'Component');
+            return { key: `component-${index}`, index, title, report: report ? report.name : c.report,
+                vis: vis ? vis.label : c.vis, menuLabel: `Show actions for ${title}` };
+        });
+    }
+
+    get hasCards() {
+        return this._dashboard.components.length > 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ dialogs
+
+    get isSelect() {
+        return Boolean(this.dialog) && this.dialog.kind === 'select';
+    }
+
+    get isAdd() {
+        return Boolean(this.dialog) && this.dialog.kind === 'add';
+    }
+
+    get isProperties() {
+        return Boolean(this.dialog) && this.dialog.kind === 'properties';
+    }
+
+    get dialogTitle() {
+        return { select: 'Select Report', add: 'Add Component', properties: 'Properties' }[this.dialog.kind];
+    }
+
+    get dialogAction() {
+        return { select: 'Select', add: 'Add', properties: 'Save' }[this.dialog.kind];
+    }
+
+    get dialogError() {
+        return this.dialog && this.dialog.error;
+    }
+
+    get shownReports() {
+        const needle = (this.dialog.query || '').trim().toLowerCase();
+        return (this.reports || []).filter((r) => !needle || r.name.toLowerCase().includes(needle))
+            .map((r) => ({ ...r, checked: r.id === this.dialog.report, inputId: `report-${r.id}` }));
+    }
+
+    get noReports() {
+        return this.shownReports.length === 0;
+    }
+
+    get chosenReport() {
+        const report = (this.reports || []).find((r) => r.id === this.dialog.report);
+        return report ? report.name : '';
+    }
+
+    get visButtons() {
+        return (this.displayAs || []).map((v) => ({ ...v, selected: v.value === this.dialog.vis,
+            iconName: ICONS[v.value] || 'utility:chart' }));
+    }
+
+    addComponent() {
+        this.dialog = { kind: 'select', query: '', report: '', error: '' };
+    }
+
+    openProperties() {
+        this.dialog = { kind: 'properties', name: this._dashboard.name, description: this._dashboard.description,
+            error: '' };
+    }
+
+    handleSearch(event) {
+        this.dialog = { ...this.dialog, query: event.target.value };
+    }
+
+    handleReport(event) {
+        this.dialog = { ...this.dialog, report: event.target.value, error: '' };
+    }
+
+    handleVis(event) {
+        this.dialog = { ...this.dialog, vis: event.currentTarget.dataset.value, error: '' };
+    }
+
+    handleText(event) {
+        this.dialog = { ...this.dialog, [event.target.dataset.key]: event.target.value, error: '' };
+    }
+
+    handleDialogKeydown(event) {
+        if (event.key === 'Escape') this.closeDialog();
+    }
+
+    closeDialog() {
+        this.dialog = null;
+    }
+
+    confirmDialog() {
+        const d = this.dialog;
+        if (d.kind === 'select') {
+            if (!d.report) {
+                this.dialog = { ...d, error: 'Select a report.' };
+                return;
+            }
+            this.dialog = { kind: 'add', report: d.report, vis: 'Column', title: '', error: '' };
+        } else if (d.kind === 'add') {
+            if (!d.vis) {
+                this.dialog = { ...d, error: 'Choose how to display the report.' };
+                return;
+            }
+            this._dashboard = { ...this._dashboard, components: [...this._dashboard.components,
+                { report: d.report, vis: d.vis, title: (d.title || '').trim() }] };
+            this.dialog = null;
+        } else {
+            if (!(d.name || '').trim()) {
+                this.dialog = { ...d, error: 'Name: Complete this field.' };
+                return;
+            }
+            this._dashboard = { ...this._dashboard, name: d.name.trim(), description: (d.description || '').trim() };
+            this.dialog = null;
+        }
+    }
+
+    handleCardMenu(event) {
+        const index = Number(event.currentTarget.dataset.index);
+        if (event.detail.value === 'remove') {
+            this._dashboard = { ...this._dashboard,
+                components: this._dashboard.components.filter((c, i) => i !== index) };
+        }
+    }
+
+    cancel() {
+        navigate(this.homeUrl);
+    }
+
+    save() {
+        post(this.action, { [this.csrfField]: this.csrf, name: this._dashboard.name,
+            description: this._dashboard.description, components: JSON.stringify(this._dashboard.components) });
+    }
+}
