@@ -4,6 +4,7 @@ refused filter logic and a missing name keep the report being built; the Reports
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -240,3 +241,40 @@ def test_create_report_dialog_categories_and_no_type_chosen(page: Any, base: str
     page.goto(f"{base}/lightning/o/Report/new")
     page.get_by_role("dialog", name="Create Report").get_by_role("button", name="Cancel", exact=True).click()
     expect(page.get_by_role("heading", name="Recent", level=1)).to_be_visible()
+
+
+def test_a_report_the_builder_would_not_make_is_refused_whole(page: Any, base: str, org: Org) -> None:
+    """A posted report that the builder's controls cannot make (a forged or stale page) is refused with the reason,
+    the report as posted comes back (its name kept), and nothing is saved."""
+    builder = f"{base}/lightning/o/Report/builder"
+    shown = page.request.get(f"{builder}?type=Opportunity").text()
+    token = re.search(r'"csrf": "([^"]+)"', shown)
+    assert token, "the builder's props carry the CSRF token"
+    reports = org.counts()["Report"]
+    good = {"down": ["STAGE_NAME"], "across": [], "columns": ["AMOUNT"], "summaries": [], "filters": [],
+            "cross": [], "down_dates": {}, "across_dates": {}, "scope": "organization",
+            "dateFilter": {"column": "CLOSE_DATE", "durationValue": "CUSTOM"}, "logic": "", "chart": None,
+            "name": "Forged Pipeline", "developerName": "", "description": "", "folder": "public"}
+    cases = [
+        ({"columns": ["NO_SUCH_COLUMN"]}, "NO_SUCH_COLUMN"),
+        ({"filters": [["AMOUNT", "approximately", "5"]]}, "approximately"),
+        ({"cross": [{"entity": "Invoice", "with": True, "criteria": []}]}, "no cross filter on"),
+        ({"down": [], "chart": {"type": "Donut", "title": "x"}}, "A chart needs a row group"),
+        ({"chart": {"type": "Pie3D", "title": "x"}}, "Choose a chart type from the list"),
+        ({"dateFilter": {"column": "CLOSE_DATE", "durationValue": "SOMEDAY"}}, "Choose a date range from the list"),
+        ({"filters": [["AMOUNT", "greaterThan", "5"]], "logic": "1 AND 7"}, "is not valid for 1 filters"),
+        ({"name": "  "}, "Complete this field."),
+    ]
+    for change, reason in cases:
+        answer = page.request.post(builder, form={"_csrf": token.group(1), "type": "Opportunity", "do": "save",
+                                                  "report": json.dumps({**good, **change})})
+        text = answer.text()
+        assert answer.status == 400, (change, answer.status)
+        assert reason in text, (change, reason)
+        if "name" not in change:
+            assert "Forged Pipeline" in text, "the report comes back as posted"
+    assert org.counts()["Report"] == reports, "nothing was saved"
+    saved = page.request.post(builder, form={"_csrf": token.group(1), "type": "Opportunity", "do": "save",
+                                             "report": json.dumps(good)})
+    assert saved.ok and "/view" in saved.url
+    assert org.counts()["Report"] == reports + 1
