@@ -120,11 +120,23 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
     return rows
 
 
+def paired(before: list[dict[str, Any]], after: list[dict[str, Any]]
+           ) -> list[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+    """The two sides' rows of each page by its catalogue name, in the after side's order (then pages only the
+    before side has): a page one side does not have is None there."""
+    by_name = {r["page"]: r for r in before}
+    out: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = [(by_name.get(a["page"]), a) for a in after]
+    names = {a["page"] for a in after}
+    return out + [(b, None) for b in before if b["page"] not in names]
+
+
 def side_by_side(before: list[dict[str, Any]], after: list[dict[str, Any]], out: Path) -> None:
     from PIL import Image, ImageDraw
 
     (out / "side-by-side").mkdir(parents=True, exist_ok=True)
-    for b, a in zip(before, after):
+    for b, a in paired(before, after):
+        if b is None or a is None:
+            continue
         left, right = Image.open(b["screenshot"]), Image.open(a["screenshot"])
         both = Image.new("RGB", (left.width + right.width + 10, max(left.height, right.height) + 30), "white")
         both.paste(left, (0, 30))
@@ -175,9 +187,12 @@ def main(argv: list[str]) -> int:
     pages = {side: measure_pages(tree, side, out, args.loads, script) for side, tree in sides.items()}
     side_by_side(pages["before"], pages["after"], out)
     print(f"{'page':28} {'family':16} {'load ms':>15} {'elements':>13} {'ax nodes':>13}")
-    for b, a in zip(pages["before"], pages["after"]):
-        print(f"{a['page']:28} {a['family']:16} {b['load_ms']:>7} {a['load_ms']:>7} {b['elements']:>6} "
-              f"{a['elements']:>6} {b['ax_nodes']:>6} {a['ax_nodes']:>6}")
+    for b, a in paired(pages["before"], pages["after"]):
+        row = a or b
+        assert row is not None
+        cell = lambda r, k: r[k] if r is not None else "-"  # noqa: E731 - a page one side lacks
+        print(f"{row['page']:28} {row['family']:16} {cell(b, 'load_ms'):>7} {cell(a, 'load_ms'):>7} "
+              f"{cell(b, 'elements'):>6} {cell(a, 'elements'):>6} {cell(b, 'ax_nodes'):>6} {cell(a, 'ax_nodes'):>6}")
     families: dict[str, dict[str, float]] = {}
     for fam in sorted({r["family"] for r in pages["after"]}):
         b = [r for r in pages["before"] if r["family"] == fam]
