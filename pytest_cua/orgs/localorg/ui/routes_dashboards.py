@@ -81,8 +81,9 @@ def dashboard_builder(ctx: RequestContext) -> Response:
     if not csrf_ok(ctx):
         return forbidden(ctx)
     form = ctx.request.form
-    dashboard = {"name": (form.get("name") or "").strip(), "description": (form.get("description") or "").strip(),
-                 "components": _components(form.get("components") or "")}
+    dashboard: dict[str, Any] = {"name": (form.get("name") or "").strip(),
+                                 "description": (form.get("description") or "").strip(),
+                                 "components": _components(form.get("components") or "")}
     reports = {r["Id"] for r in ctx.org.records("Report")}
     problems = []
     if not dashboard["name"]:
