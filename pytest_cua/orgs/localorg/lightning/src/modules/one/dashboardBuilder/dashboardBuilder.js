@@ -5,6 +5,7 @@
 // is built in the page; Save posts it whole and the server answers with the saved dashboard's page, or this
 // builder again with everything kept and the refusal at the top.
 import { LightningElement, api, track } from 'lwc';
+import { holdBehindDialog } from 'one/dialogFocus';
 import { post, navigate } from 'one/navigation';
 
 const ICONS = { Bar: 'utility:chart', Column: 'utility:chart', Line: 'utility:line_chart',
@@ -38,13 +39,7 @@ export default class DashboardBuilder extends LightningElement {
     @track dialog = null;
 
     renderedCallback() {
-        // the page behind a dialog is inert, as behind every modal dialog
-        const body = this.template.querySelector('.dashboard-builder__body');
-        if (body) {
-            body.toggleAttribute('inert', Boolean(this.dialog));
-            if (this.dialog) body.setAttribute('aria-hidden', 'true');
-            else body.removeAttribute('aria-hidden');
-        }
+        holdBehindDialog(this.template.querySelector('.dashboard-builder__body'), Boolean(this.dialog));
     }
 
     get heading() {

@@ -29,3 +29,12 @@ export function holdFocusInModalDialog() {
         }
     }, true);
 }
+
+/** A component's own modal dialog (the builders' Save Report, Select Report, ...): while it is `open`, the part of
+ * the component behind it (`behind`) is inert and hidden from assistive technology, as behind every modal dialog. */
+export function holdBehindDialog(behind, open) {
+    if (!behind) return;
+    behind.toggleAttribute('inert', open);
+    if (open) behind.setAttribute('aria-hidden', 'true');
+    else behind.removeAttribute('aria-hidden');
+}

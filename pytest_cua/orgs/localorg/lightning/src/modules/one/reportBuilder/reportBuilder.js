@@ -7,6 +7,7 @@
 // name, description and folder in the Save Report dialog and posts the whole report to the server; an answer with
 // errors comes back as this component again, everything kept.
 import { LightningElement, api, track } from 'lwc';
+import { holdBehindDialog } from 'one/dialogFocus';
 import { post, navigate } from 'one/navigation';
 import * as edit from './reportState';
 
@@ -42,13 +43,7 @@ export default class ReportBuilder extends LightningElement {
     @track dialog = null;
 
     renderedCallback() {
-        // the page behind the Save Report dialog is inert, as behind every modal dialog
-        const body = this.template.querySelector('.report-builder__body');
-        if (body) {
-            body.toggleAttribute('inert', Boolean(this.dialog));
-            if (this.dialog) body.setAttribute('aria-hidden', 'true');
-            else body.removeAttribute('aria-hidden');
-        }
+        holdBehindDialog(this.template.querySelector('.report-builder__body'), Boolean(this.dialog));
     }
 
     connectedCallback() {
