@@ -373,6 +373,10 @@ class BrowserContexts(BrowserConnection):
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare
+        if spare is not None and spare.state == "building":
+            # what is left of it is less than a new context; and a spare discarded while it is being made would
+            # close only when its build ends, after the residue check has counted its context as a stray one
+            spare.settle(self._waiter())
         if spare is not None and not self.spare_contexts:
             # spares were turned off after this one was planned: never hand it out
             self._spare = None
@@ -380,8 +384,6 @@ class BrowserContexts(BrowserConnection):
             return None
         if spare is None or spare.state == "wanted":
             return None  # never started (the tab never loaded a page): the ordinary way
-        if spare.state == "building":
-            spare.settle(self._waiter())  # what is left of it is less than a new context
         self._spare = None
         if spare.tag != self._spare_tag(state):
             spare.discard()  # made for another session
