@@ -9,7 +9,8 @@ side; then the replay time per task on a sample of SCUBA tasks, and the browser 
 side's org runs in its own process from its own tree (``_serve`` below) on 127.0.0.1; Chromium, the observation
 code (this tree's ``dom_script.js``) and the measuring are the same for both. Page load time: the navigation's
 ``loadEventEnd`` (every script has run; the Lightning components mount before ``load``), median of ``--loads``
-loads. Replay time: ``pytest suites/scuba --agent replay`` on the first ``--replay`` own tasks in each tree, one
+loads; client-side navigation (a side whose shell has the router, ``window.oneNavigate``): from Home to the page
+in the same document until it is shown (its Classic page too, in Setup's frame), median of ``--loads``. Replay time: ``pytest suites/scuba --agent replay`` on the first ``--replay`` own tasks in each tree, one
 worker, the per-test total times of its JUnit report (the episode runs in the task's fixtures). Reset: each tree's ``benchmarks/reset_bench.py``.
 Prints one table and writes ``figures.json`` and the screenshots under ``--out``; nothing is asserted.
 """
@@ -104,6 +105,7 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
                 for _ in range(loads):
                     page.goto(info["url"] + path, wait_until="load")
                     times.append(page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
+                navs = client_navigations(page, info["url"], path, loads)
                 observed = json.loads(page.evaluate(script, {"next": 1, "attr": "data-cua-id",
                                                              "frameAttr": "data-cua-frame", "maxText": 200,
                                                              "maxLines": 4000}))
@@ -111,13 +113,46 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
                 shot = out / side / f"{n:02d}-{name}.png"
                 page.screenshot(path=str(shot))
                 rows.append({"page": name, "path": path, "family": family(path),
-                             "load_ms": round(statistics.median(times), 1), "elements": len(observed["elements"]),
+                             "load_ms": round(statistics.median(times), 1),
+                             "nav_ms": round(statistics.median(navs), 1) if navs else None,
+                             "elements": len(observed["elements"]),
                              "ax_nodes": len(ax), "screenshot": str(shot)})
             browser.close()
     finally:
         proc.stdin.close()
         proc.wait(30)
     return rows
+
+
+#: from the page on show, a client-side navigation to ``path`` (the shell's router), timed until the page is shown:
+#: <main> no longer busy, the page ready, and a Setup frame's Classic page ready in its frame
+_NAVIGATE = """async (path) => {
+  const t0 = performance.now();
+  window.oneNavigate(path);
+  const shown = () => {
+    if (document.documentElement.dataset.oneReady !== 'true' || document.querySelector('main[aria-busy="true"]')) {
+      return false;
+    }
+    const frame = document.querySelector('iframe#setup-frame');
+    const inner = frame && frame.contentDocument;
+    return !frame || !!(inner && inner.documentElement.dataset.oneReady === 'true'
+                        && inner.location.href !== 'about:blank');
+  };
+  await new Promise((resolve) => { const check = () => shown() ? resolve() : requestAnimationFrame(check); check(); });
+  return performance.now() - t0;
+}"""
+
+
+def client_navigations(page: Any, url: str, path: str, times: int) -> list[float]:
+    """``times`` client-side navigations from Home to ``path`` (ms each), or [] when the side has no router."""
+    out = []
+    for _ in range(times):
+        page.goto(url + "/lightning/page/home", wait_until="load")
+        if not page.evaluate("typeof window.oneNavigate === 'function'"):
+            return []
+        out.append(page.evaluate(_NAVIGATE, path))
+    page.goto(url + path, wait_until="load")  # observed and shot as loaded
+    return out
 
 
 def paired(before: list[dict[str, Any]], after: list[dict[str, Any]]
@@ -186,12 +221,13 @@ def main(argv: list[str]) -> int:
     sides = {"before": before_tree, "after": ROOT}
     pages = {side: measure_pages(tree, side, out, args.loads, script) for side, tree in sides.items()}
     side_by_side(pages["before"], pages["after"], out)
-    print(f"{'page':28} {'family':16} {'load ms':>15} {'elements':>13} {'ax nodes':>13}")
+    print(f"{'page':28} {'family':16} {'load ms':>15} {'nav ms':>15} {'elements':>13} {'ax nodes':>13}")
     for b, a in paired(pages["before"], pages["after"]):
         row = a or b
         assert row is not None
         cell = lambda r, k: r[k] if r is not None else "-"  # noqa: E731 - a page one side lacks
         print(f"{row['page']:28} {row['family']:16} {cell(b, 'load_ms'):>7} {cell(a, 'load_ms'):>7} "
+              f"{cell(b, 'nav_ms') or '-':>7} {cell(a, 'nav_ms') or '-':>7} "
               f"{cell(b, 'elements'):>6} {cell(a, 'elements'):>6} {cell(b, 'ax_nodes'):>6} {cell(a, 'ax_nodes'):>6}")
     families: dict[str, dict[str, float]] = {}
     for fam in sorted({r["family"] for r in pages["after"]}):
@@ -206,6 +242,9 @@ def main(argv: list[str]) -> int:
     all_after = [r["load_ms"] for r in pages["after"]]
     print(f"page load, median over every page: before {statistics.median(r['load_ms'] for r in pages['before']):.1f}"
           f" ms, after {statistics.median(all_after):.1f} ms (budget 300 ms)")
+    navs = [r["nav_ms"] for r in pages["after"] if r.get("nav_ms") is not None]
+    if navs:
+        print(f"client-side navigation (after), median over every page: {statistics.median(navs):.1f} ms")
     figures: dict[str, Any] = {"before": args.before, "pages": pages, "families": families}
     if args.replay:
         replays = {side: replay_times(tree, args.replay, out, side) for side, tree in sides.items()}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_cua.envs.browser.loading import BUSY_JS
+
 
 def picklist(page: Any, label: str) -> Any:
     """The combobox of the picklist field labelled ``label``."""
@@ -38,3 +40,16 @@ def classic(url: str) -> str:
 def setup_frame(page: Any) -> Any:
     """The Classic page inside Lightning Setup's frame (the Setup app around it stays ``page``'s)."""
     return page.frame_locator("iframe#setup-frame")
+
+
+def shown(page: Any) -> None:
+    """Wait until the client-side navigation under way, if any (a link, a posted form), has shown its page: the
+    router marks ``<main>`` busy as the click or key press that starts it is handled."""
+    page.wait_for_function(BUSY_JS)
+
+
+def status(page: Any) -> Any:
+    """The page's status messages (the toast, a list's "30 items") once the page an action led to is shown (the
+    page being replaced has the router's "Loading" status, and its own)."""
+    shown(page)
+    return page.get_by_role("status")

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.orgs.localorg.store import Org
 
-from .lightning import form
+from .lightning import form, status
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +50,7 @@ def test_typing_searches_and_choosing_posts_the_record(page: Any, base: str, sf:
     expect(dialog.get_by_role("button", name="Account Name Lookup Hill")).to_be_visible()
     assert page.locator('input[type=hidden][name="AccountId"]').input_value() == target
     dialog.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text('Contact "Picked" was created.')
+    expect(status(page)).to_contain_text('Contact "Picked" was created.')
     rec = sf.query("SELECT AccountId FROM Contact WHERE LastName = 'Picked'")["records"][0]
     assert rec["AccountId"] == target
 
@@ -78,7 +78,7 @@ def test_an_edited_records_value_is_a_pill_that_can_be_removed(page: Any, base: 
     box.fill("pill t")
     dialog.get_by_role("option", name="Pill Taker Account").click()
     dialog.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("was saved")
+    expect(status(page)).to_contain_text("was saved")
     assert sf.Contact.get(con)["AccountId"] == other
 
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 
-from .lightning import choose
+from .lightning import choose, status
 
 
 def _open(page: Any, base: str, sobject: str, rid: str) -> None:
@@ -55,7 +55,7 @@ def test_path_marks_stages_complete_and_closes(page: Any, base: str, sf: Any, or
     expect(options.last).to_have_accessible_name("Closed")  # Closed Won and Closed Lost are one step
     # the current step selected: the button completes it, the next stage becomes current
     page.get_by_role("button", name="Mark Stage as Complete").click()
-    expect(page.get_by_role("status")).to_have_text("Stage changed successfully.")
+    expect(status(page)).to_have_text("Stage changed successfully.")
     assert sf.Opportunity.get(opp)["StageName"] == "Needs Analysis"
     # the closing step: a dialog chooses the closed stage
     path.get_by_role("option", name="Closed").click()
@@ -64,7 +64,7 @@ def test_path_marks_stages_complete_and_closes(page: Any, base: str, sf: Any, or
     expect(dialog.get_by_role("button", name="Save")).to_be_disabled()
     choose(page, "Stage", "Closed Won")
     dialog.get_by_role("button", name="Save").click()
-    expect(page.get_by_role("status")).to_have_text("Stage changed successfully.")
+    expect(status(page)).to_have_text("Stage changed successfully.")
     got = sf.Opportunity.get(opp)
     assert (got["StageName"], got["IsWon"]) == ("Closed Won", True)
     expect(options.last).to_have_accessible_name("Current Stage: Closed Won")
@@ -78,7 +78,7 @@ def test_path_of_a_lead_and_a_case(page: Any, base: str, sf: Any, org: Org) -> N
     expect(path.get_by_role("option").last).to_have_accessible_name("Converted")  # the converted statuses' step
     path.get_by_role("option", name="Working - Contacted").click()
     page.get_by_role("button", name="Mark as Current Status").click()
-    expect(page.get_by_role("status")).to_have_text("Status changed successfully.")
+    expect(status(page)).to_have_text("Status changed successfully.")
     assert sf.Lead.get(lead)["Status"] == "Working - Contacted"
     path.get_by_role("option", name="Converted", exact=True).click()
     page.get_by_role("button", name="Select Converted Status").click()  # conversion is the only way there
@@ -87,7 +87,7 @@ def test_path_of_a_lead_and_a_case(page: Any, base: str, sf: Any, org: Org) -> N
     _open(page, base, "Case", case)
     page.get_by_role("listbox", name="Status").get_by_role("option", name="Closed").click()
     page.get_by_role("button", name="Mark as Current Status").click()
-    expect(page.get_by_role("status")).to_have_text("Status changed successfully.")
+    expect(status(page)).to_have_text("Status changed successfully.")
     assert sf.Case.get(case)["IsClosed"] is True
 
 

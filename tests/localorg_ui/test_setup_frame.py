@@ -18,7 +18,7 @@ from pytest_cua.observations import Observation
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui.setup_frame import CLASSIC_PAGES
 
-from .lightning import classic, setup_frame
+from .lightning import classic, setup_frame, status
 
 pytestmark = pytest.mark.browser
 
@@ -92,7 +92,7 @@ def test_a_post_in_the_frame_answered_with_a_lightning_page_opens_it_on_top(page
         form.submit();
     }""", user["Id"])
     page.wait_for_url(f"**/lightning/r/User/{user['Id']}/view")
-    expect(page.get_by_role("status")).to_contain_text("was frozen")
+    expect(status(page)).to_contain_text("was frozen")
     expect(page.locator("iframe#setup-frame")).to_have_count(0)
     assert org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"] is True
 

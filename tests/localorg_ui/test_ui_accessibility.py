@@ -36,7 +36,7 @@ from pytest_cua.orgs.localorg.ui import page_catalog
 from pytest_cua.orgs.localorg.ui.setup_frame import classic_segment
 from pytest_cua.observations import Observation
 from tests.localorg_ui.conftest import logged_in_environment
-from tests.localorg_ui.lightning import classic
+from tests.localorg_ui.lightning import classic, status
 
 pytestmark = pytest.mark.browser
 
@@ -375,7 +375,7 @@ def test_enter_in_a_record_form_saves_the_record(env: BrowserEnvironment, base: 
     name = dialog.get_by_label(org.schema.get("Account").field("Name").label, exact=True)  # type: ignore[union-attr]
     name.fill("Enter Key Cycles")
     name.press("Enter")
-    expect(page.get_by_role("status")).to_contain_text('Account "Enter Key Cycles" was created.')
+    expect(status(page)).to_contain_text('Account "Enter Key Cycles" was created.')
     assert sf.query("SELECT Id FROM Account WHERE Name = 'Enter Key Cycles'")["totalSize"] == 1
 
 

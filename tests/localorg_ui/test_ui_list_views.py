@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
 
+from .lightning import status
+
 
 def test_list_view_shared_with_a_role_showing_two_fields(page: Any, base: str, sf: Any, org: Org) -> None:
     role = org.create("UserRole", {"Name": "Deal Desk", "DeveloperName": "Deal_Desk"})
@@ -30,7 +32,7 @@ def test_list_view_shared_with_a_role_showing_two_fields(page: Any, base: str, s
     page.get_by_label("Account Name", exact=True).check()
     page.get_by_label("Amount", exact=True).check()
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status").first).to_contain_text("were saved")
+    expect(status(page).first).to_contain_text("were saved")
     view = read(sf, "ListView", "Opportunity.ByAmount")
     assert view is not None
     assert [c.text for c in view.iter("columns")] == ["ACCOUNT.NAME", "OPPORTUNITY.AMOUNT"]

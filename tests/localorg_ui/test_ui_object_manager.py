@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs import mdapi
 from pytest_cua.orgs.localorg.store import Org
-from .lightning import classic, setup_frame
+from .lightning import classic, setup_frame, status
 
 
 def read(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
@@ -138,7 +138,7 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     page.get_by_role("button", name="Edit").click()
     page.get_by_label("Help Text").fill("This is the brand name of the Bike")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text('Field "Brand" was saved.')
+    expect(status(page)).to_contain_text('Field "Brand" was saved.')
 
     obj = read(sf, "CustomObject", "MyBike__c")
     field = read(sf, "CustomField", "MyBike__c.Brand__c")
@@ -204,7 +204,7 @@ def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, 
     formula.press("End")
     formula.type(" - TODAY()")
     page.get_by_role("button", name="Check Syntax").click()
-    expect(page.get_by_role("status")).to_contain_text("No syntax errors")
+    expect(status(page)).to_contain_text("No syntax errors")
     next_button(page).click()
     expect(page.get_by_label("Read-Only for Marketing User")).to_be_disabled()
     page.get_by_label("Visible", exact=True).uncheck()
@@ -241,7 +241,7 @@ def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: 
     page.get_by_role("button", name="Tab Style").click()
     dialog.get_by_role("button", name="Sun", exact=True).focus()
     page.keyboard.press("Enter")
-    expect(page.get_by_role("status").or_(page.locator("output"))).to_have_text("Sun")
+    expect(status(page).or_(page.locator("output"))).to_have_text("Sun")
     next_button(page).focus()
     page.keyboard.press("Enter")
     next_button(page).click()
@@ -273,7 +273,7 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     page.get_by_role("link", name="Edit Low").click()
     page.get_by_label("Default").check()
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text('Picklist value "Low" was saved.')
+    expect(status(page)).to_contain_text('Picklist value "Low" was saved.')
 
     body = read(sf, "StandardValueSet", "CasePriority")
     assert body is not None

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
-from .lightning import classic, setup_frame
+from .lightning import classic, setup_frame, status
 
 
 def flags(entry: ET.Element | None) -> set[str]:
@@ -39,7 +39,7 @@ def test_permission_set_object_settings(page: Any, base: str, sf: Any, org: Org)
     page.get_by_label("Read Access", exact=True).check()
     page.get_by_label("Edit Access for Subject").check()
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("were saved")
+    expect(status(page)).to_contain_text("were saved")
     body = read(sf, "PermissionSet", "Case_Helpers")
     assert flags(object_entry(body, "Case")) == {"allowRead", "allowEdit", "allowDelete"}
     fields = field_entries(body)

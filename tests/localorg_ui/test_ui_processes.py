@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 from tests.localorg_ui.test_ui_object_manager import read
-from .lightning import classic
+from .lightning import classic, status
 
 
 def test_sales_process_keeps_the_chosen_stages(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -25,7 +25,7 @@ def test_sales_process_keeps_the_chosen_stages(page: Any, base: str, sf: Any, or
     page.get_by_label("Available Values").select_option("Qualification")
     page.get_by_role("button", name="Add", exact=True).click()  # back again
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text('Sales process "B2C" was saved.')
+    expect(status(page)).to_contain_text('Sales process "B2C" was saved.')
     body = read(sf, "BusinessProcess", "Opportunity.B2C")
     assert body is not None
     names = [v.findtext("fullName") for v in body.iter("values")]
@@ -71,7 +71,7 @@ def test_new_lightning_app_with_items_and_profiles(page: Any, base: str, sf: Any
     page.get_by_role("button", name="Add", exact=True).click()
     assert read(sf, "CustomApplication", "Energy_Consultations") is None  # nothing before Save & Finish
     page.get_by_role("button", name="Save & Finish").click()
-    expect(page.get_by_role("status")).to_contain_text('App "Energy Consultations" was saved.')
+    expect(status(page)).to_contain_text('App "Energy Consultations" was saved.')
     app = read(sf, "CustomApplication", "Energy_Consultations")
     assert app is not None and [t.text for t in app.iter("tabs")] == ["standard-Task", "standard-Contact"]
     visible = [v.findtext("application") for v in (read(sf, "Profile", "SolutionManager") or app).iter(
@@ -99,7 +99,7 @@ def test_case_assignment_rule_entry(page: Any, base: str, sf: Any, org: Org) -> 
     expect(page.get_by_label("Value 2")).to_have_value("5")
     page.get_by_label("Filter Logic").fill("1 OR 2")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("The rule entry was saved.")
+    expect(status(page)).to_contain_text("The rule entry was saved.")
     rules = read(sf, "AssignmentRules", "Case")
     assert rules is not None
     [rule] = [r for r in rules.iter("assignmentRule") if r.findtext("fullName") == "Billing Cases"]

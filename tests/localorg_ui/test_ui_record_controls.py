@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
 
-from tests.localorg_ui.lightning import form
+from tests.localorg_ui.lightning import form, status
 
 
 def _standard_book(sf: Any) -> str:
@@ -47,7 +47,7 @@ def test_mark_as_current_stage(page: Any, base: str, sf: Any, org: Org) -> None:
     expect(path.get_by_role("option", selected=True)).to_have_accessible_name("Current Stage: Prospecting")
     path.get_by_role("option", name="Value Proposition").click()
     page.get_by_role("button", name="Mark as Current Stage").click()
-    expect(page.get_by_role("status")).to_have_text("Stage changed successfully.")
+    expect(status(page)).to_have_text("Stage changed successfully.")
     expect(path.get_by_role("option", selected=True)).to_have_accessible_name("Current Stage: Value Proposition")
     assert sf.Opportunity.get(opp)["StageName"] == "Value Proposition"
 
@@ -78,7 +78,7 @@ def test_add_products_to_a_price_book(page: Any, base: str, sf: Any, org: Org) -
     expect(page.get_by_label("List Price")).to_have_value("199")  # the standard price to start with
     page.get_by_label("List Price").fill("150")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_have_text("1 product added to Holiday Test.")
+    expect(status(page)).to_have_text("1 product added to Holiday Test.")
     entries = sf.query(f"SELECT UnitPrice, IsActive, Product2Id FROM PricebookEntry WHERE Pricebook2Id = '{book}'")
     assert [(e["UnitPrice"], e["IsActive"], e["Product2Id"]) for e in entries["records"]] == [(150.0, True, product)]
 
@@ -97,7 +97,7 @@ def test_add_products_to_a_quote(page: Any, base: str, sf: Any, org: Org) -> Non
     page.get_by_label("Discount").fill("10")
     expect(page.get_by_label("Sales Price")).to_have_value("200")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_have_text("1 product added to Holiday Quote.")
+    expect(status(page)).to_have_text("1 product added to Holiday Quote.")
     lines = sf.query(f"SELECT Product2Id, Quantity, UnitPrice, Discount FROM QuoteLineItem WHERE QuoteId = '{quote}'")
     assert [(r["Product2Id"], r["Quantity"], r["UnitPrice"], r["Discount"]) for r in lines["records"]] == \
         [(product, 10.0, 200.0, 10.0)]
@@ -117,7 +117,7 @@ def test_add_leads_to_a_campaign(page: Any, base: str, sf: Any, org: Org) -> Non
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_label("Member Status")).to_have_value("Sent")
     page.get_by_role("button", name="Submit").click()
-    expect(page.get_by_role("status")).to_have_text("2 members added to Shoe Launch Test.")
+    expect(status(page)).to_have_text("2 members added to Shoe Launch Test.")
     members = sf.query(f"SELECT LeadId, Status FROM CampaignMember WHERE CampaignId = '{camp}'")["records"]
     assert sorted((m["LeadId"], m["Status"]) for m in members) == sorted([(ali, "Sent"), (leo, "Sent")])
 

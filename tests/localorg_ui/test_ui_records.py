@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from tests.localorg_ui.lightning import choose, form
+from tests.localorg_ui.lightning import choose, form, status
 
 
 def _id_from(url: str) -> str:
@@ -111,7 +111,7 @@ def test_edit_record_and_api_changes_show_at_once(page: Any, base: str, sf: Any,
     choose(page, "Stage", "Closed Won")
     page.get_by_label("Amount").fill("4200")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("was saved")
+    expect(status(page)).to_contain_text("was saved")
     got = sf.Opportunity.get(opp["Id"])
     assert (got["StageName"], got["Amount"], got["IsWon"]) == ("Closed Won", 4200.0, True)
     sf.Opportunity.update(opp["Id"], {"NextStep": "Send the contract"})
@@ -164,7 +164,7 @@ def test_list_search_sort_and_pagination(page: Any, base: str, org: Org) -> None
     expect(page.get_by_role("heading", name="Accounts", level=1)).to_be_visible()
     page.get_by_role("searchbox", name="Search this list...").fill("pager")
     page.keyboard.press("Enter")
-    expect(page.get_by_role("status")).to_contain_text("30 items")
+    expect(status(page)).to_contain_text("30 items")
     table = page.get_by_role("grid")
     expect(table.get_by_role("row")).to_have_count(26)  # header + 25
     expect(table.get_by_role("rowheader").first).to_have_text("Pager 00")
@@ -172,7 +172,7 @@ def test_list_search_sort_and_pagination(page: Any, base: str, org: Org) -> None
     expect(table.get_by_role("rowheader")).to_have_count(5)
     expect(table.get_by_role("rowheader").last).to_have_text("Pager 29")
     page.get_by_role("button", name="Sort by: Phone").click()
-    expect(page.get_by_role("status")).to_contain_text("Sorted by Phone")
+    expect(status(page)).to_contain_text("Sorted by Phone")
     page.get_by_role("button", name="Sort by: Phone").click()
     assert "sort=Phone" in page.url and "dir=desc" in page.url
     expect(table.get_by_role("rowheader").first).to_have_text("Pager 29")
@@ -206,7 +206,7 @@ def test_convert_lead(page: Any, base: str, sf: Any, org: Org) -> None:
     assert (contact["LastName"], contact["AccountId"]) == ("Reyes", existing)
     assert sf.Opportunity.get(lead["ConvertedOpportunityId"])["Name"] == "Reyes - Arms"
     page.goto(f"{base}/lightning/o/Lead/list?q=Reyes")
-    expect(page.get_by_role("status")).to_contain_text("0 items")
+    expect(status(page)).to_contain_text("0 items")
 
     other = org.create("Lead", {"LastName": "Solo", "Company": "Solo Sails"})
     page.goto(f"{base}/lightning/r/Lead/{other}/convert")

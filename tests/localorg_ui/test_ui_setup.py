@@ -7,7 +7,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from tests.localorg_ui.lightning import choose
+from tests.localorg_ui.lightning import choose, status
 from .lightning import classic, setup_frame
 
 
@@ -90,12 +90,12 @@ def test_user_freeze_and_deactivate(page: Any, base: str, sf: Any, org: Org) -> 
     page.get_by_role("button", name="Edit", exact=True).click()
     page.get_by_label("Active", exact=True).uncheck()  # a user is edited on a Setup page, not in a dialog
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("was saved")
+    expect(status(page)).to_contain_text("was saved")
     assert sf.User.get(user["Id"])["IsActive"] is False
     # saved, the user's record page: Unfreeze is under its "Show more actions"
     page.get_by_role("button", name="Show more actions").click()
     page.get_by_role("menuitem", name="Unfreeze").click()
-    expect(page.get_by_role("status")).to_contain_text("was unfrozen")
+    expect(status(page)).to_contain_text("was unfrozen")
     assert org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"] is False
 
 
@@ -109,7 +109,7 @@ def test_permission_set_and_group_assignment(page: Any, base: str, sf: Any, org:
     page.get_by_role("button", name="Add Assignment").click()
     page.get_by_role("checkbox", name=user["Name"], exact=True).check()
     page.get_by_role("button", name="Assign").click()
-    expect(page.get_by_role("status")).to_contain_text("assigned")
+    expect(status(page)).to_contain_text("assigned")
     rows = sf.query(f"SELECT Assignee.Name FROM PermissionSetAssignment WHERE PermissionSetId = '{pset['Id']}' "
                     f"AND AssigneeId = '{user['Id']}'")["records"]
     assert [r["Assignee"]["Name"] for r in rows] == [user["Name"]]
@@ -137,7 +137,7 @@ def test_sharing_settings_change(page: Any, base: str, sf: Any) -> None:
     page.get_by_label("Account Default External Access").select_option(label="Private")
     page.get_by_label("Lead Default External Access").select_option(label="Public Read Only")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("status")).to_contain_text("saved")
+    expect(status(page)).to_contain_text("saved")
     rows = {r["QualifiedApiName"]: r for r in sf.query(
         "SELECT QualifiedApiName, InternalSharingModel, ExternalSharingModel FROM EntityDefinition "
         "WHERE QualifiedApiName IN ('Account', 'Lead')")["records"]}

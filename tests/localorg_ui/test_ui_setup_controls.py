@@ -12,7 +12,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from .lightning import classic, setup_frame
+from .lightning import classic, setup_frame, status
 
 
 def test_setup_tree_groups_and_quick_find(page: Any, base: str) -> None:
@@ -85,7 +85,7 @@ def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: O
     expect(formula).to_have_value("LEN(text)")
     formula.fill("LEN(AccountNumber) <> 8")
     page.get_by_role("button", name="Check Syntax").click()
-    expect(page.get_by_role("status")).to_contain_text("No syntax errors")
+    expect(status(page)).to_contain_text("No syntax errors")
     expect(page.get_by_label("Error Condition Formula")).to_have_value("LEN(AccountNumber) <> 8")
     page.get_by_label("Error Message").fill("The account number has 8 characters.")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -99,7 +99,7 @@ def test_validation_rule_check_syntax_writes_nothing(page: Any, base: str, org: 
     page.get_by_label("Rule Name").fill("Checked_Only")
     page.get_by_label("Error Condition Formula").fill("ISBLANK(Phone)")
     page.get_by_role("button", name="Check Syntax").click()
-    expect(page.get_by_role("status")).to_contain_text("No syntax errors")
+    expect(status(page)).to_contain_text("No syntax errors")
     assert not org.find("ValidationRule", ValidationName="Checked_Only")
 
 

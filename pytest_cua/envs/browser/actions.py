@@ -16,6 +16,7 @@ from pytest_cua import actions as A
 from pytest_cua.actions import Action, Point
 from pytest_cua.envs.browser import combobox
 from pytest_cua.envs.browser.errors import ActionFailed
+from pytest_cua.envs.browser.loading import wait_until_shown
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -159,16 +160,8 @@ def await_navigation_start(env: ActingBrowser, page: "Page", before: int) -> Non
 
 
 def settle(env: ActingBrowser, page: "Page") -> None:
-    """After a click or key press: if it started a navigation, let the new document load, the page's and each
-    frame's (a Classic Setup page loads in its frame)."""
-    timeout_ms = env.options.navigation_timeout_s * 1000
-    try:
-        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
-        for frame in page.frames[1:]:
-            if not frame.is_detached():
-                frame.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
-    except Exception:  # noqa: BLE001 - a slow page (or a frame that went away) is observed as it is
-        pass
+    """After a click or key press: if it started a navigation, let the new page be shown (``loading``)."""
+    wait_until_shown(page, env.options.navigation_timeout_s * 1000)
 
 
 def _click_point(page: "Page", p: Point, button: str = "left") -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from pytest_cua.envs.base import EnvironmentCrash
 from pytest_cua.envs.browser.contexts import BrowserContexts
 from pytest_cua.envs.browser.errors import short_error
+from pytest_cua.envs.browser.loading import wait_until_shown
 from pytest_cua.envs.browser.marks import draw_marks
 from pytest_cua.envs.browser.outline import render_dom
 from pytest_cua.observations import Observation
@@ -51,10 +52,7 @@ class BrowserObservation(BrowserContexts):
         self._ensure_screencasts()
         page = self.page
         for _ in range(2):
-            try:
-                page.wait_for_load_state("domcontentloaded", timeout=self.options.action_timeout_s * 1000)
-            except Exception:  # noqa: BLE001 - observe whatever is there
-                pass
+            wait_until_shown(page, self.options.action_timeout_s * 1000)
             if self.page is page:
                 break
             page = self.page  # a tab opened by the last action became the active one meanwhile

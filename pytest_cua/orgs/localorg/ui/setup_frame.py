@@ -84,7 +84,7 @@ def keep_frame(request: Request, response: Response) -> Response:
     """The app's response filter for redirects answered to a framed request: to a Classic page, the redirect
     keeps ``isdtp``; to any other page (a user's record after its Setup page saved it) from inside the frame,
     the answer is a page that opens it in the top document, as Salesforce's frame does (its cookies kept: the
-    next page's message)."""
+    next page's message), through the top document's client-side navigation when it has one."""
     location = response.headers.get("Location")
     if not (location and 300 <= response.status_code < 400 and framed(request)):
         return response
@@ -95,7 +95,8 @@ def keep_frame(request: Request, response: Response) -> Response:
         return response
     target = json.dumps(location).replace("<", "\\u003c")
     page = (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Redirecting</title></head><body>"
-            f"<script>window.top.location.href = {target};</script>"
+            f"<script>try {{ window.top.oneNavigate({target}); }}"  # the Setup app's client-side navigation
+            f" catch (e) {{ window.top.location.href = {target}; }}</script>"
             f"<a href=\"{html.escape(location)}\" target=\"_top\">Continue</a></body></html>")
     out = Response(page, status=200, content_type="text/html; charset=utf-8")
     out.headers["Cache-Control"] = "no-store"

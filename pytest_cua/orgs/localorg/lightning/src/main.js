@@ -11,8 +11,9 @@ import 'lightning/iconSvgTemplatesUtility';
 import AppLauncher from 'one/appLauncher';
 import AppNav from 'one/appNav';
 import GlobalHeader from 'one/globalHeader';
-import { mountEach } from 'one/mount';
+import { markReady, mountEach } from 'one/mount';
 import { holdFocusInModalDialog } from 'one/dialogFocus';
+import { install as installRouter } from 'one/router';
 
 mountEach('one-global-header', GlobalHeader);
 mountEach('one-app-nav', AppNav);
@@ -20,12 +21,9 @@ mountEach('one-app-launcher', AppLauncher);
 holdFocusInModalDialog();
 
 function ready() {
-    const left = Array.from(document.querySelectorAll('[data-one]'), (place) => place.dataset.one);
-    if (left.length) {
-        document.documentElement.dataset.oneError = `no script mounted: ${[...new Set(left)].join(', ')}`;
-        console.error(`one: ${document.documentElement.dataset.oneError}`);
-    }
-    document.documentElement.dataset.oneReady = 'true';
+    markReady();
+    // from here on, pages are shown without reloading the document, as Lightning Experience shows them
+    installRouter();
 }
 
 if (document.readyState === 'complete') {

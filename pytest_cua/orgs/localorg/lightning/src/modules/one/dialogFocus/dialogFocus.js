@@ -10,12 +10,13 @@ function ends(dialog) {
     return [all[0], all[all.length - 1]];
 }
 
-/** Hold Tab focus inside the page's open modal dialog, if it has one. */
+/** Hold Tab focus inside the page's open modal dialog, whenever it has one (the page may change without a
+ * reload: the dialog is looked up at each Tab). */
 export function holdFocusInModalDialog() {
-    const dialog = document.querySelector('[role=dialog][aria-modal=true]');
-    if (!dialog) return;
     document.addEventListener('keydown', (event) => {
         if (event.key !== 'Tab') return;
+        const dialog = document.querySelector('[role=dialog][aria-modal=true]');
+        if (!dialog) return;
         const [first, last] = ends(dialog);
         if (!first) return;
         const active = document.activeElement;

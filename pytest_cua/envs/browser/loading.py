@@ -1,0 +1,29 @@
+"""When a page is shown: its document loaded, each frame's too (a Classic Setup page loads in its frame), and no
+region of it busy. A single-page application such as Lightning Experience moves between its pages without loading
+a document: while it fetches the next page it marks the region being replaced ``aria-busy="true"`` (WAI-ARIA's
+way of saying "being updated"; the embedded org's ``<main>`` is so marked, with an SLDS spinner over it). An
+action that started such a navigation is over, and the page can be observed, once that mark is gone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+#: the page's main region is being replaced (a client-side navigation under way)
+BUSY_JS = """() => !document.querySelector('main[aria-busy="true"], [role="main"][aria-busy="true"]')"""
+
+
+def wait_until_shown(page: "Page", timeout_ms: float) -> None:
+    """Wait (at most ``timeout_ms`` each) for the page's and its frames' documents to load and for its main region
+    to be no longer busy; a slow page, or a frame that went away, is observed as it is."""
+    try:
+        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+        for frame in page.frames[1:]:
+            if not frame.is_detached():
+                frame.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+        page.wait_for_function(BUSY_JS, timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - observe whatever is there
+        pass
