@@ -100,6 +100,19 @@ def test_the_page_is_busy_with_a_spinner_until_the_next_one_is_shown(page: Any, 
     assert page.evaluate(MARKS_JS) == ["yes", "yes"]
 
 
+def test_an_app_launcher_item_is_shown_in_the_same_document_and_the_launcher_closes(page: Any, base: str,
+                                                                                     org: Org) -> None:
+    open_page(page, f"{base}/lightning/page/home")
+    page.get_by_role("button", name="App Launcher").click()
+    page.get_by_role("searchbox", name="Search apps and items...").fill("price")
+    page.locator("one-app-launcher").get_by_role("link", name="Price Books").click()
+    expect(page).to_have_url(re.compile(r"/lightning/o/Pricebook2/list$"))
+    shown(page)
+    expect(page.locator("one-app-launcher")).to_have_count(0)
+    expect(page.get_by_role("button", name="App Launcher")).to_have_attribute("aria-expanded", "false")
+    assert page.evaluate(MARKS_JS) == ["yes", "yes"]
+
+
 def test_back_and_forward_show_the_pages_again_in_the_same_document(page: Any, base: str, sf: Any, org: Org) -> None:
     acc = sf.Account.create({"Name": "Backward Forward Ltd"})["id"]
     open_page(page, f"{base}/lightning/o/Account/list")

@@ -16,7 +16,7 @@ export default class AppLauncher extends LightningElement {
 
     connectedCallback() {
         this.outside = () => this.close();
-        // a click elsewhere on the page closes the launcher; its own clicks stop at its root (stop)
+        // a click elsewhere on the page closes the launcher; its own clicks stop at its root (stop), but for its links
         window.setTimeout(() => document.addEventListener('click', this.outside));
     }
 
@@ -75,6 +75,13 @@ export default class AppLauncher extends LightningElement {
     }
 
     stop(event) {
+        // a click on an app or an item leaves the launcher, closed, for the page it names (the shell's router
+        // shows it); any other click inside it stays inside
+        const link = event.composedPath().find((node) => node.tagName === 'A' && node.hasAttribute('href'));
+        if (link) {
+            this.close();
+            return;
+        }
         event.stopPropagation();
     }
 

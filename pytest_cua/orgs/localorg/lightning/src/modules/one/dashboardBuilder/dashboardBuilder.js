@@ -8,10 +8,6 @@ import { LightningElement, api, track } from 'lwc';
 import { holdBehindDialog } from 'one/dialogFocus';
 import { post, navigate } from 'one/navigation';
 
-const ICONS = { Bar: 'utility:chart', Column: 'utility:chart', Line: 'utility:line_chart',
-    Donut: 'utility:donut_chart', Funnel: 'utility:filterList', Scatter: 'utility:line_chart', Gauge: 'utility:metrics',
-    Metric: 'utility:metrics', FlexTable: 'utility:table' };
-
 export default class DashboardBuilder extends LightningElement {
     /** {name, description, components: [{report, vis, title}]}. */
     @api
@@ -46,12 +42,9 @@ export default class DashboardBuilder extends LightningElement {
         return this._dashboard.name || 'New Dashboard';
     }
 
-    get pageErrors() {
-        return ((this.errors && this.errors.page) || []).map((message, i) => ({ key: i, message }));
-    }
-
-    get hasPageErrors() {
-        return this.pageErrors.length > 0;
+    /** The server's messages for the whole page (shown by one-page-errors). */
+    get pageMessages() {
+        return (this.errors && this.errors.page) || [];
     }
 
     get cards() {
@@ -109,11 +102,6 @@ export default class DashboardBuilder extends LightningElement {
         return report ? report.name : '';
     }
 
-    get visButtons() {
-        return (this.displayAs || []).map((v) => ({ ...v, selected: v.value === this.dialog.vis,
-            iconName: ICONS[v.value] || 'utility:chart' }));
-    }
-
     addComponent() {
         this.dialog = { kind: 'select', query: '', report: '', error: '' };
     }
@@ -132,15 +120,11 @@ export default class DashboardBuilder extends LightningElement {
     }
 
     handleVis(event) {
-        this.dialog = { ...this.dialog, vis: event.currentTarget.dataset.value, error: '' };
+        this.dialog = { ...this.dialog, vis: event.detail.value, error: '' };
     }
 
     handleText(event) {
         this.dialog = { ...this.dialog, [event.target.dataset.key]: event.target.value, error: '' };
-    }
-
-    handleDialogKeydown(event) {
-        if (event.key === 'Escape') this.closeDialog();
     }
 
     closeDialog() {

@@ -66,12 +66,9 @@ export default class ReportBuilder extends LightningElement {
         return this._report.name || `New ${this.reportType.label || ''} Report`;
     }
 
-    get pageErrors() {
-        return ((this.errors && this.errors.page) || []).map((message, i) => ({ key: i, message }));
-    }
-
-    get hasPageErrors() {
-        return this.pageErrors.length > 0;
+    /** The server's messages for the whole page (shown by one-page-errors). */
+    get pageMessages() {
+        return (this.errors && this.errors.page) || [];
     }
 
     label(name) {

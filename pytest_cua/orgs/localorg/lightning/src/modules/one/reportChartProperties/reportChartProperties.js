@@ -3,8 +3,6 @@
 // panel applies it to the preview. Close (`close`) and Remove Chart (`remove`).
 import { LightningElement, api } from 'lwc';
 
-const ICONS = { Line: 'utility:line_chart', Scatter: 'utility:line_chart', Donut: 'utility:donut_chart',
-    Funnel: 'utility:filterList' };
 const LEGENDS = ['Right', 'Bottom', 'Top'];
 
 export default class ReportChartProperties extends LightningElement {
@@ -13,18 +11,12 @@ export default class ReportChartProperties extends LightningElement {
     /** The chart types: [{value (the Analytics API's chartType), label (Lightning's name)}]. */
     @api charts = [];
 
-    get types() {
-        return (this.charts || []).map((c) => ({
-            ...c, selected: c.value === this.chart.type, iconName: ICONS[c.label] || 'utility:chart',
-        }));
-    }
-
     get legends() {
         return LEGENDS.map((l) => ({ value: l, label: l }));
     }
 
     handleType(event) {
-        this.send({ type: event.currentTarget.dataset.value });
+        this.send({ type: event.detail.value });
     }
 
     handleTitle(event) {

@@ -72,9 +72,7 @@ export default class ReportSaveDialog extends LightningElement {
     }
 
     handleKeydown(event) {
-        if (event.key === 'Escape') {
-            this.cancel();
-        } else if (event.key === 'Enter' && event.target.tagName === 'LIGHTNING-INPUT') {
+        if (event.key === 'Enter' && event.target.tagName === 'LIGHTNING-INPUT') {
             // Enter in the name or unique name saves, as a form's Enter does
             event.preventDefault();
             this.save();
