@@ -5,8 +5,10 @@
 // current tab, the app), the page's title and address, its components mounted (their entry scripts loaded when
 // new) and focus on the new page. While the page is fetched <main> is aria-busy with an SLDS spinner over it, and
 // <html data-one-ready> is taken away until the new page is ready.
-// A page that is not a Lightning page of this shell (a logout, a file, a framed Classic page, a failure of the
-// network) is loaded the ordinary way, as is anything clicked with a modifier key or into another window.
+// An answer that is not a Lightning page of this shell (a logout, a file, a Classic page's content alone) and a
+// failure of the network are left to the browser's own navigation, as is anything clicked with a modifier key or
+// into another window. A Classic Setup page's Lightning address is a page of the shell (the Setup app around its
+// frame).
 import { markReady, mountAll, mounted } from 'one/mount';
 
 const LIGHTNING = '/lightning/';
