@@ -61,7 +61,7 @@ def test_related_tab_and_view_all(page: Any, base: str, sf: Any, org: Org) -> No
     page.get_by_role("tab", name="Related").click()
     card = page.get_by_role("article").filter(has=page.get_by_role("heading", name="Contacts (3)"))
     card.get_by_role("link", name="View All").click()
-    assert page.url.endswith(f"/lightning/r/Account/{acc}/related/Contacts/view")
+    expect(page).to_have_url(re.compile(re.escape(f"/lightning/r/Account/{acc}/related/Contacts/view") + "$"))
     expect(page.get_by_role("heading", name="Contacts", level=1)).to_be_visible()
     expect(page.get_by_role("row")).to_have_count(4)  # header + three contacts
     page.get_by_role("link", name="Member2").click()
