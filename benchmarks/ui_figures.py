@@ -135,23 +135,33 @@ _NAVIGATE = """async (path) => {
     }
     const frame = document.querySelector('iframe#setup-frame');
     const inner = frame && frame.contentDocument;
-    return !frame || !!(inner && inner.documentElement.dataset.oneReady === 'true'
-                        && inner.location.href !== 'about:blank');
+    return !frame || !!(inner && inner.documentElement && inner.documentElement.dataset.oneReady === 'true'
+                        && inner.location.href !== 'about:blank');  // (a frame's document may be still empty)
   };
-  await new Promise((resolve) => { const check = () => shown() ? resolve() : requestAnimationFrame(check); check(); });
-  return performance.now() - t0;
+  const done = await new Promise((resolve) => {
+    const limit = t0 + 10000;  // a page not shown in 10 s is reported as such, not waited for
+    const check = () => shown() ? resolve(true) : performance.now() > limit ? resolve(false) : setTimeout(check, 5);
+    check();
+  });
+  return done ? performance.now() - t0 : null;
 }"""
 
 
 def client_navigations(page: Any, url: str, path: str, times: int) -> list[float]:
-    """``times`` client-side navigations from Home to ``path`` (ms each), or [] when the side has no router."""
-    out = []
+    """``times`` client-side navigations from Home to ``path`` (ms each), or [] when the side has no router; the
+    page is left loaded at ``path`` (observed and shot as loaded)."""
+    out: list[float] = []
     for _ in range(times):
         page.goto(url + "/lightning/page/home", wait_until="load")
         if not page.evaluate("typeof window.oneNavigate === 'function'"):
-            return []
-        out.append(page.evaluate(_NAVIGATE, path))
-    page.goto(url + path, wait_until="load")  # observed and shot as loaded
+            break
+        took = page.evaluate(_NAVIGATE, path)
+        if took is None:
+            print(f"  {path}: not shown within 10 s of a client-side navigation", flush=True)
+            out = []
+            break
+        out.append(took)
+    page.goto(url + path, wait_until="load")
     return out
 
 
