@@ -24,6 +24,9 @@ def wait_until_shown(page: "Page", timeout_ms: float) -> None:
         for frame in page.frames[1:]:
             if not frame.is_detached():
                 frame.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - a slow page, or a frame that went away (the router replaced it), is as it is
+        pass
+    try:  # waited for on its own: a frame that went away is no reason not to wait for the page that replaced it
         page.wait_for_function(BUSY_JS, timeout=timeout_ms)
     except Exception:  # noqa: BLE001 - observe whatever is there
         pass
