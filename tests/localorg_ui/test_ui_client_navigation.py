@@ -13,11 +13,11 @@ import pytest
 from playwright.sync_api import expect
 from pytest_cua import actions as A
 from pytest_cua.envs.browser import BrowserEnvironment
-from pytest_cua.envs.browser.loading import BUSY_JS
 from pytest_cua.orgs.localorg.store import Org
 from pytest_cua.orgs.localorg.ui import assets
 
 from .lightning import form
+from .lightning import shown as shown_page
 
 pytestmark = pytest.mark.browser
 
@@ -51,8 +51,8 @@ def open_page(page: Any, url: str) -> None:
 
 
 def shown(page: Any) -> None:
-    """Wait until the navigation under way has shown its page."""
-    page.wait_for_function(BUSY_JS)
+    """Wait until the navigation under way has shown its page, its components mounted (``data-one-ready``)."""
+    shown_page(page)
     page.wait_for_selector("html[data-one-ready=true]")
 
 
