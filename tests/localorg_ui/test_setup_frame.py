@@ -16,7 +16,7 @@ from pytest_cua import actions as A
 from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.observations import Observation
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.ui.setup_frame import CLASSIC_PAGES
+from pytest_cua.orgs.localorg.ui.setup_frame import CLASSIC_PAGES, classic_rule, classic_segment
 
 from .lightning import classic, setup_frame, status
 
@@ -109,9 +109,16 @@ def test_a_classic_page_on_its_own_with_isdtp(page: Any, base: str) -> None:
 
 def test_lightning_setup_pages_are_not_framed(page: Any, base: str) -> None:
     assert "ObjectManager" not in CLASSIC_PAGES and "SetupOneHome" not in CLASSIC_PAGES
-    for path in ("/lightning/setup/SetupOneHome/home", "/lightning/setup/ObjectManager/home"):
+    page.goto(f"{base}/lightning/setup/SetupOneHome/home")
+    expect(page.get_by_role("navigation", name="Setup")).to_be_visible()
+    expect(page.locator("iframe#setup-frame")).to_have_count(0)
+    # Object Manager's own pages are Lightning pages without the Setup tree, as on Salesforce
+    for path in ("/lightning/setup/ObjectManager/home", "/lightning/setup/ObjectManager/Account/Details/view",
+                 "/lightning/setup/ObjectManager/Account/FieldsAndRelationships/view",
+                 "/lightning/setup/ObjectManager/Account/ValidationRules/view"):
         page.goto(f"{base}{path}")
-        expect(page.get_by_role("navigation", name="Setup")).to_be_visible()
+        expect(page.get_by_role("heading", name=re.compile("^(Object Manager|Account)$"), level=1)).to_be_visible()
+        expect(page.get_by_role("navigation", name="Setup")).to_have_count(0)
         expect(page.locator("iframe#setup-frame")).to_have_count(0)
 
 
@@ -129,3 +136,75 @@ def test_a_link_to_another_classic_page_stays_in_the_frame(page: Any, base: str,
     expect(setup_frame(page).get_by_role("heading", name=pset["Label"], level=1)).to_be_visible()
     expect(current).to_have_accessible_name("Permission Sets")
     assert page.frame(name="setup-frame").url.endswith("isdtp=p1")  # type: ignore[union-attr]
+
+
+OM_PATHS = {  # Object Manager's addresses, and whether Salesforce serves each as a Classic page in the frame
+    "ObjectManager/home": False, "ObjectManager/new": True, "ObjectManager/Account/Details/view": False,
+    "ObjectManager/Account/edit": True, "ObjectManager/Account/FieldsAndRelationships/view": False,
+    "ObjectManager/Account/FieldsAndRelationships/new": True,
+    "ObjectManager/Account/FieldsAndRelationships/Name/view": True,
+    "ObjectManager/Case/FieldsAndRelationships/Priority/values/new": True,
+    "ObjectManager/Account/ValidationRules/view": False, "ObjectManager/Account/ValidationRules/03d000000000001/edit": True,
+    "ObjectManager/Account/LightningPages/view": False, "ObjectManager/Account/LightningPages/new": False,
+    "Roles/home": True, "SetupOneHome/home": False, "NavigationMenus/home": False,
+}
+
+
+def test_the_frame_rule_reads_alike_on_the_server_and_in_the_framed_page(page: Any, base: str) -> None:
+    """The server frames a page by ``classic_segment``; a framed page's script keeps a link in the frame by the same
+    rule, as JavaScript reads it (``classic_rule``)."""
+    assert {p: classic_segment(f"/lightning/setup/{p}") is not None for p in OM_PATHS} == OM_PATHS
+    page.goto(classic(f"{base}/lightning/setup/Roles/home"))
+    rule = classic_rule()
+    in_js = page.evaluate("""([rule, paths]) => Object.fromEntries(paths.map((p) => [p,
+        rule.segments.includes(p.split('/')[0]) || new RegExp(rule.objectManager).test(p)]))""", [rule, list(OM_PATHS)])
+    assert in_js == OM_PATHS
+
+
+def test_an_agent_makes_a_field_in_object_managers_frame(env: BrowserEnvironment, base: str, org: Org) -> None:
+    """Object Manager is Lightning (no Setup tree; the object's header and navigation); its New Custom Field wizard
+    is a Classic page in the frame beside the object's navigation, as on Salesforce. An agent finds the object
+    with Quick Find, opens Fields & Relationships, and works the wizard through the frame."""
+    assert env.act(A.GoTo(f"{base}/lightning/setup/ObjectManager/home")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert not [e for e in obs.elements.values() if e.role == "treeitem"]  # no Setup tree on Object Manager
+    assert env.act(A.Fill(one(obs, "searchbox", "Quick Find", framed=False), "opportunity")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    shown = sum("opportunity" in f"{o.label} {o.name}".lower() for o in org.schema.objects.values())
+    assert f'text "{shown} Items, Sorted by Label"' in (obs.axtree or "") and 'link "Account"' not in (obs.axtree or "")
+    assert env.act(A.Click(one(obs, "link", "Opportunity", framed=False))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.page.url == f"{base}/lightning/setup/ObjectManager/Opportunity/Details/view"
+    assert 'heading "Opportunity"' in (obs.axtree or "")
+    # the Setup bar's tab and the breadcrumbs' link
+    assert 'navigation "Breadcrumbs"' in (obs.axtree or "")
+    assert len([e for e in obs.elements.values() if e.role == "link" and e.name == "Object Manager"]) == 2
+    assert env.act(A.Click(one(obs, "link", "Fields & Relationships", framed=False))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    fields = org.schema.get("Opportunity")
+    assert fields is not None and f'text "{len(fields.fields)} Items, Sorted by Field Label"' in (obs.axtree or "")
+    assert env.act(A.Fill(one(obs, "searchbox", "Quick Find", framed=False), "close date")).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert 'text "1 Item, Sorted by Field Label"' in (obs.axtree or "")
+    assert env.act(A.Click(one(obs, "button", "New", framed=False))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.page.url == f"{base}/lightning/setup/ObjectManager/Opportunity/FieldsAndRelationships/new"
+    assert 'iframe "New Custom Field ~ Salesforce"' in (obs.axtree or "")
+    one(obs, "link", "Fields & Relationships", framed=False)  # the object's navigation stays beside the frame
+    assert env.act(A.Click(one(obs, "radio", "Checkbox", framed=True))).ok
+    assert env.act(A.Click(one(obs, "button", "Next", framed=True))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert env.act(A.Fill(one(obs, "textbox", "Field Label", framed=True), "Strategic")).ok
+    for _ in range(3):  # field-level security, then page layouts, then Save
+        assert env.act(A.Click(one(obs, "button", "Next", framed=True))).ok
+        obs = env.observe(frozenset({"axtree"}))
+        if any(e.role == "button" and e.name == "Save" and e.frame for e in obs.elements.values()):
+            break
+    assert env.act(A.Click(one(obs, "button", "Save", framed=True))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert 'heading "Strategic"' in (obs.axtree or "")  # the field's page, in the frame
+    assert env.page.url == f"{base}/lightning/setup/ObjectManager/Opportunity/FieldsAndRelationships/Strategic__c/view"
+    # the object's navigation goes back to its list of fields, the new field in it
+    assert env.act(A.Click(one(obs, "link", "Fields & Relationships", framed=False))).ok
+    obs = env.observe(frozenset({"axtree"}))
+    assert 'iframe "' not in (obs.axtree or "") and 'link "Strategic"' in (obs.axtree or "")

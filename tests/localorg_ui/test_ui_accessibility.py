@@ -380,7 +380,7 @@ def test_enter_in_a_record_form_saves_the_record(env: BrowserEnvironment, base: 
 
 
 def test_enter_in_a_setup_form_posts_it(env: BrowserEnvironment, base: str, sf: Any, org: Org) -> None:
-    page = open_page(env, f"{base}/lightning/setup/ObjectManager/new")
+    page = open_page(env, classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Keyboard Bird")
     page.get_by_label("Label", exact=True).press("Enter")  # the plural label is missing: the server says so
     expect(page.get_by_role("heading", name="Review the errors on this page.")).to_be_visible()
@@ -389,7 +389,7 @@ def test_enter_in_a_setup_form_posts_it(env: BrowserEnvironment, base: str, sf: 
 
 
 def test_enter_in_a_wizard_step_goes_to_the_next_step(env: BrowserEnvironment, base: str, org: Org) -> None:
-    page = open_page(env, f"{base}/lightning/setup/ObjectManager/MyBike__c/FieldsAndRelationships/new")
+    page = open_page(env, classic(f"{base}/lightning/setup/ObjectManager/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Text", exact=True).check()
     page.get_by_role("button", name="Next", exact=True).click()
     label = page.get_by_label("Field Label")

@@ -83,7 +83,7 @@ def test_record_form_with_an_empty_required_field(page: Any, base: str, sf: Any,
 
 
 def test_new_custom_object_with_an_empty_required_field(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/new")
+    page.goto(classic(f"{base}{OM}/new"))
     page.get_by_label("Label", exact=True).fill("Harbor")
     page.get_by_label("Description", exact=True).fill("Where the boats are")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -95,7 +95,7 @@ def test_new_custom_object_with_an_empty_required_field(page: Any, base: str, sf
 
 
 def test_new_custom_field_with_an_empty_required_field(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new")
+    page.goto(classic(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Text", exact=True).check()
     page.get_by_role("button", name="Next", exact=True).click()
     page.get_by_label("Field Label").fill("")
@@ -128,7 +128,7 @@ def test_record_form_with_a_value_outside_the_picklist(page: Any, base: str, sf:
 
 
 def test_setup_form_with_a_value_outside_the_picklist(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/new")
+    page.goto(classic(f"{base}{OM}/new"))
     page.get_by_label("Label", exact=True).fill("Dock")
     page.get_by_label("Plural Label", exact=True).fill("Docks")
     tamper_select(page, "Deployment Status", "Abandoned")
@@ -141,7 +141,7 @@ def test_setup_form_with_a_value_outside_the_picklist(page: Any, base: str, sf: 
 
 
 def test_field_wizard_with_a_data_type_it_does_not_offer(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new")
+    page.goto(classic(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Text", exact=True).evaluate("r => { r.value = 'Hologram'; r.checked = true; }")
     page.get_by_role("button", name="Next", exact=True).click()
     expect(page.get_by_role("region", name=ERRORS)).to_contain_text("Choose a data type.")
@@ -152,7 +152,7 @@ def test_field_wizard_with_a_data_type_it_does_not_offer(page: Any, base: str, s
 # --- duplicate API names -----------------------------------------------------------------------------------
 
 def test_duplicate_custom_object_name(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/new")
+    page.goto(classic(f"{base}{OM}/new"))
     page.get_by_label("Label", exact=True).fill("MyBike")
     page.get_by_label("Plural Label", exact=True).fill("More Bikes")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -164,7 +164,7 @@ def test_duplicate_custom_object_name(page: Any, base: str, sf: Any, org: Org) -
 
 
 def test_duplicate_custom_field_name(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new")
+    page.goto(classic(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Text", exact=True).check()
     page.get_by_role("button", name="Next", exact=True).click()
     page.get_by_label("Field Label").fill("Brand")
@@ -237,7 +237,7 @@ def test_duplicate_permission_set_name(page: Any, base: str, sf: Any, org: Org) 
 # --- invalid formulas --------------------------------------------------------------------------------------
 
 def formula_wizard(page: Any, base: str) -> Any:
-    page.goto(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new")
+    page.goto(classic(f"{base}{OM}/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Formula", exact=True).check()
     page.get_by_role("button", name="Next", exact=True).click()
     page.get_by_label("Field Label").fill("Wheel Count")
@@ -264,7 +264,7 @@ def test_formula_field_with_an_invalid_formula(formula: str, message: str, page:
                                               ("Revenue__c < 0", "Error: Field Revenue__c does not exist.")])
 def test_validation_rule_with_an_invalid_formula(formula: str, message: str, page: Any, base: str, sf: Any,
                                                 org: Org) -> None:
-    page.goto(f"{base}{OM}/Account/ValidationRules/new")
+    page.goto(classic(f"{base}{OM}/Account/ValidationRules/new"))
     page.get_by_label("Rule Name", exact=True).fill("Needs_Phone")
     page.get_by_label("Error Condition Formula", exact=True).fill(formula)
     page.get_by_label("Error Message", exact=True).fill("Add a phone.")

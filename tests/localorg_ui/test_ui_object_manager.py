@@ -52,11 +52,11 @@ def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf
     expect(page.get_by_role("menuitem", name="Custom Object")).to_be_hidden()
     page.get_by_role("button", name="Create").click()
     page.get_by_role("menuitem", name="Custom Object").click()
-    page.get_by_label("Label", exact=True).fill("WildBird")
-    page.get_by_label("Plural Label").fill("WildBirds")
-    page.get_by_label("Launch New Custom Tab Wizard after saving this custom object").check()
-    page.get_by_role("button", name="Save", exact=True).click()
-    frame = setup_frame(page)  # the Custom Tab wizard is a Classic page, in Lightning Setup's frame
+    frame = setup_frame(page)  # New Custom Object, then the Custom Tab wizard: Classic pages, in Setup's frame
+    frame.get_by_label("Label", exact=True).fill("WildBird")
+    frame.get_by_label("Plural Label").fill("WildBirds")
+    frame.get_by_label("Launch New Custom Tab Wizard after saving this custom object").check()
+    frame.get_by_role("button", name="Save", exact=True).click()
 
     expect(frame.get_by_role("heading", name="New Custom Object Tab")).to_be_visible()
     expect(frame.get_by_label("Object", exact=True)).to_have_value("WildBird__c")
@@ -87,7 +87,7 @@ def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf
 
 def test_new_custom_object_errors_keep_what_was_typed(page: Any, base: str, org: Org) -> None:
     before = set(org.schema.objects)
-    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Account")
     page.get_by_label("Object Name").fill("Bad__Name")
     page.get_by_label("Description").fill("kept")
@@ -101,7 +101,7 @@ def test_new_custom_object_errors_keep_what_was_typed(page: Any, base: str, org:
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_role("heading", name="Account", exact=True)).to_be_visible()
     assert set(org.schema.objects) - before == {"Spare_Part__c"}
-    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Spare Part")
     page.get_by_label("Plural Label").fill("Spare Parts")
     page.get_by_role("button", name="Save", exact=True).click()  # Object Name derived: Spare_Part again
@@ -109,19 +109,22 @@ def test_new_custom_object_errors_keep_what_was_typed(page: Any, base: str, org:
 
 
 def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("MyBike")
     page.get_by_label("Plural Label").fill("MyBikes")
     page.get_by_role("button", name="Save", exact=True).click()
-    page.get_by_role("link", name="Fields & Relationships").click()
+    expect(page.get_by_role("heading", name="MyBike", exact=True)).to_be_visible()  # Object Manager's object page
+    page.get_by_role("navigation", name="MyBike").get_by_role("link", name="Fields & Relationships").click()
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Text", exact=True).check()
-    next_button(page).click()
-    page.get_by_label("Field Label").fill("Brand")
-    next_button(page).click()
-    next_button(page).click()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("heading", name="Brand")).to_be_visible()
+    frame = setup_frame(page)  # the New Custom Field wizard: a Classic page in the frame, the object's menu beside
+    frame.get_by_label("Text", exact=True).check()
+    next_button(frame).click()
+    frame.get_by_label("Field Label").fill("Brand")
+    next_button(frame).click()
+    next_button(frame).click()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("heading", name="Brand")).to_be_visible()
+    expect(page.get_by_role("link", name="Fields & Relationships")).to_have_attribute("aria-current", "page")
 
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     page.get_by_role("searchbox", name="Quick Find").first.fill("Object Manager")
@@ -131,14 +134,15 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     expect(page.get_by_text("1 Item, Sorted by Label")).to_be_visible()  # the table's count follows
     page.get_by_role("link", name="MyBike", exact=True).click()
     page.get_by_role("button", name="Edit").click()
-    page.get_by_label("Description").fill("This is the name of the Bike")
-    page.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_label("Description").fill("This is the name of the Bike")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="Details")).to_be_visible()  # the frame's save led to the top page
     page.get_by_role("link", name="Fields & Relationships").click()
     page.get_by_role("link", name="Brand", exact=True).click()
-    page.get_by_role("button", name="Edit").click()
-    page.get_by_label("Help Text").fill("This is the brand name of the Bike")
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(status(page)).to_contain_text('Field "Brand" was saved.')
+    frame.get_by_role("button", name="Edit").click()
+    frame.get_by_label("Help Text").fill("This is the brand name of the Bike")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("status")).to_contain_text('Field "Brand" was saved.')
 
     obj = read(sf, "CustomObject", "MyBike__c")
     field = read(sf, "CustomField", "MyBike__c.Brand__c")
@@ -149,11 +153,11 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
 
 
 def test_lookup_field_visible_to_two_profiles(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Favorite")
     page.get_by_label("Plural Label").fill("Favorites")
     page.get_by_role("button", name="Save", exact=True).click()
-    page.goto(f"{base}/lightning/setup/ObjectManager/Favorite__c/FieldsAndRelationships/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/Favorite__c/FieldsAndRelationships/new"))
     page.get_by_label("Lookup Relationship").check()
     next_button(page).click()
     page.get_by_label("Related To").select_option(label="Contact")
@@ -185,34 +189,35 @@ def test_lookup_field_visible_to_two_profiles(page: Any, base: str, sf: Any, org
 def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, sf: Any, org: Org) -> None:
     page.goto(f"{base}/lightning/setup/ObjectManager/Opportunity/FieldsAndRelationships/view")
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Formula", exact=True).check()
-    next_button(page).click()
-    page.get_by_label("Field Label").fill("Days to close")
-    page.get_by_label("Number", exact=True).check()
-    next_button(page).click()
-    formula = page.get_by_label("Formula", exact=True)
+    frame = setup_frame(page)
+    frame.get_by_label("Formula", exact=True).check()
+    next_button(frame).click()
+    frame.get_by_label("Field Label").fill("Days to close")
+    frame.get_by_label("Number", exact=True).check()
+    next_button(frame).click()
+    formula = frame.get_by_label("Formula", exact=True)
     formula.fill("CloseDat - TODAY(")
-    page.get_by_role("button", name="Check Syntax").click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Missing ')'")
+    frame.get_by_role("button", name="Check Syntax").click()
+    expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Missing ')'")
     expect(formula).to_have_value("CloseDat - TODAY(")
     formula.fill("CloseDat - TODAY()")
-    next_button(page).click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text(
+    next_button(frame).click()
+    expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text(
         "Field CloseDat does not exist")
     formula.fill("")
-    page.get_by_label("Insert Field").select_option(label="Close Date (CloseDate)")
+    frame.get_by_label("Insert Field").select_option(label="Close Date (CloseDate)")
     formula.press("End")
     formula.type(" - TODAY()")
-    page.get_by_role("button", name="Check Syntax").click()
-    expect(status(page)).to_contain_text("No syntax errors")
-    next_button(page).click()
-    expect(page.get_by_label("Read-Only for Marketing User")).to_be_disabled()
-    page.get_by_label("Visible", exact=True).uncheck()
-    page.get_by_label("Visible for Marketing User").check()
-    next_button(page).click()
+    frame.get_by_role("button", name="Check Syntax").click()
+    expect(frame.get_by_role("status")).to_contain_text("No syntax errors")
+    next_button(frame).click()
+    expect(frame.get_by_label("Read-Only for Marketing User")).to_be_disabled()
+    frame.get_by_label("Visible", exact=True).uncheck()
+    frame.get_by_label("Visible for Marketing User").check()
+    next_button(frame).click()
     assert read(sf, "CustomField", "Opportunity.Days_to_close__c") is None
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("heading", name="Days to close")).to_be_visible()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("heading", name="Days to close")).to_be_visible()
 
     field = read(sf, "CustomField", "Opportunity.Days_to_close__c")
     assert field is not None and field.findtext("formula") == "CloseDate - TODAY()"
@@ -224,7 +229,7 @@ def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, 
 
 
 def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ObjectManager/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Keyed")
     page.keyboard.press("Tab")
     page.keyboard.type("Keyeds")
@@ -255,25 +260,26 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     lead = org.create("Lead", {"LastName": "Rename", "Company": "Rename Co", "Status": "Closed - Not Converted"})
     page.goto(f"{base}/lightning/setup/ObjectManager/Case/FieldsAndRelationships/view")
     page.get_by_role("link", name="Priority", exact=True).click()
-    values = page.get_by_role("region", name="Values")
+    frame = setup_frame(page)  # a field's page is a Classic page in the frame
+    values = frame.get_by_role("region", name="Values")
     expect(values.get_by_role("link", name="Edit Medium")).to_be_visible()
     values.get_by_role("button", name="New").click()
-    page.get_by_label("Values").fill("Urgent\nHigh")
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate value: High")
-    expect(page.get_by_label("Values")).to_have_value("Urgent\nHigh")
-    page.get_by_label("Values").fill("Urgent")
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.get_by_role("button", name="Reorder").click()
-    page.get_by_label("Picklist Values").select_option("Low")
-    page.get_by_role("button", name="Move to Top").click()
-    page.get_by_label("Picklist Values").select_option("Urgent")
-    page.get_by_role("button", name="Up", exact=True).click()
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.get_by_role("link", name="Edit Low").click()
-    page.get_by_label("Default").check()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(status(page)).to_contain_text('Picklist value "Low" was saved.')
+    frame.get_by_label("Values").fill("Urgent\nHigh")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate value: High")
+    expect(frame.get_by_label("Values")).to_have_value("Urgent\nHigh")
+    frame.get_by_label("Values").fill("Urgent")
+    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Reorder").click()
+    frame.get_by_label("Picklist Values").select_option("Low")
+    frame.get_by_role("button", name="Move to Top").click()
+    frame.get_by_label("Picklist Values").select_option("Urgent")
+    frame.get_by_role("button", name="Up", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("link", name="Edit Low").click()
+    frame.get_by_label("Default").check()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("status")).to_contain_text('Picklist value "Low" was saved.')
 
     body = read(sf, "StandardValueSet", "CasePriority")
     assert body is not None
@@ -282,7 +288,7 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     described = {f["name"]: f for f in sf.restful("sobjects/Case/describe")["fields"]}
     assert [v["value"] for v in described["Priority"]["picklistValues"]] == ["Low", "High", "Urgent", "Medium"]
 
-    page.goto(f"{base}/lightning/setup/ObjectManager/Lead/FieldsAndRelationships/Status/view")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/Lead/FieldsAndRelationships/Status/view"))
     page.get_by_role("link", name="Edit Closed - Not Converted").click()
     page.get_by_label("Label").fill("Closed - Incomplete")
     page.get_by_role("button", name="Save", exact=True).click()
@@ -329,7 +335,7 @@ def test_dynamic_forms_field_visibility_on_a_record_page(page: Any, base: str, s
     page.get_by_role("button", name="Add Filter to Annual Revenue").click()
     expect(page.get_by_role("group", name="Annual Revenue")).to_contain_text("{!Record.Rating} Equal Hot")
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("region", name="Lightning Record Pages")).to_contain_text("Account_Record_Page")
+    expect(page.get_by_role("article", name="Lightning Record Pages")).to_contain_text("Account_Record_Page")
     body = read(sf, "FlexiPage", "Account_Record_Page")
     assert body is not None and body.findtext("sobjectType") == "Account"
     instance = next(body.iter("fieldInstance"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import expect
@@ -156,13 +157,15 @@ def test_validation_rule_creation_is_enforced(page: Any, base: str, sf: Any, org
     page.get_by_role("link", name="Opportunity", exact=True).click()
     page.get_by_role("link", name="Validation Rules").click()
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_label("Rule Name").fill("Amount_Required_When_Won")
-    page.get_by_label("Error Condition Formula").fill('AND(ISPICKVAL(StageName, "Closed Won"), ISBLANK(Amount))')
-    page.get_by_label("Error Message").fill("Enter an amount for a won opportunity.")
-    page.get_by_label("Error Location").select_option(label="Amount")
-    expect(page.get_by_label("Active", exact=True)).to_be_checked()
-    page.get_by_role("button", name="Save", exact=True).click()
-    expect(page.get_by_role("heading", name="Amount_Required_When_Won")).to_be_visible()
+    frame = setup_frame(page)  # a validation rule's New is a Classic page in the frame, as on Salesforce
+    frame.get_by_label("Rule Name").fill("Amount_Required_When_Won")
+    frame.get_by_label("Error Condition Formula").fill('AND(ISPICKVAL(StageName, "Closed Won"), ISBLANK(Amount))')
+    frame.get_by_label("Error Message").fill("Enter an amount for a won opportunity.")
+    frame.get_by_label("Error Location").select_option(label="Amount")
+    expect(frame.get_by_label("Active", exact=True)).to_be_checked()
+    frame.get_by_role("button", name="Save", exact=True).click()
+    expect(frame.get_by_role("heading", name="Amount_Required_When_Won")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/ValidationRules/03d\w+/view$"))  # the address follows the frame's page
     rule = sf.toolingexecute("query/?q=SELECT+ValidationName,Active,ErrorMessage+FROM+ValidationRule+"
                              "WHERE+EntityDefinitionId='Opportunity'")["records"]
     assert any(r["ValidationName"] == "Amount_Required_When_Won" and r["Active"] for r in rule)
@@ -175,7 +178,7 @@ def test_validation_rule_creation_is_enforced(page: Any, base: str, sf: Any, org
     expect(page.locator("#err-Amount")).to_have_text("Enter an amount for a won opportunity.")
     assert org.get("Opportunity", opp["Id"])["StageName"] == opp["StageName"]
 
-    page.goto(f"{base}/lightning/setup/ObjectManager/Opportunity/ValidationRules/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/Opportunity/ValidationRules/new"))
     page.get_by_label("Rule Name").fill("Bad Name!")
     page.get_by_label("Error Condition Formula").fill("AND(")
     page.get_by_role("button", name="Save", exact=True).click()

@@ -72,7 +72,7 @@ def test_setup_create_menu_opens_the_custom_tab_wizard(page: Any, base: str) -> 
 
 
 def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ObjectManager/Account/ValidationRules/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/Account/ValidationRules/new"))
     page.get_by_label("Rule Name").fill("Number_Length")
     formula = page.get_by_label("Error Condition Formula")
     formula.fill("LEN(NoSuchField) <> 8")
@@ -95,7 +95,7 @@ def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: O
 
 
 def test_validation_rule_check_syntax_writes_nothing(page: Any, base: str, org: Org) -> None:
-    page.goto(f"{base}/lightning/setup/ObjectManager/Account/ValidationRules/new")
+    page.goto(classic(f"{base}/lightning/setup/ObjectManager/Account/ValidationRules/new"))
     page.get_by_label("Rule Name").fill("Checked_Only")
     page.get_by_label("Error Condition Formula").fill("ISBLANK(Phone)")
     page.get_by_role("button", name="Check Syntax").click()

@@ -25,6 +25,7 @@ export default {
     'one-report-builder': 'src/entries/reportBuilder.js',
     'one-setup-header': 'src/entries/setupHeader.js',
     'one-setup-tree': 'src/entries/setupTree.js',
+    'one-table-find': 'src/entries/tableFind.js',
   },
   output: { dir: out, entryFileNames: '[name]-[hash].js', chunkFileNames: '[name]-[hash].js', format: 'es',
             sourcemap: false },

@@ -17,9 +17,11 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
+from pytest_cua.orgs.localorg.ui.object_nav import OM
 from pytest_cua.orgs.localorg.ui.setup_common import metadata_store, setup_render
+from pytest_cua.orgs.localorg.ui.setup_frame import classic_segment
 
-OM = "/lightning/setup/ObjectManager"
+__all__ = ["OM", "object_page", "objects_by_label", "read_component", "type_label", "with_leaves"]
 
 
 def objects_by_label(ctx: RequestContext) -> list[ObjectSchema]:
@@ -45,16 +47,14 @@ def read_component(ctx: RequestContext, type_name: str, full_name: str) -> ET.El
 
 
 def object_page(ctx: RequestContext, obj: ObjectSchema, **values: Any) -> Response:
-    """An object's page in the Object Manager layout (Details, Fields & Relationships, Validation Rules)."""
-    base = f"{OM}/{obj.name}"
+    """An object's page in Object Manager's layout (``object_nav``). Its Lightning pages (Details, the lists of
+    fields, validation rules and record pages) are SLDS cards (``setup/om_object.html``: ``details`` as read-only
+    form elements, ``sections`` as tables with Quick Find and their actions); its Classic pages (a field's page, a
+    validation rule's: ``setup_frame``) are Classic pages in the frame (``setup/detail.html``)."""
     values.setdefault("actions", [])
-    values["links"] = [{"label": "Details", "url": f"{base}/Details/view"},
-                       {"label": "Fields & Relationships", "url": f"{base}/FieldsAndRelationships/view"},
-                       {"label": "Validation Rules", "url": f"{base}/ValidationRules/view"},
-                       {"label": "Lightning Record Pages", "url": f"{base}/LightningPages/view"}]
     values.setdefault("heading", obj.label)
-    values.setdefault("kicker", "Object Manager")
-    return setup_render(ctx, "setup/detail.html", title=f"{obj.label} | Object Manager", **values)
+    template = "setup/detail.html" if classic_segment(ctx.request.path) else "setup/om_object.html"
+    return setup_render(ctx, template, title=f"{obj.label} | Object Manager", **values)
 
 
 def with_leaves(body: ET.Element, values: dict[str, str], drop_children: bool = False) -> ET.Element:

@@ -31,7 +31,7 @@ def object_fields(ctx: RequestContext, obj_name: str) -> Response:
     rows = [{"url": f"{OM}/{obj.name}/FieldsAndRelationships/{f.name}/view",
              "cells": [f.label, f.name, type_label(f, f.name in formulas)]}
             for f in sorted(obj.fields.values(), key=lambda f: f.label.lower())]
-    return object_page(ctx, obj, heading=f"{obj.label}: Fields & Relationships", details=[],
+    return object_page(ctx, obj, details=[],
                        sections=[{"title": "Fields & Relationships", "columns": ["Field Label", "Field Name",
                                                                                  "Data Type"], "rows": rows,
                                   "actions": [{"label": "New", "url": f"{OM}/{obj.name}/FieldsAndRelationships/new"}]}])

@@ -34,7 +34,7 @@ def pages_list(ctx: RequestContext, obj_name: str) -> Response:
         body = store.read("FlexiPage", name)
         if body is not None and X.text_of(body, "sobjectType") == obj.name:
             rows.append({"url": None, "cells": [X.text_of(body, "masterLabel") or name, name]})
-    return object_page(ctx, obj, heading=f"{obj.label}: Lightning Record Pages", details=[],
+    return object_page(ctx, obj, details=[],
                        sections=[{"title": "Lightning Record Pages", "columns": ["Label", "API Name"], "rows": rows,
                                   "actions": [{"label": "New", "url": f"{OM}/{obj.name}/LightningPages/new"}]}])
 

@@ -34,7 +34,7 @@ def validation_rules(ctx: RequestContext, obj_name: str) -> Response:
     rows = [{"url": f"{base}/{r['Id']}/view", "cells": [r.get("ValidationName"), r.get("ErrorMessage") or "",
                                                         "Yes" if r.get("Active") else "No"]}
             for r in _rules_of(ctx, obj.name)]
-    return object_page(ctx, obj, heading=f"{obj.label}: Validation Rules", details=[],
+    return object_page(ctx, obj, details=[],
                         sections=[{"title": "Validation Rules", "actions": [{"label": "New", "url": f"{base}/new"}],
                                    "columns": ["Rule Name", "Error Message", "Active"], "rows": rows}])
 

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg.app import RequestContext
 from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata.components import ComponentError
-from pytest_cua.orgs.localorg.ui import setup_frame
+from pytest_cua.orgs.localorg.ui import object_nav, setup_frame
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.web import redirect, render
 
@@ -74,12 +74,14 @@ def setup_tree(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def setup_render(ctx: RequestContext, template: str, status: int = 200, **values: Any) -> Response:
-    """Render a setup page (the Setup tree beside the content). A Classic page (``setup_frame``) opened in the
-    browser is the Setup app with the page in its frame; asked for in the frame, it is the content alone."""
+    """Render a setup page (the Setup tree beside the content; on Object Manager's pages, its layout instead,
+    ``object_nav``). A Classic page (``setup_frame``) opened in the browser is the Setup app with the page in its
+    frame; asked for in the frame, it is the content alone."""
     items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
     items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
     current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
-    tree = {"setup_nav": items, "setup_tree": setup_tree(items), "setup_current": current}
+    tree = {"setup_nav": items, "setup_tree": setup_tree(items), "setup_current": current,
+            "om": object_nav.layout(ctx)}
     if setup_frame.wants_shell(ctx.request):
         title = str(values.get("title") or "Setup")
         return render(ctx, "setup/frame.html", status=status, title=title, **tree,

@@ -3,7 +3,10 @@
 On Salesforce, Setup pages that were never rebuilt for Lightning (users, profiles, permission sets, public groups,
 queues, roles, sharing settings, password policies, approval processes, ...) are Classic pages in an iframe of
 Lightning Setup: the top document is the Setup app (global header, the Setup navigation bar, the Setup tree), and
-the frame holds the Classic page, loaded with ``isdtp=p1`` ("in a Lightning frame"). Links and forms inside the
+the frame holds the Classic page, loaded with ``isdtp=p1`` ("in a Lightning frame"). Object Manager is Lightning,
+but its object's Classic pages (New Custom Object, an object's Edit, the New Custom Field wizard, a field's page
+and its edit and picklist values pages, a validation rule's page and its New / Edit) are framed the same way,
+the object's own navigation beside the frame (``OBJECT_MANAGER_CLASSIC``). Links and forms inside the
 frame keep it; a link to a Lightning page (a record, Object Manager) opens in the top document; the top
 document's address follows the frame's page.
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -43,12 +47,28 @@ CLASSIC_PAGES = frozenset({
 })
 
 
+#: Object Manager's Classic pages, after ``/lightning/setup/ObjectManager/``: ``new``, ``<object>/edit``, and every
+#: page under an object's Fields & Relationships and Validation Rules but their lists (``.../view``). Written so
+#: that Python's ``re`` and JavaScript's ``RegExp`` read it alike (the framed page's script tests its links with it).
+OBJECT_MANAGER_CLASSIC = r"^ObjectManager/(?:new|[^/]+/edit|[^/]+/(?:FieldsAndRelationships|ValidationRules)/(?!view$)[^/].*)$"
+_OM_CLASSIC = re.compile(OBJECT_MANAGER_CLASSIC)
+
+
 def classic_segment(path: str) -> str | None:
-    """The Classic page segment of a Setup address (``/lightning/setup/Roles/new`` -> ``Roles``), or None."""
+    """The segment of a Classic Setup page's address (``/lightning/setup/Roles/new`` -> ``Roles``,
+    ``/lightning/setup/ObjectManager/Account/ValidationRules/new`` -> ``ObjectManager``), or None for any other
+    address."""
     if not path.startswith(SETUP_PREFIX):
         return None
-    segment = path[len(SETUP_PREFIX):].split("/", 1)[0]
-    return segment if segment in CLASSIC_PAGES else None
+    rest = path[len(SETUP_PREFIX):]
+    segment = rest.split("/", 1)[0]
+    return segment if segment in CLASSIC_PAGES or _OM_CLASSIC.match(rest) else None
+
+
+def classic_rule() -> dict[str, Any]:
+    """What a framed page's script needs to tell a link to a Classic page (kept in the frame) from the others:
+    the segments framed whole and the pattern of Object Manager's framed pages."""
+    return {"segments": sorted(CLASSIC_PAGES), "objectManager": OBJECT_MANAGER_CLASSIC}
 
 
 def in_frame(request: Request) -> bool:

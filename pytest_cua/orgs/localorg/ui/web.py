@@ -192,7 +192,7 @@ def render(ctx: RequestContext, template: str, status: int = 200, **values: Any)
     values.setdefault("title", "Salesforce")
     framed = bool(setup_frame.classic_segment(ctx.request.path) and setup_frame.framed(ctx.request))
     if framed:  # the content alone: no Lightning header, so no shell props to build
-        values.update(framed=True, classic_pages=sorted(setup_frame.CLASSIC_PAGES))
+        values.update(framed=True, classic_rule=setup_frame.classic_rule())
     nav, user = nav_items(ctx.org), current_user(ctx)  # once per page: the shell's props and the templates share them
     shell = {} if framed else shell_props(ctx, nav, user, str(values.get("global_q") or ""))
     page = env.get_template(template).render(

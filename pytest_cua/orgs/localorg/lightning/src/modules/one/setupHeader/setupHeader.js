@@ -1,6 +1,6 @@
 // The page header of Lightning Setup's own pages (Setup Home, Object Manager): the Setup icon, "Setup" above the
-// page's name, and on the right the page's Quick Find (Object Manager's filters the objects table the server
-// rendered, `filter` names it) and the Create menu (links to the creation pages).
+// page's name, and on the right the page's Quick Find (one-table-find: Object Manager's filters the objects table
+// the server rendered, `filter` names it) and the Create menu (links to the creation pages).
 import { LightningElement, api } from 'lwc';
 
 export default class SetupHeader extends LightningElement {
@@ -15,18 +15,5 @@ export default class SetupHeader extends LightningElement {
 
     get hasCreate() {
         return (this.createItems || []).length > 0;
-    }
-
-    handleFind(event) {
-        const needle = (event.detail.value || '').trim().toLowerCase();
-        const table = document.getElementById(this.filter);
-        if (!table) return;
-        let shown = 0;
-        for (const row of table.querySelectorAll('tbody tr')) {
-            row.hidden = needle !== '' && !row.textContent.toLowerCase().includes(needle);
-            if (!row.hidden) shown += 1;
-        }
-        const counter = document.getElementById(this.counter);
-        if (counter) counter.textContent = `${shown} ${shown === 1 ? 'Item' : 'Items'}, Sorted by Label`;
     }
 }
