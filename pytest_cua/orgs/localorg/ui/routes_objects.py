@@ -41,16 +41,19 @@ def _description(ctx: RequestContext, obj_name: str) -> str:
 
 
 def object_details(ctx: RequestContext, obj_name: str) -> Response:
-    """An object's Details: label, plural label, API name, description; Edit for a custom object."""
+    """An object's Details, as Object Manager lists them: description, API name, custom, singular and plural
+    label, deployment status; Edit for a custom object."""
     obj = ctx.org.schema.get(obj_name)
     if obj is None:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
-    description = _description(ctx, obj.name) if obj.custom else ""
+    body = read_component(ctx, "CustomObject", obj.name) if obj.custom else None
+    description = (X.text_of(body, "description") or "") if body is not None else ""
+    deployment = (X.text_of(body, "deploymentStatus") or "Deployed") if body is not None else "Deployed"
     actions = [{"label": "Edit", "url": f"{OM}/{obj.name}/edit"}] if obj.custom else []
     return object_page(ctx, obj, actions=actions, sections=[],
-                       details=[("Label", obj.label), ("Plural Label", plural(obj)), ("API Name", obj.name),
-                                ("Description", description), ("Key Prefix", obj.key_prefix),
-                                ("Custom", "Yes" if obj.custom else "No")])
+                       details=[("Description", description), ("API Name", obj.name),
+                                ("Custom", "Yes" if obj.custom else "No"), ("Singular Label", obj.label),
+                                ("Plural Label", plural(obj)), ("Deployment Status", deployment)])
 
 
 def _object_inputs(vals: dict[str, Any], creating: bool) -> list[dict[str, Any]]:

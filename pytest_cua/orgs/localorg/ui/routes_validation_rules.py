@@ -10,6 +10,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import formula
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.schema import ObjectSchema
 from pytest_cua.orgs.localorg.ui.formulas import formula_helpers, formula_problem
 from pytest_cua.orgs.localorg.ui.forms import FormErrors
 from pytest_cua.orgs.localorg.ui.object_manager import object_page
@@ -31,12 +32,20 @@ def validation_rules(ctx: RequestContext, obj_name: str) -> Response:
     if obj is None:
         return not_found_page(ctx, f"There is no object called {obj_name}.")
     base = f"/lightning/setup/ObjectManager/{obj.name}/ValidationRules"
-    rows = [{"url": f"{base}/{r['Id']}/view", "cells": [r.get("ValidationName"), r.get("ErrorMessage") or "",
-                                                        "Yes" if r.get("Active") else "No"]}
+    rows = [{"url": f"{base}/{r['Id']}/view",
+             "cells": [r.get("ValidationName"), _location(obj, r), r.get("ErrorMessage") or "",
+                       r.get("Description") or "", "Yes" if r.get("Active") else "No"]}
             for r in _rules_of(ctx, obj.name)]
     return object_page(ctx, obj, details=[],
                         sections=[{"title": "Validation Rules", "actions": [{"label": "New", "url": f"{base}/new"}],
-                                   "columns": ["Rule Name", "Error Message", "Active"], "rows": rows}])
+                                   "columns": ["Rule Name", "Error Location", "Error Message", "Description",
+                                               "Active"], "rows": rows}])
+
+
+def _location(obj: ObjectSchema, rule: dict[str, Any]) -> str:
+    """Where a rule's error shows: the field's label, or "Top of Page"."""
+    field = obj.field(rule.get("ErrorDisplayField") or "")
+    return field.label if field else "Top of Page"
 
 
 def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Response:
@@ -55,7 +64,6 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
         if why:
             notes.append(f"The local org does not enforce this rule: {why}")
     base = f"/lightning/setup/ObjectManager/{obj.name}/ValidationRules/{rule['Id']}"
-    field = obj.field(rule.get("ErrorDisplayField") or "")
     return object_page(ctx, obj, kicker=f"{obj.label} Validation Rule", heading=rule.get("ValidationName"),
                         actions=[{"label": "Edit", "url": f"{base}/edit"}], notes=notes,
                         post_actions=[{"label": "Delete", "url": f"{base}/delete"}],
@@ -64,7 +72,7 @@ def validation_rule_view(ctx: RequestContext, obj_name: str, rule_id: str) -> Re
                                  ("Description", rule.get("Description") or ""),
                                  ("Error Condition Formula", rule.get("ErrorConditionFormula") or ""),
                                  ("Error Message", rule.get("ErrorMessage") or ""),
-                                 ("Error Location", field.label if field else "Top of Page")],
+                                 ("Error Location", _location(obj, rule))],
                         sections=[])
 
 

@@ -170,8 +170,9 @@ def setup_page(name: str) -> str:
 
 
 def open_object(env: Any, label: str) -> list[Action]:
-    """Setup -> Object Manager -> the object (found with the Object Manager's Quick Find)."""
-    return [*setup_link(env, "Object Manager"), Fill('role=searchbox[name="Quick Find"] >> nth=1', label),
+    """Setup -> Object Manager -> the object (found with the Object Manager's Quick Find: the page's last, as Object
+    Manager shows no Setup tree, whose Quick Find would come first)."""
+    return [*setup_link(env, "Object Manager"), Fill('role=searchbox[name="Quick Find"] >> nth=-1', label),
             Click(link(label))]
 
 
