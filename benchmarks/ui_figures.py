@@ -1,6 +1,7 @@
 """The embedded org's UI before and after a change, in one run: per page of the UI's catalogue
 (``pytest_cua.orgs.localorg.ui.page_catalog``) the page load time, the interactive elements an agent's
-observation lists and the accessibility-tree nodes Chromium exposes, a screenshot of each side and both side by
+observation lists and the accessibility-tree nodes Chromium exposes (both of the page and of the frames in it: a
+Setup frame's Classic page), a screenshot of each side and both side by
 side; then the replay time per task on a sample of SCUBA tasks, and the browser reset per task.
 
     python benchmarks/ui_figures.py [--before REV] [--out reports/ui-figures] [--loads 5] [--replay N] [--resets 10]
@@ -106,17 +107,13 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
                     page.goto(info["url"] + path, wait_until="load")
                     times.append(page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
                 navs = client_navigations(page, info["url"], path, loads)
-                observed = json.loads(page.evaluate(script, {"next": 1, "attr": "data-cua-id",
-                                                             "frameAttr": "data-cua-frame", "maxText": 200,
-                                                             "maxLines": 4000}))
-                ax = [x for x in cdp.send("Accessibility.getFullAXTree")["nodes"] if not x.get("ignored")]
+                elements, ax_nodes = counted(page, cdp, script)
                 shot = out / side / f"{n:02d}-{name}.png"
                 page.screenshot(path=str(shot))
                 rows.append({"page": name, "path": path, "family": family(path),
                              "load_ms": round(statistics.median(times), 1),
                              "nav_ms": round(statistics.median(navs), 1) if navs else None,
-                             "elements": len(observed["elements"]),
-                             "ax_nodes": len(ax), "screenshot": str(shot)})
+                             "elements": elements, "ax_nodes": ax_nodes, "screenshot": str(shot)})
             browser.close()
     finally:
         proc.stdin.close()
@@ -125,6 +122,27 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
 
 
 #: from the page on show, a client-side navigation to ``path`` (the shell's router), timed until the page is shown:
+def counted(page: Any, cdp: Any, script: str) -> tuple[int, int]:
+    """The interactive elements and the accessibility-tree nodes (not ignored) of the page and of every frame in it
+    (a Setup frame's Classic page), as an agent's observation reaches into them."""
+    elements = 0
+    for frame in page.frames:
+        if frame.url in ("", "about:blank"):
+            continue
+        observed = json.loads(frame.evaluate(script, {"next": elements + 1, "attr": "data-cua-id",
+                                                      "frameAttr": "data-cua-frame", "maxText": 200,
+                                                      "maxLines": 4000}))
+        elements += len(observed["elements"])
+    ids, todo = [], [cdp.send("Page.getFrameTree")["frameTree"]]
+    while todo:
+        node = todo.pop()
+        ids.append(node["frame"]["id"])
+        todo.extend(node.get("childFrames", []))
+    nodes = sum(1 for fid in ids for x in cdp.send("Accessibility.getFullAXTree", {"frameId": fid})["nodes"]
+                if not x.get("ignored"))
+    return elements, nodes
+
+
 #: <main> no longer busy, the page ready, and a Setup frame's Classic page ready in its frame
 _NAVIGATE = """async (path) => {
   const t0 = performance.now();
