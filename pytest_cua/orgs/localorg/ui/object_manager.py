@@ -1,6 +1,7 @@
-"""The Object Manager's shared pieces: its address, an object's page in the Object Manager layout (the links
-Details, Fields & Relationships, Validation Rules, Lightning Record Pages), the objects by label, a field's data
-type as the Object Manager names it, and reading and rewriting the leaves of a metadata component.
+"""The Object Manager's shared pieces: its address, an object's page (a Lightning page of the object, or one of its
+Classic pages in Setup's frame; the layout around both, with the object's navigation, is ``object_nav``'s), the
+objects by label, a field's data type as the Object Manager names it, and reading and rewriting the leaves of a
+metadata component.
 
 The Object Manager's pages live in ``routes_objects`` (objects), ``routes_fields`` and ``routes_field_wizard``
 (fields), ``routes_picklists`` (picklist values), ``routes_flexipages`` (Lightning Record Pages) and
