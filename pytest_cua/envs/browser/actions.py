@@ -143,15 +143,24 @@ def check_url(url: str) -> None:
         raise ActionFailed(f"goto: only http(s) URLs are allowed, got {url[:100]!r}")
 
 
-def await_navigation_start(env: ActingBrowser, page: "Page", before: int) -> None:
+def navigation_mark(env: ActingBrowser) -> tuple[int, int]:
+    """The navigations started and the documents committed so far, taken before a key press or click, for
+    ``await_navigation_start``."""
+    return env.navigations, env.commits
+
+
+def await_navigation_start(env: ActingBrowser, page: "Page", before: tuple[int, int]) -> None:
     """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key
     press or click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``settle`` waits
-    for the new page, not the old."""
-    commits, waited = env.commits, 0.0
-    while env.navigations == before and waited < ENTER_NAVIGATION_WAIT_S:
+    for the new page, not the old. ``before`` is the ``navigation_mark`` taken before the action: a navigation
+    that started and committed while the action ran (a link in a frame, answered at once) is not waited for
+    again."""
+    navigations, commits = before
+    waited = 0.0
+    while env.navigations == navigations and waited < ENTER_NAVIGATION_WAIT_S:
         page.wait_for_timeout(25)  # lets Playwright deliver the request event
         waited += 0.025
-    if env.navigations == before:
+    if env.navigations == navigations:
         return
     waited = 0.0  # it started: wait for the new document to commit (the old one still counts as loaded)
     while env.commits == commits and waited < env.options.navigation_timeout_s:
@@ -176,7 +185,7 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
     triple = isinstance(action, A.TripleClick)
     if isinstance(action.target, Point):
         check_point(env, action.target)
-        before = env.navigations
+        before = navigation_mark(env)
         if double:
             page.mouse.dblclick(action.target.x, action.target.y)
         elif triple:
@@ -201,7 +210,7 @@ def click(env: ActingBrowser, page: "Page", action: A.Click | A.DoubleClick | A.
         # Playwright's click does not wait for a navigation it starts in a frame (a link or a button of a
         # Classic Setup page): such a click waits for it to start as a click at a point does
         in_frame_link = resolved.frame is not page.main_frame and navigates
-        before = env.navigations
+        before = navigation_mark(env)
         if double:
             loc.dblclick(timeout=_timeout_ms(env))
         elif triple:
@@ -252,7 +261,7 @@ def mouse_button(env: ActingBrowser, page: "Page", action: A.MouseDown | A.Mouse
     if isinstance(action, A.MouseDown):
         page.mouse.down(button=button)
     else:
-        before = env.navigations
+        before = navigation_mark(env)
         page.mouse.up(button=button)
         await_navigation_start(env, page, before)  # a release completes a click
         settle(env, page)
@@ -401,7 +410,7 @@ _CHECKBOX_JS = """el => {
 
 def press(env: ActingBrowser, page: "Page", action: A.Press | A.Hotkey) -> None:
     keys = [action.key] if isinstance(action, A.Press) else list(action.keys)
-    before = env.navigations
+    before = navigation_mark(env)
     page.keyboard.press("+".join(normalize_key(k) for k in keys))
     if any(normalize_key(k) == "Enter" for k in keys):
         await_navigation_start(env, page, before)
