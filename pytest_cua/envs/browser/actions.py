@@ -144,19 +144,16 @@ def check_url(url: str) -> None:
 
 
 def navigation_mark(env: ActingBrowser) -> tuple[int, int]:
-    """The navigations started and the documents committed so far, taken before a key press or click, for
-    ``await_navigation_start``."""
+    """The navigations started and documents committed so far: taken before an action (await_navigation_start)."""
     return env.navigations, env.commits
 
 
 def await_navigation_start(env: ActingBrowser, page: "Page", before: tuple[int, int]) -> None:
-    """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key
-    press or click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``settle`` waits
-    for the new page, not the old. ``before`` is the ``navigation_mark`` taken before the action: a navigation
-    that started and committed while the action ran (a link in a frame, answered at once) is not waited for
-    again."""
-    navigations, commits = before
-    waited = 0.0
+    """Enter (or a click at a point) may submit a form, and its navigation starts a moment after the key press or
+    click returns: wait up to ENTER_NAVIGATION_WAIT_S for it to start, so that ``settle`` waits for the new page,
+    not the old. ``before`` is the ``navigation_mark`` taken before the action: a navigation that started and
+    committed while it ran (a link in a frame, answered at once) is not waited for again."""
+    (navigations, commits), waited = before, 0.0
     while env.navigations == navigations and waited < ENTER_NAVIGATION_WAIT_S:
         page.wait_for_timeout(25)  # lets Playwright deliver the request event
         waited += 0.025
