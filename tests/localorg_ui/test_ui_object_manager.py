@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from pytest_cua.orgs import mdapi
 from pytest_cua.orgs.localorg.store import Org
-from .lightning import classic, setup_frame, status
+from .lightning import classic, setup_frame, shown, status
 
 
 def read(sf: Any, type_name: str, full_name: str) -> ET.Element | None:
@@ -129,6 +129,7 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     page.goto(f"{base}/lightning/setup/SetupOneHome/home")
     page.get_by_role("searchbox", name="Quick Find").first.fill("Object Manager")
     page.get_by_role("navigation", name="Setup").get_by_role("link", name="Object Manager").click()
+    shown(page)  # Object Manager's page, not Setup Home's Quick Find still in place
     page.get_by_role("searchbox", name="Quick Find").last.fill("mybike")
     expect(page.get_by_role("link", name="Account", exact=True)).to_be_hidden()
     expect(page.get_by_text("1 Item, Sorted by Label")).to_be_visible()  # the table's count follows

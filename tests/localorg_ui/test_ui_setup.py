@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from tests.localorg_ui.lightning import choose, status
+from tests.localorg_ui.lightning import choose, shown, status
 from .lightning import classic, setup_frame
 
 
@@ -122,12 +122,14 @@ def test_permission_set_and_group_assignment(page: Any, base: str, sf: Any, org:
     was = box.is_checked()
     box.set_checked(not was)
     page.get_by_role("button", name="Save", exact=True).click()
+    shown(page)  # the saved group's page: the save has been answered
     comps = {c["PermissionSetId"] for c in org.find("PermissionSetGroupComponent", PermissionSetGroupId=psg["Id"])}
     assert (pset["Id"] in comps) is (not was)
     page.get_by_role("button", name="Manage Assignments").click()
     page.get_by_role("button", name="Add Assignment").click()
     page.get_by_role("checkbox", name=user["Name"], exact=True).check()
     page.get_by_role("button", name="Assign").click()
+    expect(status(page)).to_contain_text("assigned")
     assert org.find("PermissionSetAssignment", PermissionSetGroupId=psg["Id"], AssigneeId=user["Id"])
 
 
