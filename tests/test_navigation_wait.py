@@ -5,21 +5,23 @@ page whose every 25 ms wait is counted (and may deliver an event)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from pytest_cua.envs.browser.actions import ENTER_NAVIGATION_WAIT_S, await_navigation_start, navigation_mark
 
 
 class Page:
-    """Counts ``wait_for_timeout`` calls; ``event(n)`` runs after the n-th (the browser delivering an event)."""
+    """Counts ``wait_for_timeout`` calls; ``events`` maps the n-th wait to what the browser delivers during it: the
+    navigations started and the documents committed it adds to ``env``'s counters."""
 
-    def __init__(self, event: Callable[[int], None] = lambda n: None) -> None:
-        self.waits = 0
-        self.event = event
+    def __init__(self, env: Any, events: dict[int, tuple[int, int]] | None = None) -> None:
+        self.env, self.events, self.waits = env, events or {}, 0
 
     def wait_for_timeout(self, ms: float) -> None:
         self.waits += 1
-        self.event(self.waits)
+        started, committed = self.events.get(self.waits, (0, 0))
+        self.env.navigations += started
+        self.env.commits += committed
 
 
 def environment() -> Any:
@@ -32,7 +34,7 @@ def test_a_navigation_started_and_committed_during_the_click_is_not_waited_for_a
     env = environment()
     before = navigation_mark(env)
     env.navigations, env.commits = 1, 1  # the click: the frame's navigation, requested and committed
-    page = Page()
+    page = Page(env)
     await_navigation_start(env, page, before)  # type: ignore[arg-type]
     assert page.waits == 0
 
@@ -40,13 +42,8 @@ def test_a_navigation_started_and_committed_during_the_click_is_not_waited_for_a
 def test_a_navigation_started_during_the_click_is_waited_for_until_it_commits() -> None:
     env = environment()
     before = navigation_mark(env)
-    env.navigations = 1  # requested during the click; the new document commits three waits later
-
-    def commit(n: int) -> None:
-        if n == 3:
-            env.commits += 1
-
-    page = Page(commit)
+    env.navigations = 1  # requested during the click; the new document commits during the third wait
+    page = Page(env, {3: (0, 1)})
     await_navigation_start(env, page, before)  # type: ignore[arg-type]
     assert page.waits == 3
 
@@ -54,20 +51,13 @@ def test_a_navigation_started_during_the_click_is_waited_for_until_it_commits() 
 def test_a_navigation_that_starts_after_the_click_is_waited_for() -> None:
     env = environment()
     before = navigation_mark(env)
-
-    def events(n: int) -> None:  # a form submitted a moment after the key press: request, then commit
-        if n == 2:
-            env.navigations += 1
-        if n == 5:
-            env.commits += 1
-
-    page = Page(events)
+    page = Page(env, {2: (1, 0), 5: (0, 1)})  # a form submitted a moment after the key press: request, then commit
     await_navigation_start(env, page, before)  # type: ignore[arg-type]
     assert page.waits == 5
 
 
 def test_no_navigation_waits_only_the_short_start_window() -> None:
     env = environment()
-    page = Page()
+    page = Page(env)
     await_navigation_start(env, page, navigation_mark(env))  # type: ignore[arg-type]
     assert 0 < page.waits <= round(ENTER_NAVIGATION_WAIT_S / 0.025) + 1
