@@ -13,6 +13,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
+from tests.localorg_ui.lightning import shown
 from tests.localorg_ui.test_ui_reports import add_filter, choose, filters_menu, pick, save, start
 
 
@@ -133,6 +134,7 @@ def test_list_view_controls_add_filter_and_chart_settings(page: Any, base: str, 
     page.get_by_label("Select All").uncheck()
     page.get_by_label("Account Name", exact=True).check()
     page.get_by_role("button", name="Save", exact=True).click()
+    shown(page)  # the posted form is saved before the list it leads to is shown
     [view] = sf.query("SELECT Filters, Columns FROM ListView WHERE DeveloperName = 'Hot_tech'")["records"]
     assert '"Rating"' in view["Filters"] and '"notEqual"' in view["Filters"] and '"Technology"' in view["Filters"]
     assert view["Columns"] == '["Name"]'
@@ -148,6 +150,7 @@ def test_list_view_controls_add_filter_and_chart_settings(page: Any, base: str, 
     page.get_by_label("Grouping Field").select_option(value="Rating")
     page.get_by_label("Aggregate Field").select_option(value="Name")
     page.get_by_role("button", name="Save", exact=True).click()
+    shown(page)
     [chart] = sf.query("SELECT AggregateType, GroupingField FROM ListViewChart "
                        "WHERE MasterLabel = 'Tech ratings'")["records"]
     assert (chart["AggregateType"], chart["GroupingField"]) == ("Count", "Account.Rating")

@@ -12,7 +12,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from pytest_cua.orgs.localorg.store import Org
-from .lightning import classic, setup_frame, status
+from .lightning import classic, setup_frame, shown, status
 
 
 def test_setup_tree_groups_and_quick_find(page: Any, base: str) -> None:
@@ -139,6 +139,7 @@ def test_permission_set_group_add_permission_set_index_add_done(page: Any, base:
     page.get_by_role("button", name="New Permission Set Group").click()
     page.get_by_label("Label", exact=True).fill("Desk Bundle")
     page.get_by_role("button", name="Save", exact=True).click()
+    shown(page)
     gid = sf.query("SELECT Id FROM PermissionSetGroup WHERE MasterLabel = 'Desk Bundle'")["records"][0]["Id"]
     page.get_by_role("region", name="Permission Sets in Group").get_by_role("button", name="Add Permission Set").click()
     index = page.get_by_role("navigation", name="Alphabetical index")
