@@ -43,7 +43,8 @@ pytestmark = pytest.mark.browser
 VIEWPORTS = [(1280, 900), (900, 700)]
 PROBE = "data-a11y-probe"
 #: every page name of the catalogue (the ids only change paths, never which pages there are)
-PAGE_NAMES = [name for name, _ in page_catalog.pages({"permset": "x", "group": "x", "profile": "x", "view": "x", "account": "x", "lead": "x"})]
+PAGE_NAMES = [name for name, _ in page_catalog.pages({"permset": "x", "group": "x", "profile": "x", "view": "x", "account": "x", "lead": "x",
+                                                      "report": "x", "dashboard": "x"})]
 
 #: the pages' Lightning components keep their insides in (synthetic or native) shadow roots, as Lightning
 #: Experience does: every query below walks the composed tree (shadow roots in place of their hosts' children,

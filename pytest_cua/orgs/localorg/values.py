@@ -59,6 +59,26 @@ def parse_date(text: str) -> date:
     return date.fromisoformat(text)
 
 
+def shown_date(value: str) -> str:
+    """A stored date as Lightning shows it to an en-US user: ``12/5/2026`` (text that is not a date: as it is)."""
+    try:
+        day = datetime.strptime(value[:10], "%Y-%m-%d")
+    except ValueError:
+        return value
+    return f"{day.month}/{day.day}/{day.year}"
+
+
+def shown_datetime(value: str) -> str:
+    """A stored date and time as Lightning shows it to an en-US user: ``12/5/2026, 3:07 PM`` (the stored
+    clock time; text that is not a date and time: as it is)."""
+    try:
+        moment = datetime.strptime(value[:16], "%Y-%m-%dT%H:%M")
+    except ValueError:
+        return shown_date(value)
+    hour = moment.hour % 12 or 12
+    return f"{moment.month}/{moment.day}/{moment.year}, {hour}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
+
+
 def _bad(f: FieldSchema, value: Any) -> OrgError:
     return OrgError("INVALID_TYPE_ON_FIELD_IN_RECORD", f"{f.label}: value not of required type: {value}", [f.name])
 

@@ -15,7 +15,11 @@ naming the property):
   groupingsAcross, aggregates, chart, crossFilters, ...); with ``?cloneId=<id>``: a copy of a report.
 - ``GET  analytics/reports/<id>/describe``: reportMetadata, reportExtendedMetadata, reportTypeMetadata;
   ``PATCH analytics/reports/<id>`` with ``{"reportMetadata": {...}}``: save changes; ``DELETE``: delete.
-  Running a report (``GET analytics/reports/<id>``, report instances) is not served: 405.
+- ``GET analytics/reports/<id>[?includeDetails=true]``: run the report (Execute Sync: ``factMap``,
+  ``groupingsDown``, ``groupingsAcross``, the detail rows with includeDetails); ``POST`` with
+  ``{"reportMetadata": {...}}``: run it with those properties over its definition, unsaved;
+  ``POST analytics/reports/query``: run a definition that is not saved. Report instances (Execute Async) are not
+  served: 405.
 - ``GET  analytics/dashboards``: recent dashboards; ``POST analytics/dashboards?cloneId=<id>``: a copy.
   ``POST analytics/dashboards`` with ``{"dashboardMetadata": {...}}`` creates a new dashboard: the embedded org's
   own addition (Salesforce creates dashboards in the UI or through the Metadata API only).
@@ -27,16 +31,19 @@ Columns, filters, groupings and aggregates are checked against the report type's
 operator, chart type or visualization type the org does not know is BAD_REQUEST naming it.
 
 Modules: ``report_types`` (the report types, formats, operators, chart and visualization types), ``reports``
-(report definitions on Report records), ``dashboards`` (dashboards on Dashboard records), ``routes`` (the REST
+(report definitions on Report records), ``report_sources`` (the records and fields a report type's columns
+read), ``report_run`` (running a report), ``dashboards`` (dashboards on Dashboard records), ``routes`` (the REST
 routes and ``register(app)``). The names other code uses are re-exported here.
 
-May import: ``app`` (the routes only), ``store``, ``errors`` and werkzeug; within the package each module imports
-only those before it (report_types < reports < dashboards < routes).
+May import: ``app`` (the routes only), ``store``, ``errors``, ``values``, ``soql`` (its date literals) and
+werkzeug; within the package each module imports only those before it (report_types < reports < report_sources <
+report_run < dashboards < routes).
 """
 
 from __future__ import annotations
 
 from pytest_cua.orgs.localorg.analytics.dashboards import create_dashboard, describe_dashboard, save_dashboard
+from pytest_cua.orgs.localorg.analytics.report_run import aggregate_label, name_column, run_report
 from pytest_cua.orgs.localorg.analytics.report_types import (
     AGGREGATES,
     CHART_TYPES,
@@ -61,7 +68,7 @@ from pytest_cua.orgs.localorg.analytics.reports import (
 from pytest_cua.orgs.localorg.analytics.routes import register
 
 __all__ = [
-    "AGGREGATES", "CHART_TYPES", "DATE_GRANULARITIES", "FILTER_OPERATORS", "FORMATS", "OPERATORS", "PRIVATE_FOLDER", "PUBLIC_FOLDER",
+    "AGGREGATES", "aggregate_label", "name_column", "run_report", "CHART_TYPES", "DATE_GRANULARITIES", "FILTER_OPERATORS", "FORMATS", "OPERATORS", "PRIVATE_FOLDER", "PUBLIC_FOLDER",
     "REPORT_TYPES", "VISUALIZATIONS", "ReportType", "create_dashboard", "create_report", "definition",
     "describe_dashboard", "describe_report", "filter_logic_numbers", "register", "report_type", "save_dashboard",
     "save_report",

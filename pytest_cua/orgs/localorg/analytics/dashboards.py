@@ -6,7 +6,10 @@ from __future__ import annotations
 import copy
 from typing import Any, Mapping, Sequence
 
+from pytest_cua.orgs.localorg import values
+from pytest_cua.orgs.localorg.analytics.report_run import run_report
 from pytest_cua.orgs.localorg.analytics.report_types import (
+    REPORT_TYPES,
     VISUALIZATIONS,
     bad_request,
 )
@@ -134,11 +137,34 @@ def describe_dashboard(org: Org, dashboard_id: str, version: str = "62.0") -> di
     }
 
 
+def _component_result(org: Org, component: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """A component's data: its report run without detail rows (``reportResult``), or the error of a report that
+    is gone."""
+    rid = str(component.get("reportId") or "")
+    rec = org.get("Report", rid) if rid else None
+    now = values.now()
+    if rec is None:
+        return {"componentId": component.get("id"), "reportResult": None,
+                "status": {"dataStatus": "ERROR", "errorCode": "NOT_FOUND", "refreshDate": now,
+                           "errorMessage": "The component's report does not exist.", "errorSeverity": "Error",
+                           "refreshStatus": "IDLE"}}
+    md = stored_definition(rec)
+    rt = REPORT_TYPES[md["reportType"]["type"]]
+    run = run_report(org, md, user_id=None, include_details=False)
+    base = f"/services/data/v{version}/analytics/reports/{rec['Id']}"
+    return {"componentId": component.get("id"),
+            "reportResult": {"attributes": {"describeUrl": f"{base}/describe", "instancesUrl": f"{base}/instances",
+                                            "reportId": rec["Id"], "reportName": rec.get("Name"), "type": "Report"},
+                             **run, "reportMetadata": {**md, "id": rec["Id"],
+                                                       "reportType": {"label": rt.label, "type": rt.type}}},
+            "status": {"dataStatus": "DATA", "errorCode": None, "errorMessage": None, "errorSeverity": None,
+                       "refreshDate": now, "refreshStatus": "IDLE"}}
+
+
 def dashboard_results(org: Org, dashboard_id: str, version: str) -> dict[str, Any]:
+    """``GET analytics/dashboards/<id>``: each component's data (its report run as the dashboard's running user
+    sees every record: the org's dashboards run as a specified user with all data) and the metadata."""
     md = describe_dashboard(org, dashboard_id, version)
-    return {"componentData": [{"componentId": c["id"], "reportResult": None,
-                               "status": {"dataStatus": "NODATA", "errorCode": None, "errorMessage": None,
-                                          "errorSeverity": None, "refreshDate": None, "refreshStatus": "IDLE"}}
-                              for c in md["components"]],
+    return {"componentData": [_component_result(org, c, version) for c in md["components"]],
             "dashboardMetadata": md,
-            "statusData": {"refreshDate": None, "refreshStatus": "IDLE"}}
+            "statusData": {"refreshDate": values.now(), "refreshStatus": "IDLE"}}

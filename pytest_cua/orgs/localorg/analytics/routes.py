@@ -14,6 +14,7 @@ from pytest_cua.orgs.localorg.analytics.dashboards import (
     describe_dashboard,
     save_dashboard,
 )
+from pytest_cua.orgs.localorg.analytics.report_run import run_report
 from pytest_cua.orgs.localorg.analytics.report_types import (
     DATA,
     REPORT_TYPES,
@@ -84,7 +85,29 @@ def report_describe(ctx: RequestContext, version: str, report_id: str) -> Respon
     return json_response(describe_report(ctx.org, report_id))
 
 
+def _run(ctx: RequestContext, version: str, md: dict[str, Any], report_id: str | None) -> Response:
+    """Execute Sync's answer: the run (``report_run``) with the definition it ran."""
+    details = ctx.request.args.get("includeDetails", "false").lower() == "true"
+    result = run_report(ctx.org, md, user_id=ctx.user_id, include_details=details)
+    rt = REPORT_TYPES[md["reportType"]["type"]]
+    shown = {**md, "reportType": {"label": rt.label, "type": rt.type}, "id": report_id}
+    base = f"/services/data/v{version}/analytics/reports/{report_id}"
+    attributes = {"describeUrl": f"{base}/describe", "instancesUrl": f"{base}/instances", "reportId": report_id,
+                  "reportName": md.get("name"), "type": "Report"} if report_id else {"type": "Report"}
+    return json_response({"attributes": attributes, **result, "reportExtendedMetadata": extended_metadata(rt, md),
+                          "reportMetadata": dict(sorted(shown.items()))})
+
+
+def report_query(ctx: RequestContext, version: str) -> Response:
+    """``POST analytics/reports/query``: run a report definition that is not saved."""
+    return _run(ctx, version, definition(_body(ctx, "reportMetadata")), None)
+
+
 def report(ctx: RequestContext, version: str, report_id: str) -> Response:
+    if ctx.request.method in ("GET", "POST"):  # Execute Sync: the saved report, or its definition changed
+        saved = stored_definition(report_record(ctx.org, report_id))
+        md = definition(_body(ctx, "reportMetadata"), saved) if ctx.request.method == "POST" else saved
+        return _run(ctx, version, md, report_record(ctx.org, report_id)["Id"])
     if ctx.request.method == "DELETE":
         rec = report_record(ctx.org, report_id)
         used = [d.get("Title") for d in ctx.org.records("Dashboard") if isinstance(d.get("Metadata"), Mapping)
@@ -143,7 +166,8 @@ def register(app: OrgApp) -> None:
     add(f"{DATA}/analytics/reportTypes/<type_name>", report_type_describe, ["GET"])
     add(f"{DATA}/analytics/reports", reports, ["GET", "POST"])
     add(f"{DATA}/analytics/reports/<report_id>/describe", report_describe, ["GET"])
-    add(f"{DATA}/analytics/reports/<report_id>", report, ["PATCH", "DELETE"])
+    add(f"{DATA}/analytics/reports/query", report_query, ["POST"])
+    add(f"{DATA}/analytics/reports/<report_id>", report, ["GET", "POST", "PATCH", "DELETE"])
     add(f"{DATA}/analytics/dashboards", dashboards, ["GET", "POST"])
     add(f"{DATA}/analytics/dashboards/<dashboard_id>/describe", dashboard_describe, ["GET"])
     add(f"{DATA}/analytics/dashboards/<dashboard_id>", dashboard, ["GET", "PATCH", "DELETE"])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_cua.orgs.localorg.app import RequestContext
-from pytest_cua.orgs.localorg.ui.forms import shown_datetime
+from pytest_cua.orgs.localorg.values import shown_datetime
 
 
 @dataclass(frozen=True)

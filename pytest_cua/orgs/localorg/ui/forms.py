@@ -12,6 +12,7 @@ from werkzeug.datastructures import MultiDict
 
 from pytest_cua.orgs.layout_labels import LAYOUT_HIDDEN, layout_label
 from pytest_cua.orgs.localorg import values
+from pytest_cua.orgs.localorg.values import shown_date, shown_datetime
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.store import Org
@@ -105,26 +106,6 @@ def reference_name(org: Org, record_id: str | None) -> str:
     if found is None:
         return str(record_id)
     return record_name(org, found[0], found[1]) or str(record_id)
-
-
-def shown_date(value: str) -> str:
-    """A stored date as Lightning shows it to an en-US user: ``12/5/2026`` (text that is not a date: as it is)."""
-    try:
-        day = datetime.strptime(value[:10], "%Y-%m-%d")
-    except ValueError:
-        return value
-    return f"{day.month}/{day.day}/{day.year}"
-
-
-def shown_datetime(value: str) -> str:
-    """A stored date and time as Lightning shows it to an en-US user: ``12/5/2026, 3:07 PM`` (the stored
-    clock time; text that is not a date and time: as it is)."""
-    try:
-        moment = datetime.strptime(value[:16], "%Y-%m-%dT%H:%M")
-    except ValueError:
-        return shown_date(value)
-    hour = moment.hour % 12 or 12
-    return f"{moment.month}/{moment.day}/{moment.year}, {hour}:{moment.minute:02d} {'AM' if moment.hour < 12 else 'PM'}"
 
 
 def display_value(org: Org, f: FieldSchema, value: Any) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.metadata import MetadataStore
 from pytest_cua.orgs.localorg.metadata import xmltree as X
 
@@ -18,7 +19,8 @@ OBJECT_MANAGER = f"{SETUP}/ObjectManager"
 
 def prepare(server: "OrgServer") -> dict[str, str]:
     """The records the pages need (a custom object with a field, a permission set, a group with a muting
-    permission set, an account and an open lead); returns ids by name."""
+    permission set, an account, an open lead, a summary report with a chart and a dashboard of it); returns ids
+    by name."""
     org = server.org
     store = MetadataStore(org)
     store.write("CustomObject", "MyBike__c", X.element("CustomObject", [
@@ -37,6 +39,14 @@ def prepare(server: "OrgServer") -> dict[str, str]:
     ids["account"] = org.create("Account", {"Name": "Catalogue Cycles", "Industry": "Retail"})
     ids["lead"] = org.create("Lead", {"LastName": "Catalogue", "FirstName": "Cara", "Company": "Catalogue Cycles Ltd",
                                       "Status": "Open - Not Contacted"})
+    ids["report"] = analytics.create_report(org, {
+        "name": "Pipeline by Stage", "reportFormat": "SUMMARY", "reportType": {"type": "Opportunity"},
+        "detailColumns": ["OPPORTUNITY_NAME", "ACCOUNT_NAME", "AMOUNT", "CLOSE_DATE"],
+        "groupingsDown": [{"name": "STAGE_NAME"}], "aggregates": ["s!AMOUNT", "RowCount"],
+        "chart": {"chartType": "Horizontal Bar", "title": "Amount by Stage", "summaries": ["s!AMOUNT"]}})
+    ids["dashboard"] = analytics.create_dashboard(org, {"name": "Pipeline", "components": [
+        {"type": "Report", "reportId": ids["report"], "header": header, "properties": {"visualizationType": kind}}
+        for header, kind in (("Pipeline by stage", "Column"), ("Deals", "Metric"), ("Stages", "Donut"))]})
     return ids
 
 
@@ -90,4 +100,8 @@ def pages(ids: dict[str, str]) -> list[tuple[str, str]]:
                 ("record-edit", f"/lightning/r/Account/{ids['account']}/edit")]
     if ids.get("lead"):
         out.append(("lead-convert", f"/lightning/r/Lead/{ids['lead']}/convert"))
+    if ids.get("report"):
+        out.append(("report-run", f"/lightning/o/Report/{ids['report']}/view"))
+    if ids.get("dashboard"):
+        out.append(("dashboard", f"/lightning/o/Dashboard/{ids['dashboard']}/view"))
     return out

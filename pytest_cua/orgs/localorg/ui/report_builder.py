@@ -9,6 +9,9 @@ logic naming a filter that is not there, a unique name in use) comes back as the
 as posted and the message under the field it concerns (the name, the unique name, the filter logic) or at the
 top of the page. The report's format follows its groups (Tabular, Summary with row groups, Matrix with row and
 column groups). A saved report opens on its page, with "Report "X" was saved."
+
+As the report changes, the builder posts it to ``/lightning/o/Report/builder/preview`` (``preview``), which runs
+it (``analytics.run_report``) and answers the preview's first records.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from typing import Any, Mapping
 from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg import analytics
-from pytest_cua.orgs.localorg.app import RequestContext
+from pytest_cua.orgs.localorg.app import RequestContext, json_response
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_ok, csrf_token, forbidden, not_found_page, redirect, \
     render
 
 URL = "/lightning/o/Report/builder"
+PREVIEW_URL = f"{URL}/preview"
+#: the records the builder's preview shows at most ("Previewing a limited number of records.")
+PREVIEW_ROWS = 20
 HOME = "/lightning/o/Report/home"
 #: report type -> the related objects of its cross filters (relatedEntity, label)
 CROSS_OBJECTS: dict[str, list[tuple[str, str]]] = {
@@ -74,11 +80,12 @@ def _options(pairs: Any) -> list[dict[str, str]]:
 
 
 def _props(ctx: RequestContext, rt: analytics.ReportType, report: Mapping[str, Any],
-           errors: Mapping[str, Any] | None = None) -> dict[str, Any]:
+           errors: Mapping[str, Any] | None = None, report_id: str = "") -> dict[str, Any]:
     fields = sorted(({"name": name, "label": label, "kind": kind} for name, (label, kind) in rt.columns.items()),
                     key=lambda f: f["label"].lower())
     return {
         "reportType": {"type": rt.type, "label": rt.label}, "fields": fields, "report": dict(report),
+        "reportId": report_id,
         "errors": dict(errors or {}), "action": URL, "csrfField": CSRF_FIELD, "csrf": csrf_token(ctx), "homeUrl": HOME,
         "choices": {
             "operators": _options(analytics.OPERATORS.items()),
@@ -180,14 +187,50 @@ def _problems(rt: analytics.ReportType, report: Mapping[str, Any]) -> dict[str, 
     return {"page": page, "fields": fields} if page or fields else {}
 
 
+def saved_state(rec: Mapping[str, Any], md: Mapping[str, Any]) -> dict[str, Any]:
+    """The builder's state of a saved report (its describe's ``reportMetadata``): what ``metadata`` makes back into
+    the same definition (a grouped field is not also a column, as the builder keeps it)."""
+    down, across = md["groupingsDown"], md["groupingsAcross"]
+    grouped = {g["name"] for g in [*down, *across]}
+    dates = md.get("standardDateFilter") or {}
+    chart = md.get("chart")
+    return {
+        "down": [g["name"] for g in down], "across": [g["name"] for g in across],
+        "down_dates": {g["name"]: g["dateGranularity"] for g in down if g["dateGranularity"] != "None"},
+        "across_dates": {g["name"]: g["dateGranularity"] for g in across if g["dateGranularity"] != "None"},
+        "columns": [c for c in md["detailColumns"] if c not in grouped],
+        "summaries": [a for a in md["aggregates"] if a != "RowCount"],
+        "filters": [[f["column"], f["operator"], f["value"]] for f in md["reportFilters"]],
+        "cross": [{"entity": c["relatedEntity"], "with": c["includesObject"],
+                   "criteria": [[x["column"], x["operator"], x["value"]] for x in c["criteria"]]}
+                  for c in md["crossFilters"]],
+        "scope": md.get("scope") or "organization", "logic": md.get("reportBooleanFilter") or "",
+        "dateFilter": {"column": dates.get("column") or "CREATED_DATE",
+                       "durationValue": dates.get("durationValue") or "CUSTOM"},
+        "chart": {"type": chart["chartType"], "title": chart.get("title") or "", "legend": chart["legendPosition"],
+                  "showValues": chart["showChartValues"]} if chart else None,
+        "name": rec.get("Name") or "", "developerName": rec.get("DeveloperName") or "",
+        "description": md.get("description") or "",
+        "folder": "private" if rec.get("FolderName") == analytics.PRIVATE_FOLDER else "public",
+    }
+
+
 def report_builder(ctx: RequestContext) -> Response:
-    """``/lightning/o/Report/builder?type=X``: the builder (see the module's docstring)."""
+    """``/lightning/o/Report/builder?type=X`` (a new report) or ``?id=<report id>`` (a saved report's Edit): the
+    builder (see the module's docstring); Save creates the report, or saves the edited one in place."""
     form = ctx.request.form if ctx.request.method == "POST" else ctx.request.args
-    rt = analytics.report_type(form.get("type"))
+    saved = ctx.org.get("Report", form.get("id") or "") if form.get("id") else None
+    if form.get("id") and saved is None:
+        return not_found_page(ctx, "The report does not exist.")
+    md = analytics.describe_report(ctx.org, saved["Id"])["reportMetadata"] if saved else None
+    rt = analytics.report_type(md["reportType"]["type"] if md else form.get("type"))
     if rt is None:
         return not_found_page(ctx, "Choose a report type first (New Report).")
+    title = f"{saved.get('Name')} | Report Builder" if saved else f"New {rt.label} Report"
+    rid = saved["Id"] if saved else ""
     if ctx.request.method == "GET":
-        return render(ctx, "report_builder.html", title=f"New {rt.label} Report", props=_props(ctx, rt, new_report(rt)))
+        state = saved_state(saved, md) if saved and md else new_report(rt)
+        return render(ctx, "report_builder.html", title=title, props=_props(ctx, rt, state, report_id=rid))
     if not csrf_ok(ctx):
         return forbidden(ctx)
     report = posted_report(form.get("report") or "")
@@ -195,12 +238,70 @@ def report_builder(ctx: RequestContext) -> Response:
     errors = _problems(rt, report)
     if not errors:
         try:
-            rid = analytics.create_report(ctx.org, metadata(ctx, rt, report), user_id=ctx.user_id)
+            if saved:
+                analytics.save_report(ctx.org, rid, metadata(ctx, rt, report), user_id=ctx.user_id)
+            else:
+                rid = analytics.create_report(ctx.org, metadata(ctx, rt, report), user_id=ctx.user_id)
         except OrgError as err:
             field = {"developerName": "developerName", "reportBooleanFilter": "logic"}.get(
                 next(iter(err.fields or []), ""), "")
             errors = {"page": [] if field else [err.message], "fields": {field: err.message} if field else {}}
         else:
             return redirect(f"/lightning/o/Report/{rid}/view", f'Report "{_text(report, "name")}" was saved.')
-    return render(ctx, "report_builder.html", status=400, title=f"New {rt.label} Report",
-                  props=_props(ctx, rt, report, errors))
+    return render(ctx, "report_builder.html", status=400, title=title,
+                  props=_props(ctx, rt, report, errors, report_id=rid if saved else ""))
+
+
+def _preview_rows(run: Mapping[str, Any], report: Mapping[str, Any], columns: list[str]) -> list[list[str]]:
+    """The preview's rows: each record's row group labels, then its detail cells but those of a row group (as the
+    preview's columns are), in the groups' order."""
+    shown = [i for i, c in enumerate(columns) if c not in report["down"]]
+    out: list[list[str]] = []
+
+    def leaves(nodes: list[Mapping[str, Any]], path: list[str]) -> None:
+        for node in nodes:
+            if node["groupings"]:
+                leaves(node["groupings"], [*path, node["label"]])
+                continue
+            keys = [f"{node['key']}!{a}" for a in _across_keys(run["groupingsAcross"]["groupings"])]
+            for key in keys:
+                for row in run["factMap"].get(key, {}).get("rows", []):
+                    out.append([*path, node["label"], *(row["dataCells"][i]["label"] for i in shown)])
+
+    if run["groupingsDown"]["groupings"]:
+        leaves(run["groupingsDown"]["groupings"], [])
+    else:
+        out.extend([[row["dataCells"][i]["label"] for i in shown] for row in run["factMap"]["T!T"].get("rows", [])])
+    return out
+
+
+def _across_keys(nodes: list[Mapping[str, Any]]) -> list[str]:
+    """The fact map's column part of the detail rows: the deepest column groups, or ``T`` with none."""
+    if not nodes:
+        return ["T"]
+    keys: list[str] = []
+    for node in nodes:
+        keys.extend(_across_keys(node["groupings"]) if node["groupings"] else [node["key"]])
+    return keys
+
+
+def preview(ctx: RequestContext) -> Response:
+    """``POST /lightning/o/Report/builder/preview`` (``type``, ``report``: what the builder holds): the report
+    run as built, for the preview: ``{"rows": [[cell, ...]], "total": N, "limited": bool}``; a report the
+    Analytics model refuses (a filter logic naming a missing filter) gives ``{"rows": [], "error": message}``."""
+    if not csrf_ok(ctx):
+        return forbidden(ctx)
+    rt = analytics.report_type(ctx.request.form.get("type"))
+    if rt is None:
+        return json_response({"rows": [], "total": 0, "error": "Choose a report type first (New Report)."}, 404)
+    report = posted_report(ctx.request.form.get("report") or "")
+    md = metadata(ctx, rt, {**report, "name": _text(report, "name") or f"New {rt.label} Report"})
+    md.update(developerName=None, folderId=None, chart=None)
+    try:
+        checked = analytics.definition(md)
+    except OrgError as err:
+        return json_response({"rows": [], "total": 0, "error": err.message})
+    run = analytics.run_report(ctx.org, checked, user_id=ctx.user_id)
+    rows = _preview_rows(run, report, checked["detailColumns"])
+    total = run["factMap"]["T!T"]["aggregates"][checked["aggregates"].index("RowCount")]["value"]
+    return json_response({"rows": rows[:PREVIEW_ROWS], "total": total, "limited": total > PREVIEW_ROWS})

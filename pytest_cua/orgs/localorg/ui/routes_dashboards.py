@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.ui import report_table
 from pytest_cua.orgs.localorg.ui.analytics_home import DASHBOARDS, home_props, view_label, view_of
 from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_ok, csrf_token, forbidden, not_found_page, redirect, \
     render
@@ -106,17 +107,29 @@ def dashboard_builder(ctx: RequestContext) -> Response:
     return _builder(ctx, dashboard, {"page": problems}, status=400)
 
 
+def _component(ctx: RequestContext, component: Mapping[str, Any]) -> dict[str, Any]:
+    """A dashboard component's card: its title, Display As, report and the chart of the report's run."""
+    vis = component["properties"]["visualizationType"]
+    report = ctx.org.get("Report", component.get("reportId") or "")
+    shown: dict[str, Any] = {"title": component.get("header") or "", "vis": DISPLAY_AS.get(vis, vis),
+                             "report": (report or {}).get("Name"), "reportId": (report or {}).get("Id"), "chart": None}
+    if report is not None:
+        md = analytics.describe_report(ctx.org, report["Id"])["reportMetadata"]
+        run = analytics.run_report(ctx.org, md, user_id=ctx.user_id, include_details=False)
+        shown["chart"] = report_table.chart(analytics.REPORT_TYPES[md["reportType"]["type"]], md, run,
+                                            chart_type=vis, title=shown["title"] or report.get("Name"))
+    return shown
+
+
 def dashboard_view(ctx: RequestContext, dashboard_id: str) -> Response:
-    """A saved dashboard: its components (report, chart, title)."""
+    """A saved dashboard: a card per component (its title, its report's chart drawn from the report's run, the
+    report's name linking to its page)."""
     rec = ctx.org.get("Dashboard", dashboard_id)
     if rec is None:
         return not_found_page(ctx, "The dashboard does not exist.")
     described = analytics.describe_dashboard(ctx.org, rec["Id"])
-    shown = [{"title": c.get("header") or "", "vis": DISPLAY_AS.get(c["properties"]["visualizationType"],
-                                                                    c["properties"]["visualizationType"]),
-              "report": (ctx.org.get("Report", c.get("reportId") or "") or {}).get("Name")}
-             for c in described["components"]]
-    return render(ctx, "dashboard_view.html", title=f"{rec.get('Title')} | Dashboards", rec=rec, components=shown)
+    return render(ctx, "dashboard_view.html", title=f"{rec.get('Title')} | Dashboards", rec=rec,
+                  components=[_component(ctx, c) for c in described["components"]])
 
 
 def register(app: OrgApp) -> None:

@@ -3,12 +3,14 @@ report's page; the builder is ``report_builder.py``."""
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
 from pytest_cua.orgs.localorg.ui.analytics_home import REPORTS, home_props, view_label, view_of
-from pytest_cua.orgs.localorg.ui import report_builder
+from pytest_cua.orgs.localorg.ui import report_builder, report_table
 from pytest_cua.orgs.localorg.ui.web import not_found_page, redirect, render
 
 HOME = "/lightning/o/Report/home"
@@ -44,19 +46,47 @@ def report_new(ctx: RequestContext) -> Response:
                   behind={"tag": "one-analytics-home", "props": home_props(ctx, REPORTS, "recent")})
 
 
+def _filters(md: Mapping[str, Any], rt: analytics.ReportType) -> list[dict[str, str]]:
+    """The run page's filters panel: Show Me, the date range, each field filter, the filter logic, the cross
+    filters, as Salesforce words them."""
+    def label(column: str) -> str:
+        return (rt.column(column) or (column, ""))[0]
+
+    scope = dict(report_builder.SCOPES).get(md.get("scope") or "organization", "All {}").format(rt.label)
+    dates = md.get("standardDateFilter") or {}
+    ranges = dict(report_builder.DATE_RANGES)
+    duration = str(dates.get("durationValue") or "CUSTOM")
+    span = ranges.get(duration, duration) if duration != "CUSTOM" or not (dates.get("startDate") or dates.get(
+        "endDate")) else f"{dates.get('startDate') or ''} to {dates.get('endDate') or ''}".strip()
+    out = [{"name": "Show Me", "value": scope},
+           {"name": label(str(dates.get("column") or "CREATED_DATE")), "value": span}]
+    for i, f in enumerate(md.get("reportFilters") or [], start=1):
+        operator = analytics.OPERATORS.get(f["operator"], f["operator"])
+        out.append({"name": f"{i}. {label(f['column'])}" if md.get("reportBooleanFilter") else label(f["column"]),
+                    "value": f"{operator} {f.get('value') or ''}".strip()})
+    if md.get("reportBooleanFilter"):
+        out.append({"name": "Filter Logic", "value": md["reportBooleanFilter"]})
+    objects = dict(report_builder.CROSS_OBJECTS.get(rt.type, []))
+    for c in md.get("crossFilters") or []:
+        related = objects.get(c["relatedEntity"], c["relatedEntity"])
+        criteria = "; ".join(f"{x['column']} {analytics.OPERATORS.get(x['operator'], x['operator'])} {x['value']}"
+                             for x in c.get("criteria") or [])
+        out.append({"name": "Cross Filter", "value": f"{rt.label} {'with' if c.get('includesObject', True) else 'without'} "
+                    f"{related}" + (f": {criteria}" if criteria else "")})
+    return out
+
+
 def report_view(ctx: RequestContext, report_id: str) -> Response:
-    """A saved report's page: its name, type, format, columns, groupings, summaries, filters and chart."""
+    """A saved report's run page: the report run for the user (``analytics.run_report``): its totals, its chart,
+    its table (``report_table``) and its filters."""
     rec = ctx.org.get("Report", report_id)
     if rec is None:
         return not_found_page(ctx, "The report does not exist.")
-    described = analytics.describe_report(ctx.org, rec["Id"])
-    md = described["reportMetadata"]
-    ext = described["reportExtendedMetadata"]
+    md = analytics.describe_report(ctx.org, rec["Id"])["reportMetadata"]
+    rt = analytics.REPORT_TYPES[md["reportType"]["type"]]
+    run = analytics.run_report(ctx.org, md, user_id=ctx.user_id)
     return render(ctx, "report_view.html", title=f"{rec.get('Name')} | Reports", rec=rec, md=md,
-                  columns=[i.get("label") for i in (ext.get("detailColumnInfo") or {}).values()],
-                  groups=[i.get("label") for i in (ext.get("groupingColumnInfo") or {}).values()],
-                  summaries=[i.get("label") for k, i in (ext.get("aggregateColumnInfo") or {}).items()],
-                  operators=analytics.OPERATORS)
+                  view=report_table.table(ctx.org, md, run), filters=_filters(md, rt))
 
 
 def register(app: OrgApp) -> None:
@@ -65,4 +95,6 @@ def register(app: OrgApp) -> None:
     app.add_route("/lightning/o/Report/new", report_new, ["GET"], auth="ui", endpoint="ui.report_new")
     app.add_route(report_builder.URL, report_builder.report_builder, ["GET", "POST"], auth="ui",
                   endpoint="ui.report_builder")
+    app.add_route(report_builder.PREVIEW_URL, report_builder.preview, ["POST"], auth="ui",
+                  endpoint="ui.report_preview")
     app.add_route("/lightning/o/Report/<report_id>/view", report_view, ["GET"], auth="ui", endpoint="ui.report")

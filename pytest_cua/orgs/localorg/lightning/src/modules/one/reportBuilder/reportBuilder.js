@@ -19,6 +19,8 @@ export default class ReportBuilder extends LightningElement {
     /** Choices: operators [{value, label, kinds}], relativeDates, dateGroups, scopes, summaries, charts,
      * crossObjects, dateRanges, folders: [{value, label}]. */
     @api choices = {};
+    /** The saved report being edited (its Edit), or '' for a new report. */
+    @api reportId = '';
     /** Where Save posts, its CSRF field and token, and Close's page. */
     @api action = '';
     @api csrfField = '';
@@ -42,8 +44,36 @@ export default class ReportBuilder extends LightningElement {
     /** The Save Report dialog: null, or {run, name, developerName, description, folder, errors}. */
     @track dialog = null;
 
+    /** The preview's records, run by the server as the report changes: {rows: [[label]], total, limited, error}. */
+    @track previewData = { rows: [], total: 0, limited: false, error: '' };
+    previewLoading = false;
+    _previewKey = '';
+    _previewSeq = 0;
+
     renderedCallback() {
         holdBehindDialog(this.template.querySelector('.report-builder__body'), Boolean(this.dialog));
+        this.loadPreview(false);
+    }
+
+    /** Ask the server to run the report as built (``<action>/preview``) when it changed since the last answer,
+     * or always (Refresh); an older answer arriving late is dropped. */
+    loadPreview(force) {
+        const report = JSON.stringify(edit.posted(this._report));
+        if (!force && report === this._previewKey) return;
+        this._previewKey = report;
+        const seq = ++this._previewSeq;
+        this.previewLoading = true;
+        const body = new URLSearchParams({ [this.csrfField]: this.csrf, type: this.reportType.type, report });
+        const done = (data) => {
+            if (seq !== this._previewSeq) return;
+            this.previewLoading = false;
+            this.previewData = { rows: data.rows || [], total: data.total || 0, limited: Boolean(data.limited),
+                error: data.error || '' };
+        };
+        fetch(`${this.action}/preview`, { method: 'POST', body, credentials: 'same-origin',
+            headers: { Accept: 'application/json' } })
+            .then((response) => response.json())
+            .then(done, () => done({ error: 'The preview could not be loaded. Refresh to try again.' }));
     }
 
     connectedCallback() {
@@ -214,7 +244,7 @@ export default class ReportBuilder extends LightningElement {
     }
 
     refresh() {
-        this._report = { ...this._report };
+        this.loadPreview(true);
     }
 
     // ------------------------------------------------------------------------------------------ filters
@@ -406,10 +436,25 @@ export default class ReportBuilder extends LightningElement {
         return Math.max(1, this.previewColumns.length);
     }
 
+    get previewBusy() {
+        return this.previewLoading ? 'true' : 'false';
+    }
+
+    /** The preview's rows, keyed for the template. */
+    get previewRows() {
+        if (!this.previewColumns.length) return [];
+        return this.previewData.rows.map((cells, i) => ({
+            key: `row-${i}`, cells: cells.map((text, j) => ({ key: `cell-${i}-${j}`, text })),
+        }));
+    }
+
     get previewNote() {
-        return this.previewColumns.length
-            ? 'The preview shows the report\'s columns and groups. Save & Run to see its records.'
-            : 'Add columns to see them here.';
+        if (!this.previewColumns.length) return 'Add columns to see them here.';
+        if (this.previewData.error) return this.previewData.error;
+        if (this.previewLoading && !this.previewData.rows.length) return 'Loading...';
+        if (!this.previewData.rows.length) return 'No records match the report\'s filters. Check the filters.';
+        return this.previewData.limited
+            ? 'Previewing a limited number of records. Run the report to see everything.' : '';
     }
 
     get hasChart() {
@@ -458,7 +503,7 @@ export default class ReportBuilder extends LightningElement {
     }
 
     close() {
-        navigate(this.homeUrl);
+        navigate(this.reportId ? `/lightning/o/Report/${this.reportId}/view` : this.homeUrl);
     }
 
     openDialog(run) {
@@ -480,7 +525,7 @@ export default class ReportBuilder extends LightningElement {
             description: saved.description, folder: saved.folder, run: this.dialog.run };
         post(this.action, {
             [this.csrfField]: this.csrf, type: this.reportType.type, do: this.dialog.run ? 'save_run' : 'save',
-            report: JSON.stringify(edit.posted(this._report)),
+            report: JSON.stringify(edit.posted(this._report)), ...(this.reportId ? { id: this.reportId } : {}),
         });
     }
 }
