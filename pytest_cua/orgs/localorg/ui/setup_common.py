@@ -77,11 +77,12 @@ def setup_render(ctx: RequestContext, template: str, status: int = 200, **values
     """Render a setup page (the Setup tree beside the content; on Object Manager's pages, its layout instead,
     ``object_nav``). A Classic page (``setup_frame``) opened in the browser is the Setup app with the page in its
     frame; asked for in the frame, it is the content alone."""
-    items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
-    items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
-    current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
-    tree = {"setup_nav": items, "setup_tree": setup_tree(items), "setup_current": current,
-            "om": object_nav.layout(ctx)}
+    tree: dict[str, Any] = {"om": object_nav.layout(ctx)}
+    if not tree["om"]:  # Object Manager's pages have no Setup tree
+        items = [{"label": label, "url": f"/lightning/setup/{page}/home", "page": page} for label, page in SETUP_NAV]
+        items += [{"label": label, "url": url, "page": page} for label, url, page in SETUP_EXTRA]
+        current = ctx.request.path.split("/")[3] if ctx.request.path.count("/") >= 3 else ""
+        tree.update(setup_nav=items, setup_tree=setup_tree(items), setup_current=current)
     if setup_frame.wants_shell(ctx.request):
         title = str(values.get("title") or "Setup")
         return render(ctx, "setup/frame.html", status=status, title=title, **tree,
