@@ -135,6 +135,10 @@ def test_filter_logic_reads_as_salesforce_does(first: bool, second: bool, third:
 def test_filter_operators_on_each_kind() -> None:
     today = date(2026, 12, 5)
     assert matches("currency", "greaterThan", 5000.0, "4,999") and not matches("currency", "lessThan", None, "10")
+    assert matches("currency", "greaterThan", 5001.0, '"5,000"') and not matches("currency", "greaterThan", 5000.0,
+                                                                                 '"5,000"')
+    assert matches("string", "equals", "Smith, Jones", '"Smith, Jones",Other')  # a quoted value holds its comma
+    assert not matches("string", "equals", "Smith", '"Smith, Jones"')
     assert matches("date", "equals", "2026-12-01", "THIS MONTH", today)
     assert matches("date", "lessThan", "2026-11-30", "THIS MONTH", today)
     assert matches("date", "greaterOrEqual", "2026-12-05", "12/5/2026", today)

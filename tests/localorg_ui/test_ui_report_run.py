@@ -154,3 +154,22 @@ def test_edit_opens_the_saved_report_in_the_builder_and_saves_it_in_place(page: 
     big = [o for o in org.records("Opportunity") if (o.get("Amount") or 0) > 100000]
     table = page.get_by_role("table", name="Big deals")
     expect(table.get_by_role("link")).to_have_count(len(big))
+
+
+def test_the_builders_chart_is_drawn_from_the_preview_run(page: Any, base: str, org: Org) -> None:
+    accounts = org.records("Account")
+    ratings = [r for r in org.object("Account").field("Rating").values if any(a.get("Rating") == r for a in accounts)]
+    start(page, base, "Accounts")
+    pick(page, "Group Rows", "Account Rating")
+    page.get_by_role("button", name="Add Chart").click()
+    page.get_by_role("button", name="Donut", exact=True).click()
+    donut = page.get_by_role("img", name="Donut chart: Record Count by Account Rating")
+    expect(donut).to_be_visible()
+    none = sum(1 for a in accounts if not a.get("Rating"))
+    slices = [f"{r}: {sum(1 for a in accounts if a.get('Rating') == r)}" for r in ratings]
+    expect(donut.locator("circle title")).to_have_text((["-: " + str(none)] if none else []) + slices)
+    page.get_by_role("button", name="Column", exact=True).click()
+    columns = page.get_by_role("img", name="Column chart: Record Count by Account Rating")
+    expect(columns.locator("rect")).to_have_count(len(ratings) + (1 if none else 0))
+    page.get_by_text("Show Values", exact=True).click()  # an SLDS checkbox: its label takes the click
+    expect(columns.locator("text")).to_contain_text([slices[0].split(": ")[1]])

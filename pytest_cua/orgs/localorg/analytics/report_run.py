@@ -7,6 +7,7 @@ draw too."""
 
 from __future__ import annotations
 
+import csv
 import re
 import statistics
 from datetime import date, timedelta
@@ -80,9 +81,18 @@ def _text(value: Any) -> str:
 
 def _number(value: Any) -> float | None:
     try:
-        return float(str(value).replace(",", "").replace("$", "").rstrip("%"))
+        return float(str(value).strip().strip('"').replace(",", "").replace("$", "").rstrip("%"))
     except ValueError:
         return None
+
+
+def values_of(value: str | None) -> list[str]:
+    """A filter value's values: ``Hot,Warm`` is two, ``"5,000"`` (quoted, as Salesforce writes a value holding a
+    comma) is one."""
+    text = value or ""
+    if '"' not in text:
+        return text.split(",")
+    return next(csv.reader([text], skipinitialspace=True), [""]) or [""]
 
 
 def _compare(kind: str, have: Any, want: str, today: date | None) -> int | None:
@@ -108,7 +118,7 @@ def matches(kind: str, operator: str, have: Any, value: str, today: date | None 
     """Whether a cell passes a field filter (``equals`` with ``a,b`` is either; text without case)."""
     if kind == "boolean" and have is None:
         have = False  # an empty checkbox is unchecked
-    wanted = [v for v in (value or "").split(",")] if operator in (
+    wanted = values_of(value) if operator in (
         "equals", "notEqual", "contains", "notContain", "startsWith", "includes", "excludes") else [value or ""]
     if operator in ("equals", "notEqual"):
         empty = have is None or have == ""

@@ -24,6 +24,7 @@ from werkzeug.wrappers import Response
 from pytest_cua.orgs.localorg import analytics
 from pytest_cua.orgs.localorg.app import RequestContext, json_response
 from pytest_cua.orgs.localorg.errors import OrgError
+from pytest_cua.orgs.localorg.ui import report_table
 from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, csrf_ok, csrf_token, forbidden, not_found_page, redirect, \
     render
 
@@ -287,7 +288,8 @@ def _across_keys(nodes: list[Mapping[str, Any]]) -> list[str]:
 
 def preview(ctx: RequestContext) -> Response:
     """``POST /lightning/o/Report/builder/preview`` (``type``, ``report``: what the builder holds): the report
-    run as built, for the preview: ``{"rows": [[cell, ...]], "total": N, "limited": bool}``; a report the
+    run as built, for the preview: ``{"rows": [[cell, ...]], "total": N, "limited": bool, "chart": the chart's
+    groups and values (``report_table.chart``) or null}``; a report the
     Analytics model refuses (a filter logic naming a missing filter) gives ``{"rows": [], "error": message}``."""
     if not csrf_ok(ctx):
         return forbidden(ctx)
@@ -296,7 +298,7 @@ def preview(ctx: RequestContext) -> Response:
         return json_response({"rows": [], "total": 0, "error": "Choose a report type first (New Report)."}, 404)
     report = posted_report(ctx.request.form.get("report") or "")
     md = metadata(ctx, rt, {**report, "name": _text(report, "name") or f"New {rt.label} Report"})
-    md.update(developerName=None, folderId=None, chart=None)
+    md.update(developerName=None, folderId=None)
     try:
         checked = analytics.definition(md)
     except OrgError as err:
@@ -304,4 +306,6 @@ def preview(ctx: RequestContext) -> Response:
     run = analytics.run_report(ctx.org, checked, user_id=ctx.user_id)
     rows = _preview_rows(run, report, checked["detailColumns"])
     total = run["factMap"]["T!T"]["aggregates"][checked["aggregates"].index("RowCount")]["value"]
-    return json_response({"rows": rows[:PREVIEW_ROWS], "total": total, "limited": total > PREVIEW_ROWS})
+    chart = report_table.chart(rt, checked, run) if checked["chart"] and checked["groupingsDown"] else None
+    return json_response({"rows": rows[:PREVIEW_ROWS], "total": total, "limited": total > PREVIEW_ROWS,
+                          "chart": chart})
