@@ -13,11 +13,18 @@ import statistics
 from datetime import date, timedelta
 from typing import Any, Iterable, Mapping, Sequence
 
-from pytest_cua.orgs.localorg.analytics.report_sources import Row, cell_value, picklist_order, rows_of
+from pytest_cua.orgs.localorg.analytics.report_sources import (
+    SOURCES,
+    Row,
+    cell_value,
+    day_of,
+    picklist_order,
+    rows_of,
+)
 from pytest_cua.orgs.localorg.analytics.report_types import AGGREGATES, REPORT_TYPES, ReportType
 from pytest_cua.orgs.localorg.soql.engine import date_range
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.values import parse_datetime, shown_date, shown_datetime
+from pytest_cua.orgs.localorg.values import shown_date, shown_datetime
 
 #: the detail rows a run returns at most (Salesforce's limit for a run through the API and the run page)
 ROW_LIMIT = 2000
@@ -42,21 +49,6 @@ def label_of(kind: str, value: Any) -> str:
     if kind == "datetime":
         return shown_datetime(str(value))
     return str(value)
-
-
-def _day(value: Any) -> date | None:
-    if isinstance(value, date):
-        return value
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    try:
-        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", text):
-            month, day, year = (int(p) for p in text.split("/"))
-            return date(year, month, day)
-        return parse_datetime(text).date() if "T" in text else date.fromisoformat(text[:10])
-    except ValueError:
-        return None
 
 
 def relative_range(literal: str, today: date | None = None) -> tuple[date, date] | None:
@@ -98,12 +90,12 @@ def values_of(value: str | None) -> list[str]:
 def _compare(kind: str, have: Any, want: str, today: date | None) -> int | None:
     """-1, 0, 1 comparing ``have`` to ``want`` as the column's type compares them; None when they cannot be."""
     if kind in ("date", "datetime"):
-        day, span = _day(have), relative_range(want, today)
+        day, span = day_of(have), relative_range(want, today)
         if day is None:
             return None
         if span is not None:
             return -1 if day < span[0] else 1 if day >= span[1] else 0
-        other = _day(want)
+        other = day_of(want)
         return None if other is None else (day > other) - (day < other)
     if kind in ("int", "double", "currency", "percent"):
         x, y = _number(have) if have is not None else None, _number(want)
@@ -196,25 +188,28 @@ def _team(org: Org, user_id: str) -> set[str]:
     return {user_id} | {uid for uid, u in users.items() if u.get("UserRoleId") in below}
 
 
-def _related(org: Org, entity: str, base: Row) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    """(object, record) of each record of a cross filter's related object that points at ``base``."""
+def _related_by_parent(org: Org, entity: str, parents: Sequence[str]) -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
+    """The records of a cross filter's related object, by the id of the record of ``parents`` (the report's
+    objects) each points at: read once for a run."""
     names = ("Task", "Event") if entity == "Activity" else (entity,)
-    rid = base.record.get("Id")
+    out: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
     for sobject in names:
         if sobject not in org.schema:
             continue
         refs = [f.name for f in org.object(sobject).fields.values() if f.type == "reference"
-                and (base.sobject in f.reference_to) and f.name not in ("CreatedById", "LastModifiedById")]
+                and any(p in f.reference_to for p in parents) and f.name not in ("CreatedById", "LastModifiedById")]
         for record in org.records(sobject):
-            if any(record.get(name) == rid for name in refs):
-                yield sobject, record
+            for parent in {record.get(name) for name in refs} - {None}:
+                out.setdefault(str(parent), []).append((sobject, record))
+    return out
 
 
-def _cross_holds(org: Org, cross: Mapping[str, Any], base: Row, today: date | None) -> bool:
-    """Whether ``base`` has (or, "without", has not) a related record that passes the cross filter's own
-    filters, which name the related object's fields by their API names."""
+def _cross_holds(org: Org, cross: Mapping[str, Any], related: Iterable[tuple[str, Mapping[str, Any]]],
+                 today: date | None) -> bool:
+    """Whether a record with the ``related`` records has (or, "without", has not) one that passes the cross
+    filter's own filters, which name the related object's fields by their API names."""
     found = False
-    for sobject, record in _related(org, str(cross.get("relatedEntity")), base):
+    for sobject, record in related:
         obj = org.object(sobject)
         fields = [(obj.field(str(c["column"])), c) for c in cross.get("criteria") or []]
         if all(f is not None and matches(_KINDS.get(f.type, "string"), c["operator"], record.get(f.name),
@@ -239,19 +234,22 @@ def kept_rows(org: Org, md: Mapping[str, Any], user_id: str | None, today: date 
     span = _date_span(date_filter, today)
     filters = md.get("reportFilters") or []
     logic = md.get("reportBooleanFilter")
+    parents = SOURCES[rt.type].objects
+    crosses = [(c, _related_by_parent(org, str(c.get("relatedEntity")), parents)) for c in md.get("crossFilters") or []]
     out = []
     for row in rows_of(org, rt.type):
         if owners is not None and row.record.get("OwnerId") not in owners:
             continue
         if span is not None:
-            day = _day(cell_value(org, rt.type, row, date_filter.get("column") or "CREATED_DATE"))
+            day = day_of(cell_value(org, rt.type, row, date_filter.get("column") or "CREATED_DATE"))
             if day is None or (span[0] and day < span[0]) or (span[1] and day >= span[1]):
                 continue
         results = [matches(kind.get(f["column"], "string"), f["operator"],
                            cell_value(org, rt.type, row, f["column"]), f.get("value") or "", today) for f in filters]
         if not (logic_holds(logic, results) if logic else all(results)):
             continue
-        if all(_cross_holds(org, c, row, today) for c in md.get("crossFilters") or []):
+        if all(_cross_holds(org, c, by_parent.get(str(row.record.get("Id")), []), today)
+               for c, by_parent in crosses):
             out.append(row)
     return out
 
@@ -259,7 +257,7 @@ def kept_rows(org: Org, md: Mapping[str, Any], user_id: str | None, today: date 
 def _date_span(date_filter: Mapping[str, Any], today: date | None) -> tuple[date | None, date | None] | None:
     duration = str(date_filter.get("durationValue") or "CUSTOM")
     if duration == "CUSTOM":
-        start, end = _day(date_filter.get("startDate")), _day(date_filter.get("endDate"))
+        start, end = day_of(date_filter.get("startDate")), day_of(date_filter.get("endDate"))
         if start is None and end is None:
             return None  # All Time
         return start, end + timedelta(days=1) if end else None
@@ -270,7 +268,7 @@ def group_key(kind: str, granularity: str, value: Any) -> tuple[Any, str]:
     """(the group's value, its label) of a cell grouped by a column (a date by its Group Date By)."""
     if value is None or value == "":
         return None, "-"
-    day = _day(value) if kind in ("date", "datetime") else None
+    day = day_of(value) if kind in ("date", "datetime") else None
     if day is None:
         return value, label_of(kind, value)
     quarter = (day.month - 1) // 3 + 1

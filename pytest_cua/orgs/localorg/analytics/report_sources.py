@@ -5,6 +5,7 @@ reads one column of one record."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Mapping
@@ -94,28 +95,36 @@ def _today() -> date:
     return datetime.now(timezone.utc).date()
 
 
-def _day(value: Any) -> date | None:
-    if not isinstance(value, str) or not value:
+def day_of(value: Any) -> date | None:
+    """The day of a stored date or datetime, a ``date``, or a date typed as an en-US user does (``1/15/2024``);
+    None for anything else."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not value.strip():
         return None
+    text = value.strip()
     try:
-        return parse_datetime(value).date() if "T" in value else date.fromisoformat(value[:10])
+        if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", text):
+            month, day, year = (int(p) for p in text.split("/"))
+            return date(year, month, day)
+        return parse_datetime(text).date() if "T" in text else date.fromisoformat(text[:10])
     except ValueError:
         return None
 
 
 def _age(org: Org, row: Row) -> Any:
     """Days from creation to closing (a closed record) or to today."""
-    start = _day(row.record.get("CreatedDate"))
+    start = day_of(row.record.get("CreatedDate"))
     if start is None:
         return None
     closed = row.record.get("IsClosed")
-    end = _day(row.record.get("ClosedDate") or row.record.get("CloseDate")) if closed else None
+    end = day_of(row.record.get("ClosedDate") or row.record.get("CloseDate")) if closed else None
     return max(((end or _today()) - start).days, 0)
 
 
 def _fiscal_period(org: Org, row: Row) -> Any:
     """``Q4-2026``: the fiscal quarter of the close date (the fiscal year of a new org is the calendar year)."""
-    day = _day(row.record.get("CloseDate"))
+    day = day_of(row.record.get("CloseDate"))
     return f"Q{(day.month - 1) // 3 + 1}-{day.year}" if day else None
 
 

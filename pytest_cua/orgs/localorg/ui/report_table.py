@@ -15,16 +15,14 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pytest_cua.orgs.localorg import analytics
+from pytest_cua.orgs.localorg.analytics.report_sources import SOURCES
 from pytest_cua.orgs.localorg.store import Org
-
-#: the object a report type's name column names (its cell links to the record)
-_RECORD_OBJECTS = {"AccountList": "Account", "ContactList": "Contact", "Opportunity": "Opportunity",
-                   "LeadList": "Lead", "CaseList": "Case", "ProductList": "Product2", "CampaignList": "Campaign"}
 
 
 def _cells(rt: analytics.ReportType, columns: Sequence[str], row: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = []
-    linked = _RECORD_OBJECTS.get(rt.type)
+    objects = SOURCES[rt.type].objects  # the record a row is (an activity report's rows are tasks or events)
+    linked = objects[0] if len(objects) == 1 else None
     for column, cell in zip(columns, row["dataCells"]):
         href = None
         if linked and column == analytics.name_column(rt) and isinstance(cell.get("value"), str):
