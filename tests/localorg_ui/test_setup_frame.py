@@ -23,9 +23,13 @@ from .lightning import classic, setup_frame, status
 pytestmark = pytest.mark.browser
 
 
-def one(obs: Observation, role: str, name: str, *, framed: bool) -> str:
+def one(obs: Observation, role: str, name: str, *, framed: bool, twice: bool = False) -> str:
+    """The id of the element of ``role`` and ``name`` in (or outside) the frame; ``twice``: a button of a Classic
+    page block, drawn above and below it (as on Salesforce): there are two, and the first (the top row's) is
+    returned."""
     found = [e.id for e in obs.elements.values() if e.role == role and e.name == name and bool(e.frame) is framed]
-    assert len(found) == 1, f"{role} {name!r} ({'in' if framed else 'outside'} the frame): {found}\n{obs.axtree}"
+    assert len(found) == (2 if twice else 1), \
+        f"{role} {name!r} ({'in' if framed else 'outside'} the frame): {found}\n{obs.axtree}"
     return found[0]
 
 
@@ -44,7 +48,7 @@ def test_an_agent_works_a_classic_page_in_the_frame(env: BrowserEnvironment, bas
     assert env.page.url == f"{base}/lightning/setup/Roles/new"
     assert env.act(A.Fill(one(obs, "textbox", "Label", framed=True), "Night Shift Lead")).ok
     assert env.act(A.Fill(one(obs, "textbox", "This role reports to", framed=True), parent["Name"])).ok
-    assert env.act(A.Click(one(obs, "button", "Save", framed=True))).ok
+    assert env.act(A.Click(one(obs, "button", "Save", framed=True, twice=True))).ok
     role = org.find("UserRole", Name="Night Shift Lead")[0]
     obs = env.observe(frozenset({"axtree"}))
     assert 'heading "Night Shift Lead"' in (obs.axtree or "")
@@ -68,6 +72,35 @@ def test_enter_in_a_framed_form_waits_for_the_frame(env: BrowserEnvironment, bas
     assert env.page.url.endswith(f"/lightning/setup/Roles/{org.find('UserRole', Name='Harbor Desk')[0]['Id']}/view")
 
 
+def test_a_classic_blocks_buttons_are_above_and_below_it_and_either_submits(page: Any, base: str, org: Org) -> None:
+    """Classic's page blocks (setup/_classic.html) draw their buttons in the block's header and again below its body,
+    as Salesforce's edit and detail pages do: two "Save" buttons around the form's fields, and the bottom one saves
+    as the top one does; the saved page's message is in the page (Classic's), not a toast over the top buttons."""
+    page.goto(f"{base}/lightning/setup/Roles/new")
+    frame = setup_frame(page)
+    saves = frame.get_by_role("button", name="Save", exact=True)
+    expect(saves).to_have_count(2)
+    expect(frame.locator(".bPageBlock .pbHeader .pbButton").get_by_role("button", name="Save", exact=True)).to_be_visible()
+    expect(frame.locator(".bPageBlock .pbBottomButtons .pbButtonb").get_by_role("button", name="Save", exact=True)) \
+        .to_be_visible()
+    expect(frame.get_by_role("button", name="Cancel", exact=True)).to_have_count(2)
+    label = frame.get_by_role("textbox", name="Label", exact=True)
+    top, field, bottom = (b.bounding_box() for b in (saves.first, label, saves.last))
+    assert top is not None and field is not None and bottom is not None
+    assert top["y"] < field["y"] < bottom["y"], (top, field, bottom)
+    label.fill("Dock Supervisor")
+    saves.last.click()
+    expect(frame.get_by_role("heading", name="Dock Supervisor", exact=True)).to_be_visible()
+    assert org.find("UserRole", Name="Dock Supervisor")
+    # the role's page: its Details block has Edit above and below, and the message sits in the page
+    expect(frame.locator(".bDetailBlock").get_by_role("button", name="Edit", exact=True)).to_have_count(2)
+    message = frame.get_by_role("status")
+    expect(message).to_have_class(re.compile(r"\bmessage\b"))
+    edit = frame.get_by_role("button", name="Edit", exact=True).first
+    m, e = message.bounding_box(), edit.bounding_box()
+    assert m is not None and e is not None and m["y"] + m["height"] <= e["y"], (m, e)
+
+
 def test_a_link_to_a_lightning_page_opens_in_the_top_document(page: Any, base: str) -> None:
     page.goto(f"{base}/lightning/setup/ManageUsers/home")
     setup_frame(page).get_by_role("button", name="New User").click()
@@ -81,7 +114,7 @@ def test_a_post_in_the_frame_answered_with_a_lightning_page_opens_it_on_top(page
     the frame, that page opens in the top document with the message, not inside the frame."""
     user = next(u for u in org.find("User", IsActive=True) if u["Id"] != org.default_user_id)
     page.goto(f"{base}/lightning/setup/ManageUsers/{user['Id']}/view")
-    expect(setup_frame(page).get_by_role("button", name="Freeze")).to_be_visible()
+    expect(setup_frame(page).get_by_role("button", name="Freeze").first).to_be_visible()
     frame = page.frame(name="setup-frame")
     frame.evaluate("""(uid) => {
         const form = document.createElement('form');
@@ -192,15 +225,15 @@ def test_an_agent_makes_a_field_in_object_managers_frame(env: BrowserEnvironment
     assert 'iframe "New Custom Field ~ Salesforce"' in (obs.axtree or "")
     one(obs, "link", "Fields & Relationships", framed=False)  # the object's navigation stays beside the frame
     assert env.act(A.Click(one(obs, "radio", "Checkbox", framed=True))).ok
-    assert env.act(A.Click(one(obs, "button", "Next", framed=True))).ok
+    assert env.act(A.Click(one(obs, "button", "Next", framed=True, twice=True))).ok
     obs = env.observe(frozenset({"axtree"}))
     assert env.act(A.Fill(one(obs, "textbox", "Field Label", framed=True), "Strategic")).ok
     for _ in range(3):  # field-level security, then page layouts, then Save
-        assert env.act(A.Click(one(obs, "button", "Next", framed=True))).ok
+        assert env.act(A.Click(one(obs, "button", "Next", framed=True, twice=True))).ok
         obs = env.observe(frozenset({"axtree"}))
         if any(e.role == "button" and e.name == "Save" and e.frame for e in obs.elements.values()):
             break
-    assert env.act(A.Click(one(obs, "button", "Save", framed=True))).ok
+    assert env.act(A.Click(one(obs, "button", "Save", framed=True, twice=True))).ok
     obs = env.observe(frozenset({"axtree"}))
     assert 'heading "Strategic"' in (obs.axtree or "")  # the field's page, in the frame
     assert env.page.url == f"{base}/lightning/setup/ObjectManager/Opportunity/FieldsAndRelationships/Strategic__c/view"

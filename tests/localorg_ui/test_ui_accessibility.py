@@ -392,7 +392,7 @@ def test_enter_in_a_setup_form_posts_it(env: BrowserEnvironment, base: str, sf: 
 def test_enter_in_a_wizard_step_goes_to_the_next_step(env: BrowserEnvironment, base: str, org: Org) -> None:
     page = open_page(env, classic(f"{base}/lightning/setup/ObjectManager/MyBike__c/FieldsAndRelationships/new"))
     page.get_by_label("Text", exact=True).check()
-    page.get_by_role("button", name="Next", exact=True).click()
+    page.get_by_role("button", name="Next", exact=True).first.click()
     label = page.get_by_label("Field Label")
     label.fill("Wheel Size")
     label.press("Enter")
@@ -411,7 +411,7 @@ def test_enter_in_the_report_builder_picks_applies_and_saves(env: BrowserEnviron
     value.press("Enter")  # applies the filter, does not save
     expect(page.get_by_role("button", name="Remove filter 1: Stage")).to_be_visible()
     assert sf.query("SELECT Id FROM Report WHERE Name = 'Keyboard Pipeline'")["totalSize"] == 0
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     name = page.get_by_role("dialog", name="Save Report").get_by_label("Report Name")
     name.fill("Keyboard Pipeline")
     name.press("Enter")  # saves

@@ -38,7 +38,7 @@ def readable(profile: ET.Element | None, field: str) -> bool:
 
 
 def next_button(page: Any) -> Any:
-    return page.get_by_role("button", name="Next", exact=True)
+    return page.get_by_role("button", name="Next", exact=True).first
 
 
 def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf: Any, org: Org) -> None:
@@ -56,7 +56,7 @@ def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf
     frame.get_by_label("Label", exact=True).fill("WildBird")
     frame.get_by_label("Plural Label").fill("WildBirds")
     frame.get_by_label("Launch New Custom Tab Wizard after saving this custom object").check()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
 
     expect(frame.get_by_role("heading", name="New Custom Object Tab")).to_be_visible()
     expect(frame.get_by_label("Object", exact=True)).to_have_value("WildBird__c")
@@ -72,7 +72,7 @@ def test_custom_object_then_its_tab_through_the_wizards(page: Any, base: str, sf
     frame.get_by_label("Select/Deselect All").uncheck()
     frame.get_by_label("Include Tab in Sales", exact=True).check()
     assert read(sf, "CustomTab", "WildBird__c") is None  # nothing is written before Save
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("status")).to_contain_text('Tab "WildBird" was created.')
 
     assert sf.restful("sobjects/WildBird__c/describe")["labelPlural"] == "WildBirds"
@@ -91,20 +91,20 @@ def test_new_custom_object_errors_keep_what_was_typed(page: Any, base: str, org:
     page.get_by_label("Label", exact=True).fill("Account")
     page.get_by_label("Object Name").fill("Bad__Name")
     page.get_by_label("Description").fill("kept")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     summary = page.get_by_role("region", name="Review the errors on this page.")
     expect(summary).to_contain_text("Plural Label")
     expect(summary).to_contain_text("API name")
     expect(page.get_by_label("Description")).to_have_value("kept")
     page.get_by_label("Plural Label").fill("Accounts")
     page.get_by_label("Object Name").fill("Spare_Part")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="Account", exact=True)).to_be_visible()
     assert set(org.schema.objects) - before == {"Spare_Part__c"}
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Spare Part")
     page.get_by_label("Plural Label").fill("Spare Parts")
-    page.get_by_role("button", name="Save", exact=True).click()  # Object Name derived: Spare_Part again
+    page.get_by_role("button", name="Save", exact=True).first.click()  # Object Name derived: Spare_Part again
     expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("already exists")
 
 
@@ -112,7 +112,7 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("MyBike")
     page.get_by_label("Plural Label").fill("MyBikes")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="MyBike", exact=True)).to_be_visible()  # Object Manager's object page
     page.get_by_role("navigation", name="MyBike").get_by_role("link", name="Fields & Relationships").click()
     page.get_by_role("button", name="New", exact=True).click()
@@ -122,7 +122,7 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     frame.get_by_label("Field Label").fill("Brand")
     next_button(frame).click()
     next_button(frame).click()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("heading", name="Brand")).to_be_visible()
     expect(page.get_by_role("link", name="Fields & Relationships")).to_have_attribute("aria-current", "page")
 
@@ -134,15 +134,15 @@ def test_object_description_and_field_help_text(page: Any, base: str, sf: Any, o
     expect(page.get_by_role("link", name="Account", exact=True)).to_be_hidden()
     expect(page.get_by_text("1 Item, Sorted by Label")).to_be_visible()  # the table's count follows
     page.get_by_role("link", name="MyBike", exact=True).click()
-    page.get_by_role("button", name="Edit").click()
+    page.get_by_role("button", name="Edit").first.click()
     frame.get_by_label("Description").fill("This is the name of the Bike")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="Details")).to_be_visible()  # the frame's save led to the top page
     page.get_by_role("link", name="Fields & Relationships").click()
     page.get_by_role("link", name="Brand", exact=True).click()
-    frame.get_by_role("button", name="Edit").click()
+    frame.get_by_role("button", name="Edit").first.click()
     frame.get_by_label("Help Text").fill("This is the brand name of the Bike")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("status")).to_contain_text('Field "Brand" was saved.')
 
     obj = read(sf, "CustomObject", "MyBike__c")
@@ -157,7 +157,7 @@ def test_lookup_field_visible_to_two_profiles(page: Any, base: str, sf: Any, org
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/new"))
     page.get_by_label("Label", exact=True).fill("Favorite")
     page.get_by_label("Plural Label").fill("Favorites")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/Favorite__c/FieldsAndRelationships/new"))
     page.get_by_label("Lookup Relationship").check()
     next_button(page).click()
@@ -169,11 +169,11 @@ def test_lookup_field_visible_to_two_profiles(page: Any, base: str, sf: Any, org
     page.get_by_label("Visible for System Administrator").check()
     page.get_by_label("Visible for Solution Manager").check()
     next_button(page).click()
-    page.get_by_role("button", name="Previous").click()  # the choices come back
+    page.get_by_role("button", name="Previous").first.click()  # the choices come back
     expect(page.get_by_label("Visible for Solution Manager")).to_be_checked()
     expect(page.get_by_label("Visible for Standard User")).not_to_be_checked()
     next_button(page).click()
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="Contact", exact=True)).to_be_visible()
 
     field = read(sf, "CustomField", "Favorite__c.Contact__c")
@@ -198,7 +198,7 @@ def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, 
     next_button(frame).click()
     formula = frame.get_by_label("Formula", exact=True)
     formula.fill("CloseDat - TODAY(")
-    frame.get_by_role("button", name="Check Syntax").click()
+    frame.get_by_role("button", name="Check Syntax").first.click()
     expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Missing ')'")
     expect(formula).to_have_value("CloseDat - TODAY(")
     formula.fill("CloseDat - TODAY()")
@@ -209,7 +209,7 @@ def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, 
     frame.get_by_label("Insert Field").select_option(label="Close Date (CloseDate)")
     formula.press("End")
     formula.type(" - TODAY()")
-    frame.get_by_role("button", name="Check Syntax").click()
+    frame.get_by_role("button", name="Check Syntax").first.click()
     expect(frame.get_by_role("status")).to_contain_text("No syntax errors")
     next_button(frame).click()
     expect(frame.get_by_label("Read-Only for Marketing User")).to_be_disabled()
@@ -217,7 +217,7 @@ def test_formula_field_with_a_bad_formula_then_a_good_one(page: Any, base: str, 
     frame.get_by_label("Visible for Marketing User").check()
     next_button(frame).click()
     assert read(sf, "CustomField", "Opportunity.Days_to_close__c") is None
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("heading", name="Days to close")).to_be_visible()
 
     field = read(sf, "CustomField", "Opportunity.Days_to_close__c")
@@ -251,7 +251,7 @@ def test_the_wizards_work_from_the_keyboard(page: Any, base: str, sf: Any, org: 
     next_button(page).focus()
     page.keyboard.press("Enter")
     next_button(page).click()
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     tab = read(sf, "CustomTab", "Keyed__c")
     assert tab is not None and tab.findtext("motif") == "Custom3: Sun"
     assert visibility(read(sf, "Profile", "Standard"), "Keyed__c") == "DefaultOn"  # the defaults
@@ -266,20 +266,20 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     expect(values.get_by_role("link", name="Edit Medium")).to_be_visible()
     values.get_by_role("button", name="New").click()
     frame.get_by_label("Values").fill("Urgent\nHigh")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate value: High")
     expect(frame.get_by_label("Values")).to_have_value("Urgent\nHigh")
     frame.get_by_label("Values").fill("Urgent")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     frame.get_by_role("button", name="Reorder").click()
     frame.get_by_label("Picklist Values").select_option("Low")
     frame.get_by_role("button", name="Move to Top").click()
     frame.get_by_label("Picklist Values").select_option("Urgent")
     frame.get_by_role("button", name="Up", exact=True).click()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     frame.get_by_role("link", name="Edit Low").click()
     frame.get_by_label("Default").check()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("status")).to_contain_text('Picklist value "Low" was saved.')
 
     body = read(sf, "StandardValueSet", "CasePriority")
@@ -292,7 +292,7 @@ def test_picklist_values_added_reordered_renamed_and_defaulted(page: Any, base: 
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/Lead/FieldsAndRelationships/Status/view"))
     page.get_by_role("link", name="Edit Closed - Not Converted").click()
     page.get_by_label("Label").fill("Closed - Incomplete")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     names = [v.findtext("fullName") for v in (read(sf, "StandardValueSet", "LeadStatus") or ET.Element("x"))
              .iter("standardValue")]
     assert names[-1] == "Closed - Incomplete" and "Closed - Not Converted" not in names
@@ -307,12 +307,12 @@ def test_global_value_set_sorted(page: Any, base: str, sf: Any, org: Org) -> Non
     frame.get_by_role("button", name="New").click()
     frame.get_by_label("Label", exact=True).fill("Ingredients")
     frame.get_by_label("Values", exact=True).fill("sugar\nbutter\nSugar")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("region", name="Review the errors on this page.")).to_contain_text("Duplicate")
     expect(frame.get_by_label("Values", exact=True)).to_have_value("sugar\nbutter\nSugar")
     frame.get_by_label("Values", exact=True).fill("sugar\nbutter\nmilk")
     frame.get_by_label("Sort values alphabetically, not in the order entered").check()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("heading", name="Ingredients")).to_be_visible()
     body = read(sf, "GlobalValueSet", "Ingredients")
     assert body is not None and body.findtext("sorted") == "true"
@@ -323,7 +323,7 @@ def test_dynamic_forms_field_visibility_on_a_record_page(page: Any, base: str, s
     page.goto(f"{base}/lightning/setup/ObjectManager/Account/Details/view")
     page.get_by_role("link", name="Lightning Record Pages").click()
     page.get_by_role("button", name="New").click()
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     summary = page.get_by_role("region", name="Review the errors on this page.")
     expect(summary).to_contain_text("Label")
     expect(summary).to_contain_text("at least one field")
@@ -335,7 +335,7 @@ def test_dynamic_forms_field_visibility_on_a_record_page(page: Any, base: str, s
     page.get_by_label("Filter Value 1").fill("Hot")
     page.get_by_role("button", name="Add Filter to Annual Revenue").click()
     expect(page.get_by_role("group", name="Annual Revenue")).to_contain_text("{!Record.Rating} Equal Hot")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("article", name="Lightning Record Pages")).to_contain_text("Account_Record_Page")
     body = read(sf, "FlexiPage", "Account_Record_Page")
     assert body is not None and body.findtext("sobjectType") == "Account"

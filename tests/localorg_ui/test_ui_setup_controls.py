@@ -76,7 +76,7 @@ def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: O
     page.get_by_label("Rule Name").fill("Number_Length")
     formula = page.get_by_label("Error Condition Formula")
     formula.fill("LEN(NoSuchField) <> 8")
-    page.get_by_role("button", name="Check Syntax").click()
+    page.get_by_role("button", name="Check Syntax").first.click()
     expect(page.get_by_role("region", name="Review the errors on this page.")).to_contain_text("NoSuchField")
     expect(page.get_by_label("Rule Name")).to_have_value("Number_Length")
     formula = page.get_by_label("Error Condition Formula")
@@ -84,11 +84,11 @@ def test_validation_rule_check_syntax_and_functions(page: Any, base: str, org: O
     page.get_by_label("Functions").select_option(label="LEN")
     expect(formula).to_have_value("LEN(text)")
     formula.fill("LEN(AccountNumber) <> 8")
-    page.get_by_role("button", name="Check Syntax").click()
+    page.get_by_role("button", name="Check Syntax").first.click()
     expect(status(page)).to_contain_text("No syntax errors")
     expect(page.get_by_label("Error Condition Formula")).to_have_value("LEN(AccountNumber) <> 8")
     page.get_by_label("Error Message").fill("The account number has 8 characters.")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name=re.compile("Number_Length"))).to_be_visible()
     [rule] = org.find("ValidationRule", ValidationName="Number_Length")
     assert rule["ErrorConditionFormula"] == "LEN(AccountNumber) <> 8"
@@ -98,7 +98,7 @@ def test_validation_rule_check_syntax_writes_nothing(page: Any, base: str, org: 
     page.goto(classic(f"{base}/lightning/setup/ObjectManager/Account/ValidationRules/new"))
     page.get_by_label("Rule Name").fill("Checked_Only")
     page.get_by_label("Error Condition Formula").fill("ISBLANK(Phone)")
-    page.get_by_role("button", name="Check Syntax").click()
+    page.get_by_role("button", name="Check Syntax").first.click()
     expect(status(page)).to_contain_text("No syntax errors")
     assert not org.find("ValidationRule", ValidationName="Checked_Only")
 
@@ -106,29 +106,29 @@ def test_validation_rule_check_syntax_writes_nothing(page: Any, base: str, org: 
 def test_role_save_and_new(page: Any, base: str, sf: Any) -> None:
     page.goto(classic(f"{base}/lightning/setup/Roles/new"))
     page.get_by_label("Label", exact=True).fill("Night Desk")
-    page.get_by_role("button", name="Save & New").click()
+    page.get_by_role("button", name="Save & New").first.click()
     expect(page).to_have_url(re.compile(r"/lightning/setup/Roles/new\?isdtp=p1$"))  # on its own, it stays so
     expect(page.get_by_label("Label", exact=True)).to_have_value("")
     page.get_by_label("Label", exact=True).fill("Night Desk Agent")
     page.get_by_label("This role reports to").fill("Night Desk")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     rows = {r["Name"]: r for r in sf.query(
         "SELECT Id, Name, ParentRoleId FROM UserRole WHERE Name LIKE 'Night Desk%'")["records"]}
     assert rows["Night Desk Agent"]["ParentRoleId"] == rows["Night Desk"]["Id"]
     page.goto(classic(f"{base}/lightning/setup/Roles/{rows['Night Desk']['Id']}/edit"))
-    expect(page.get_by_role("button", name="Save & New")).to_have_count(0)  # new forms only
+    expect(page.get_by_role("button", name="Save & New").first).to_have_count(0)  # new forms only
 
 
 def test_entitlement_process_type_then_next(page: Any, base: str, org: Org) -> None:
     page.goto(classic(f"{base}/lightning/setup/EntitlementProcess/new"))
     expect(page.get_by_label("Entitlement Process Name")).to_have_count(0)
     page.get_by_label("Entitlement Process Type").select_option(label="Case")
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Next").first.click()
     page.get_by_label("Entitlement Process Name").fill("Gold Desk")
-    page.get_by_role("button", name="Previous").click()  # back keeps what was typed
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Previous").first.click()  # back keeps what was typed
+    page.get_by_role("button", name="Next").first.click()
     expect(page.get_by_label("Entitlement Process Name")).to_have_value("Gold Desk")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="Gold Desk")).to_be_visible()
 
 
@@ -138,7 +138,7 @@ def test_permission_set_group_add_permission_set_index_add_done(page: Any, base:
     page.goto(f"{base}/lightning/setup/PermSetGroups/home")
     page.get_by_role("button", name="New Permission Set Group").click()
     page.get_by_label("Label", exact=True).fill("Desk Bundle")
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     shown(page)
     gid = sf.query("SELECT Id FROM PermissionSetGroup WHERE MasterLabel = 'Desk Bundle'")["records"][0]["Id"]
     page.get_by_role("region", name="Permission Sets in Group").get_by_role("button", name="Add Permission Set").click()
@@ -162,7 +162,7 @@ def test_user_detail_and_permission_set_group_assignments(page: Any, base: str, 
     gid = org.create("PermissionSetGroup", {"MasterLabel": "Night Bundle", "DeveloperName": "Night_Bundle"})
     user = next(u for u in org.find("User", IsActive=True) if u["Id"] != org.default_user_id)
     page.goto(f"{base}/lightning/setup/PermSetGroups/{gid}/view")
-    page.get_by_role("button", name="Manage Assignments").click()
+    page.get_by_role("button", name="Manage Assignments").first.click()
     page.get_by_role("button", name="Add Assignment").click()
     page.get_by_role("link", name=user["Name"], exact=True).click()  # the user's name opens Setup's user page
     frame = setup_frame(page)
@@ -172,7 +172,7 @@ def test_user_detail_and_permission_set_group_assignments(page: Any, base: str, 
     frame.get_by_label("Available Permission Set Groups").select_option(label="Night Bundle")
     frame.get_by_role("button", name="Add", exact=True).click()
     expect(frame.get_by_label("Enabled Permission Set Groups")).to_contain_text("Night Bundle")
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     expect(frame.get_by_role("region", name="Permission Set Group Assignments")).to_contain_text("Night Bundle")
     rows = sf.query(f"SELECT Assignee.Name FROM PermissionSetAssignment WHERE PermissionSetGroupId = '{gid}'")
     assert [r["Assignee"]["Name"] for r in rows["records"]] == [user["Name"]]
@@ -180,15 +180,15 @@ def test_user_detail_and_permission_set_group_assignments(page: Any, base: str, 
         "button", name="Edit Assignments").click()
     frame.get_by_label("Enabled Permission Set Groups").select_option(label="Night Bundle")
     frame.get_by_role("button", name="Remove", exact=True).click()
-    frame.get_by_role("button", name="Save", exact=True).click()
+    frame.get_by_role("button", name="Save", exact=True).first.click()
     # a click in the frame does not wait for the page it posts to: wait for the saved user's page
     assignments = frame.get_by_role("region", name="Permission Set Group Assignments")
     expect(assignments).to_be_visible()
     expect(assignments).not_to_contain_text("Night Bundle")
     assert sf.query(f"SELECT Id FROM PermissionSetAssignment WHERE PermissionSetGroupId = '{gid}'")["totalSize"] == 0
-    frame.get_by_role("button", name="Freeze").click()  # Freeze from Setup's user page comes back to it
+    frame.get_by_role("button", name="Freeze").first.click()  # Freeze from Setup's user page comes back to it
     expect(frame.get_by_role("region", name="User Detail")).to_contain_text("Frozen")
-    expect(frame.get_by_role("button", name="Unfreeze")).to_be_visible()
+    expect(frame.get_by_role("button", name="Unfreeze").first).to_be_visible()
     assert org.find("UserLogin", UserId=user["Id"])[0]["IsFrozen"] is True
 
 
@@ -210,7 +210,7 @@ def test_queue_dueling_lists_search_add_remove(page: Any, base: str, sf: Any, or
     members.get_by_role("button", name="Add").click()
     members.get_by_label("Selected Members").select_option(label=f"User: {user['Name']}")
     members.get_by_role("button", name="Remove").click()
-    page.get_by_role("button", name="Save", exact=True).click()
+    page.get_by_role("button", name="Save", exact=True).first.click()
     expect(page.get_by_role("heading", name="Dock Desk", level=1)).to_be_visible()
     queue = sf.query("SELECT Id FROM Group WHERE Type = 'Queue' AND Name = 'Dock Desk'")["records"][0]["Id"]
     objects = [r["SobjectType"] for r in sf.query(
