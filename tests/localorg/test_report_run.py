@@ -200,3 +200,34 @@ def test_dashboard_results_carry_each_components_report_run(sf: Salesforce) -> N
             for g in result["groupingsDown"]["groupings"]} == {
         p: sum(1 for c in cases if (c["Priority"] or "-") == p) for p in {c["Priority"] or "-" for c in cases}}
     assert result["hasDetailRows"] is False and "rows" not in result["factMap"]["T!T"]
+
+
+def test_a_dashboard_runs_each_report_once_as_its_running_user(org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's API results and its page share one run per report (``component_runs``), made as the
+    dashboard's running user whoever looks: a "My opportunities" report on it shows the running user's records."""
+    from pytest_cua.orgs.localorg import analytics
+    from pytest_cua.orgs.localorg.analytics import dashboards
+
+    owners = sorted({o["OwnerId"] for o in org.records("Opportunity")})
+    runner = owners[0]
+    report = analytics.create_report(org, {"name": "My opportunities", "reportType": {"type": "Opportunity"},
+                                           "scope": "user", "detailColumns": ["OPPORTUNITY_NAME"]})
+    other = analytics.create_report(org, {"name": "All opportunities", "reportType": {"type": "Opportunity"},
+                                          "detailColumns": ["OPPORTUNITY_NAME"]})
+    board = analytics.create_dashboard(org, {"name": "Mine", "components": [
+        {"type": "Report", "reportId": rid, "properties": {"visualizationType": vis}}
+        for rid, vis in ((report, "Donut"), (report, "Bar"), (other, "Metric"))]}, user_id=runner)
+    calls: list[str | None] = []
+    real = dashboards.run_report
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("user_id"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dashboards, "run_report", counted)
+    results = dashboards.dashboard_results(org, board, "62.0")
+    assert calls == [runner, runner]  # two reports, three components
+    mine, again, everything = (d["reportResult"]["factMap"]["T!T"]["aggregates"][0]["value"]
+                               for d in results["componentData"])
+    assert mine == again == sum(1 for o in org.records("Opportunity") if o["OwnerId"] == runner)
+    assert everything == len(org.records("Opportunity")) > mine

@@ -9,12 +9,14 @@ rule (and says so in ``Org.unenforced_rules``).
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date
 from functools import lru_cache
 from typing import Any, Callable
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
+
+from pytest_cua.orgs.localorg.values import now, today
 
 _GRAMMAR = r"""
 ?start: expr
@@ -310,8 +312,8 @@ FUNCTIONS: dict[str, Callable[[list, Context], Any]] = {
     "ISNEW": lambda args, ctx: ctx.is_new,
     "ISCHANGED": _fn_ischanged,
     "PRIORVALUE": _fn_priorvalue,
-    "TODAY": lambda args, ctx: datetime.now(timezone.utc).date().isoformat(),
-    "NOW": lambda args, ctx: datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000+0000"),
+    "TODAY": lambda args, ctx: today().isoformat(),
+    "NOW": lambda args, ctx: now(),
     "DATE": _date,
     "ISNUMBER": _unary(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) or
                        (isinstance(v, str) and v.replace(".", "", 1).isdigit()), "ISNUMBER"),

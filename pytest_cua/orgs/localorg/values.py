@@ -34,6 +34,12 @@ def now() -> str:
     return format_datetime(datetime.now(timezone.utc))
 
 
+def today() -> date:
+    """The org's today: the UTC day (the org's time zone), for SOQL's date literals, formulas' TODAY() and reports'
+    relative ranges and ages alike."""
+    return datetime.now(timezone.utc).date()
+
+
 def parse_datetime(text: str) -> datetime:
     """Parse an ISO 8601 datetime (``Z``, ``+01:00`` or ``+0100`` offsets, optional fraction); naive means UTC."""
     m = _DT_RE.match(text.strip())

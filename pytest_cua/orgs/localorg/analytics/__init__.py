@@ -42,7 +42,12 @@ report_run < dashboards < routes).
 
 from __future__ import annotations
 
-from pytest_cua.orgs.localorg.analytics.dashboards import create_dashboard, describe_dashboard, save_dashboard
+from pytest_cua.orgs.localorg.analytics.dashboards import (
+    component_runs,
+    create_dashboard,
+    describe_dashboard,
+    save_dashboard,
+)
 from pytest_cua.orgs.localorg.analytics.report_run import aggregate_label, name_column, run_report
 from pytest_cua.orgs.localorg.analytics.report_types import (
     AGGREGATES,
@@ -70,6 +75,6 @@ from pytest_cua.orgs.localorg.analytics.routes import register
 __all__ = [
     "AGGREGATES", "aggregate_label", "name_column", "run_report", "CHART_TYPES", "DATE_GRANULARITIES", "FILTER_OPERATORS", "FORMATS", "OPERATORS", "PRIVATE_FOLDER", "PUBLIC_FOLDER",
     "REPORT_TYPES", "VISUALIZATIONS", "ReportType", "create_dashboard", "create_report", "definition",
-    "describe_dashboard", "describe_report", "filter_logic_numbers", "register", "report_type", "save_dashboard",
+    "component_runs", "describe_dashboard", "describe_report", "filter_logic_numbers", "register", "report_type", "save_dashboard",
     "save_report",
 ]

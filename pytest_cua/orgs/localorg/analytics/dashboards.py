@@ -137,20 +137,36 @@ def describe_dashboard(org: Org, dashboard_id: str, version: str = "62.0") -> di
     }
 
 
-def _component_result(org: Org, component: Mapping[str, Any], version: str) -> dict[str, Any]:
-    """A component's data: its report run without detail rows (``reportResult``), or the error of a report that
-    is gone."""
+def component_runs(org: Org, described: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The runs (without detail rows) of a described dashboard's (``describe_dashboard``) reports, by report id:
+    each report once, however many components show it, and as the dashboard's running user, whoever looks at it
+    (a "My ..." report shows the running user's records), as Salesforce runs a dashboard. A component whose report
+    is gone has no run."""
+    runner = (described.get("runningUser") or {}).get("id")
+    runs: dict[str, dict[str, Any]] = {}
+    for component in described.get("components") or []:
+        rid = str(component.get("reportId") or "")
+        rec = org.get("Report", rid) if rid else None
+        if rec is not None and rec["Id"] not in runs:
+            runs[rec["Id"]] = run_report(org, stored_definition(rec), user_id=runner, include_details=False)
+    return runs
+
+
+def _component_result(org: Org, component: Mapping[str, Any], version: str,
+                      runs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """A component's data: its report's run (``runs``: ``component_runs``) without detail rows
+    (``reportResult``), or the error of a report that is gone."""
     rid = str(component.get("reportId") or "")
     rec = org.get("Report", rid) if rid else None
     now = values.now()
-    if rec is None:
+    if rec is None or rec["Id"] not in runs:
         return {"componentId": component.get("id"), "reportResult": None,
                 "status": {"dataStatus": "ERROR", "errorCode": "NOT_FOUND", "refreshDate": now,
                            "errorMessage": "The component's report does not exist.", "errorSeverity": "Error",
                            "refreshStatus": "IDLE"}}
     md = stored_definition(rec)
     rt = REPORT_TYPES[md["reportType"]["type"]]
-    run = run_report(org, md, user_id=None, include_details=False)
+    run = runs[rec["Id"]]
     base = f"/services/data/v{version}/analytics/reports/{rec['Id']}"
     return {"componentId": component.get("id"),
             "reportResult": {"attributes": {"describeUrl": f"{base}/describe", "instancesUrl": f"{base}/instances",
@@ -162,9 +178,10 @@ def _component_result(org: Org, component: Mapping[str, Any], version: str) -> d
 
 
 def dashboard_results(org: Org, dashboard_id: str, version: str) -> dict[str, Any]:
-    """``GET analytics/dashboards/<id>``: each component's data (its report run as the dashboard's running user
-    sees every record: the org's dashboards run as a specified user with all data) and the metadata."""
+    """``GET analytics/dashboards/<id>``: each component's data (its report run as the dashboard's running user:
+    ``component_runs``) and the metadata."""
     md = describe_dashboard(org, dashboard_id, version)
-    return {"componentData": [_component_result(org, c, version) for c in md["components"]],
+    runs = component_runs(org, md)
+    return {"componentData": [_component_result(org, c, version, runs) for c in md["components"]],
             "dashboardMetadata": md,
             "statusData": {"refreshDate": values.now(), "refreshStatus": "IDLE"}}

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from typing import Any, Callable, Mapping
 
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.values import parse_datetime
+from pytest_cua.orgs.localorg.values import parse_datetime, today
 
 _COMMON = {"CREATED_DATE": "CreatedDate", "CREATED": "CreatedBy.Name", "LAST_UPDATE": "LastModifiedDate"}
 
@@ -80,8 +80,7 @@ def follow(org: Org, row: Row, path: str) -> Any:
     sobject, record = row.sobject, row.record
     *hops, last = path.split(".")
     for hop in hops:
-        obj = org.object(sobject)
-        ref = next((f for f in obj.fields.values() if (f.relationship_name or "").lower() == hop.lower()), None)
+        ref = org.object(sobject).relationship(hop)
         target = record.get(ref.name) if ref is not None else None
         found = org.find_record(target) if isinstance(target, str) and target else None
         if found is None:
@@ -89,10 +88,6 @@ def follow(org: Org, row: Row, path: str) -> Any:
         sobject, record = found
     f = org.object(sobject).field(last)
     return record.get(f.name) if f is not None else None
-
-
-def _today() -> date:
-    return datetime.now(timezone.utc).date()
 
 
 def day_of(value: Any) -> date | None:
@@ -119,7 +114,7 @@ def _age(org: Org, row: Row) -> Any:
         return None
     closed = row.record.get("IsClosed")
     end = day_of(row.record.get("ClosedDate") or row.record.get("CloseDate")) if closed else None
-    return max(((end or _today()) - start).days, 0)
+    return max(((end or today()) - start).days, 0)
 
 
 def _fiscal_period(org: Org, row: Row) -> Any:
@@ -150,7 +145,7 @@ def _last_activity(org: Org, row: Row) -> Any:
     """An account's latest activity date among the tasks and events on it."""
     rid = row.record.get("Id")
     days = [str(r["ActivityDate"]) for sobject in ("Task", "Event") if sobject in org.schema
-            for r in org.records(sobject) if r.get("WhatId") == rid and r.get("ActivityDate")]
+            for r in org.find(sobject, WhatId=rid) if r.get("ActivityDate")]
     return max(days) if days else None
 
 

@@ -22,7 +22,7 @@ from pytest_cua.orgs.localorg.soql.parser import (
     BoolOp, Comparison, FieldRef, FuncCall, Literal, Not, Operand, OrderItem, Pos, Query, SelectFields, SelectField,
     SelectSubquery, parse, position_message,
 )
-from pytest_cua.orgs.localorg.values import format_datetime, parse_datetime
+from pytest_cua.orgs.localorg.values import format_datetime, parse_datetime, today as org_today
 
 AGGREGATES = frozenset({"COUNT", "COUNT_DISTINCT", "SUM", "AVG", "MIN", "MAX"})
 DATE_FUNCTIONS = frozenset({"CALENDAR_YEAR", "CALENDAR_MONTH", "CALENDAR_QUARTER", "DAY_IN_MONTH", "DAY_IN_WEEK",
@@ -47,10 +47,6 @@ def _err(text: str, pos: Pos, code: str, detail: str) -> OrgError:
     return OrgError(code, position_message(text, pos.line, pos.column, detail))
 
 
-def _today() -> date:
-    return datetime.now(timezone.utc).date()
-
-
 def _add_months(d: date, months: int) -> date:
     m = d.month - 1 + months
     y = d.year + m // 12
@@ -64,7 +60,7 @@ def _quarter_start(d: date) -> date:
 
 def date_range(name: str, n: int | None, today: date | None = None) -> tuple[date, date]:
     """The half-open range ``[start, end)`` of a date literal (``TODAY``, ``LAST_N_DAYS:30``, ...), in UTC."""
-    t = today or _today()
+    t = today or org_today()
     week = t - timedelta(days=(t.weekday() + 1) % 7)  # weeks start on Sunday
     month = t.replace(day=1)
     quarter = _quarter_start(t)
