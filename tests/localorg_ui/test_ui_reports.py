@@ -197,6 +197,13 @@ def test_dashboard_with_a_report_component(page: Any, base: str, sf: Any, org: O
     dialog.get_by_label("Title").fill("Open cases")
     dialog.get_by_role("button", name="Add", exact=True).click()
     expect(page.get_by_role("heading", name="Open cases")).to_be_visible()  # the component's card
+    # the card draws the component's chart from its report's run, as Salesforce's builder does
+    card = page.locator("article").filter(has=page.get_by_role("heading", name="Open cases"))
+    donut = card.get_by_role("img", name="Donut chart: Record Count by Priority")
+    expect(donut).to_be_visible()
+    priorities = {c["Priority"] for c in org.records("Case")}
+    expect(donut.locator("circle title")).to_have_count(len(priorities))
+    expect(card).to_contain_text("Donut Chart · Report: Cases by priority")
     page.get_by_role("button", name="Properties").click()  # the dashboard's name and description
     dialog = page.get_by_role("dialog", name="Properties")
     dialog.get_by_label("Description").fill("Cases by their priority")

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from werkzeug.wrappers import Response
 
 from pytest_cua.orgs.localorg import analytics
-from pytest_cua.orgs.localorg.app import OrgApp, RequestContext
+from pytest_cua.orgs.localorg.app import OrgApp, RequestContext, json_response
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.ui import report_table
 from pytest_cua.orgs.localorg.ui.analytics_home import DASHBOARDS, home_props, view_label, view_of
@@ -121,6 +121,26 @@ def _component(ctx: RequestContext, component: Mapping[str, Any], runs: Mapping[
     return shown
 
 
+def component_chart(ctx: RequestContext) -> Response:
+    """``POST /lightning/o/Dashboard/builder/chart`` (``report``, ``vis``: its Display As, ``title``): the chart a
+    component of the dashboard being built shows, ``{"chart": report_table.chart}``: its report run as the
+    builder's user, who runs the dashboard once saved; an unknown report or Display As gives ``{"chart": null,
+    "error": message}`` (404)."""
+    if not csrf_ok(ctx):
+        return forbidden(ctx)
+    form = ctx.request.form
+    report = ctx.org.get("Report", form.get("report") or "")
+    vis = form.get("vis") or ""
+    if report is None or vis not in DISPLAY_AS:
+        why = "The component's report does not exist." if report is None else "Choose how to display the report."
+        return json_response({"chart": None, "error": why}, 404)
+    md = analytics.describe_report(ctx.org, report["Id"])["reportMetadata"]
+    run = analytics.run_report(ctx.org, md, user_id=ctx.user_id, include_details=False)
+    title = (form.get("title") or "").strip() or report.get("Name")
+    return json_response({"chart": report_table.chart(analytics.REPORT_TYPES[md["reportType"]["type"]], md, run,
+                                                      chart_type=vis, title=title)})
+
+
 def dashboard_view(ctx: RequestContext, dashboard_id: str) -> Response:
     """A saved dashboard: a card per component (its title, its report's chart drawn from the report's run, the
     report's name linking to its page)."""
@@ -138,5 +158,6 @@ def register(app: OrgApp) -> None:
     app.add_route(HOME, dashboards_home, ["GET"], auth="ui", endpoint="ui.dashboards")
     app.add_route("/lightning/o/Dashboard/new", dashboard_new, ["GET"], auth="ui", endpoint="ui.dashboard_new")
     app.add_route(BUILDER, dashboard_builder, ["GET", "POST"], auth="ui", endpoint="ui.dashboard_builder")
+    app.add_route(f"{BUILDER}/chart", component_chart, ["POST"], auth="ui", endpoint="ui.dashboard_chart")
     app.add_route("/lightning/o/Dashboard/<dashboard_id>/view", dashboard_view, ["GET"], auth="ui",
                   endpoint="ui.dashboard")

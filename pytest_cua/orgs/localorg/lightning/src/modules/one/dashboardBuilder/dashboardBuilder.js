@@ -1,5 +1,6 @@
 // Lightning's dashboard builder: the header (Dashboard, the dashboard's name; + Component, Properties, Cancel,
-// Save), the canvas of component cards (title, report, Display As; each card's menu removes it), "+ Component"
+// Save), the canvas of component cards (title, the chart of the report's run as the component displays it, the
+// report; each card's menu removes it; the chart is the server's, ``<action>/chart``), "+ Component"
 // as Salesforce's two dialogs (Select Report: Search Reports... and the reports as radios, Select; Add Component:
 // Display As as pressed icon buttons, Title, Add), and the Properties dialog (Name, Description). The dashboard
 // is built in the page; Save posts it whole and the server answers with the saved dashboard's page, or this
@@ -33,9 +34,29 @@ export default class DashboardBuilder extends LightningElement {
     /** The open dialog: null | {kind: 'select', query, report} | {kind: 'add', report, vis, title}
      * | {kind: 'properties', name, description}, each with an error. */
     @track dialog = null;
+    /** The charts the server drew for the cards, by "report|vis|title": a chart, or null while it is asked for. */
+    @track charts = {};
 
     renderedCallback() {
         holdBehindDialog(this.template.querySelector('.dashboard-builder__body'), Boolean(this.dialog));
+        this._dashboard.components.forEach((c) => this.loadChart(c));
+    }
+
+    /** Ask the server for a component's chart (its report run as the component displays it) once. */
+    loadChart(component) {
+        const key = chartKey(component);
+        if (key in this.charts) return;
+        this.charts = { ...this.charts, [key]: null };
+        const body = new URLSearchParams({ [this.csrfField]: this.csrf, report: component.report,
+            vis: component.vis, title: component.title || '' });
+        const done = (data) => {
+            this.charts = { ...this.charts, [key]: (data && data.chart) || { error: (data && data.error)
+                || 'The chart could not be loaded.' } };
+        };
+        fetch(`${this.action}/chart`, { method: 'POST', body, credentials: 'same-origin',
+            headers: { Accept: 'application/json' } })
+            .then((response) => response.json())
+            .then(done, () => done(null));
     }
 
     get heading() {
@@ -52,8 +73,11 @@ export default class DashboardBuilder extends LightningElement {
             const report = (this.reports || []).find((r) => r.id === c.report);
             const vis = (this.displayAs || []).find((v) => v.value === c.vis);
             const title = c.title || (report ? report.name : 'Component');
+            const chart = this.charts[chartKey(c)] || null;
             return { key: `component-${index}`, index, title, report: report ? report.name : c.report,
-                vis: vis ? vis.label : c.vis, menuLabel: `Show actions for ${title}` };
+                vis: vis ? vis.label : c.vis, menuLabel: `Show actions for ${title}`,
+                chart: chart && !chart.error ? chart : null,
+                empty: chart && chart.error ? chart.error : chart ? '' : 'Loading...' };
         });
     }
 
@@ -173,4 +197,9 @@ export default class DashboardBuilder extends LightningElement {
         post(this.action, { [this.csrfField]: this.csrf, name: this._dashboard.name,
             description: this._dashboard.description, components: JSON.stringify(this._dashboard.components) });
     }
+}
+
+/** A component's chart's key: what the chart depends on. */
+function chartKey(component) {
+    return `${component.report}|${component.vis}|${component.title || ''}`;
 }

@@ -11,9 +11,6 @@ import { holdBehindDialog } from 'one/dialogFocus';
 import { post, navigate } from 'one/navigation';
 import * as edit from './reportState';
 
-/** The chart's colors, one per group (a donut's slices). */
-const CHART_COLORS = ['#1b96ff', '#fe9339', '#04844b', '#9050e9', '#ff538a', '#06a59a', '#dd7a01', '#0b5cab'];
-
 export default class ReportBuilder extends LightningElement {
     /** {type, label}: the report type. */
     @api reportType = {};
@@ -434,48 +431,6 @@ export default class ReportBuilder extends LightningElement {
     get chartText() {
         const group = this._report.down.length ? this.label(this._report.down[0]) : '';
         return `${this.chartTypeLabel} chart: Record Count by ${group}`;
-    }
-
-    /** The preview's chart drawn from the server's run (the first row group's values): bars across (Bar, Stacked
-     * Bar, Funnel centered), columns (Column, Stacked Column), points (Line joined, Scatter), or a donut with its
-     * legend; null until there are groups to draw. */
-    get chartDrawing() {
-        const c = this.previewData.chart;
-        if (!this.hasChart || !c || !c.bars || !c.bars.length) return null;
-        const n = c.bars.length;
-        const kind = c.kind;
-        const across = kind === 'horizontal' || kind === 'funnel';
-        const donut = kind === 'donut';
-        const step = Math.min(60, 360 / n);
-        const total = c.bars.reduce((sum, b) => sum + b.value, 0) || 1;
-        let at = 0;
-        const shapes = c.bars.map((b, i) => {
-            const width = Math.max(b.share * 2.4, 1);
-            const x = 30 + step * i;
-            const mid = x + step * 0.35;
-            const y = 160 - 1.4 * b.share;
-            const share = Math.round((10000 * b.value) / total) / 100;
-            const previous = i ? 160 - 1.4 * c.bars[i - 1].share : y;
-            const shape = {
-                key: `bar-${i}`, label: b.label, text: b.text, tip: `${b.label}: ${b.text}`,
-                // bars across
-                rowY: 12 + 22 * i, textY: 24 + 22 * i, barX: 130 + (kind === 'funnel' ? (240 - width) / 2 : 0), width,
-                valueX: 134 + width + (kind === 'funnel' ? (240 - width) / 2 : 0),
-                // columns and points
-                x, mid, y, columnWidth: step * 0.7, height: Math.max(1.4 * b.share, 1), valueY: y - 5,
-                joinFromX: mid - step, joinFromY: previous, joined: kind === 'line' && i > 0,
-                // donut
-                dash: `${share} 100`, offset: -at, color: CHART_COLORS[i % CHART_COLORS.length],
-                legendY: 15 + 22 * i, legend: c.showValues ? `${b.label}: ${b.text}` : b.label,
-            };
-            at += share;
-            return shape;
-        });
-        return {
-            shapes, across, donut, columns: kind === 'vertical', points: kind === 'line' || kind === 'scatter',
-            total: c.total, showValues: Boolean(c.showValues), label: this.chartText,
-            viewBox: across ? `0 0 400 ${20 + 22 * n}` : donut ? `0 0 400 ${Math.max(170, 30 + 22 * n)}` : '0 0 400 190',
-        };
     }
 
     get previewWidth() {
