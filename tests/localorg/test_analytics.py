@@ -109,9 +109,14 @@ def test_malformed_requests_and_unknown_ids(sf: Salesforce, org_server: OrgServe
             sf.restful(path)
         assert exc.value.status == 404 and _error(exc)["errorCode"] == "NOT_FOUND", path
     rid = sf.query("SELECT Id FROM Report LIMIT 1")["records"][0]["Id"]
-    with pytest.raises(SalesforceError) as exc:  # running a report asynchronously is not served
-        sf.restful(f"analytics/reports/{rid}/instances", method="POST")
-    assert exc.value.status in (404, 405)
+    for path in (f"analytics/reports/{rid}/instances/0LG000000000000AAA",  # Execute Async: no such instance
+                 "analytics/reports/00O000000000000AAA/instances"):  # nor report
+        with pytest.raises(SalesforceError) as exc:
+            sf.restful(path)
+        assert exc.value.status == 404 and _error(exc)["errorCode"] == "NOT_FOUND", path
+    with pytest.raises(SalesforceError) as exc:  # a body must hold reportMetadata, as Execute Sync's
+        sf.restful(f"analytics/reports/{rid}/instances", method="POST", data=json.dumps({"filters": []}))
+    assert exc.value.status == 400 and "reportMetadata" in _error(exc)["message"]
 
 
 def test_report_types_list_and_describe(sf: Salesforce) -> None:

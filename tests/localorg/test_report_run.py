@@ -231,3 +231,38 @@ def test_a_dashboard_runs_each_report_once_as_its_running_user(org: Org, monkeyp
                                for d in results["componentData"])
     assert mine == again == sum(1 for o in org.records("Opportunity") if o["OwnerId"] == runner)
     assert everything == len(org.records("Opportunity")) > mine
+
+
+def test_execute_async_runs_a_report_as_an_instance_and_answers_its_results(sf: Salesforce) -> None:
+    """Execute Async: POST .../instances answers a new instance (status New), the list shows it finished
+    (Success), its results are Execute Sync's with the instance's attributes; a changed definition applies to that
+    instance only; DELETE forgets it, and an unknown instance is NOT_FOUND."""
+    rid = _post(sf, "analytics/reports", {"reportMetadata": {
+        "name": "Leads by status", "reportFormat": "SUMMARY", "reportType": {"type": "LeadList"},
+        "detailColumns": ["LAST_NAME"], "groupingsDown": [{"name": "STATUS"}]}})["reportMetadata"]["id"]
+    leads = sf.query("SELECT Status FROM Lead")["records"]
+    asked = sf.restful(f"analytics/reports/{rid}/instances", method="POST", params={"includeDetails": "true"})
+    assert asked["status"] == "New" and asked["completionDate"] is None and asked["hasDetailRows"] is True
+    assert asked["id"].startswith("0LG") and len(asked["id"]) == 18
+    assert asked["url"].endswith(f"/analytics/reports/{rid}/instances/{asked['id']}")
+    status = leads[0]["Status"]
+    narrowed = _post(sf, f"analytics/reports/{rid}/instances", {"reportMetadata": {"reportFilters": [
+        {"column": "STATUS", "operator": "equals", "value": status}]}})
+    listed = sf.restful(f"analytics/reports/{rid}/instances")
+    assert [i["id"] for i in listed] == [narrowed["id"], asked["id"]]  # newest first
+    assert {i["status"] for i in listed} == {"Success"}
+    result = sf.restful(f"analytics/reports/{rid}/instances/{asked['id']}")
+    attributes = result["attributes"]
+    assert (attributes["type"], attributes["status"], attributes["id"], attributes["reportId"]) == (
+        "ReportInstance", "Success", asked["id"], rid)
+    assert attributes["reportName"] == "Leads by status" and attributes["completionDate"]
+    assert result["factMap"]["T!T"]["aggregates"][0]["value"] == len(leads)
+    assert sum(len(cell.get("rows", [])) for key, cell in result["factMap"].items() if key != "T!T") == len(leads)
+    only = sf.restful(f"analytics/reports/{rid}/instances/{narrowed['id']}")
+    assert only["factMap"]["T!T"]["aggregates"][0]["value"] == sum(1 for lead in leads if lead["Status"] == status)
+    assert sf.restful(f"analytics/reports/{rid}/describe")["reportMetadata"]["reportFilters"] == []  # not saved
+    sf.restful(f"analytics/reports/{rid}/instances/{narrowed['id']}", method="DELETE")
+    assert [i["id"] for i in sf.restful(f"analytics/reports/{rid}/instances")] == [asked["id"]]
+    with pytest.raises(SalesforceError) as exc:
+        sf.restful(f"analytics/reports/{rid}/instances/{narrowed['id']}")
+    assert exc.value.status == 404 and exc.value.content[0]["errorCode"] == "NOT_FOUND"

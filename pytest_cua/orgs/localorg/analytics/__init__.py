@@ -18,8 +18,10 @@ naming the property):
 - ``GET analytics/reports/<id>[?includeDetails=true]``: run the report (Execute Sync: ``factMap``,
   ``groupingsDown``, ``groupingsAcross``, the detail rows with includeDetails); ``POST`` with
   ``{"reportMetadata": {...}}``: run it with those properties over its definition, unsaved;
-  ``POST analytics/reports/query``: run a definition that is not saved. Report instances (Execute Async) are not
-  served: 405.
+  ``POST analytics/reports/query``: run a definition that is not saved.
+- ``POST analytics/reports/<id>/instances[?includeDetails=true]`` (optionally ``{"reportMetadata": {...}}``): run
+  the report as an instance (Execute Async, ``analytics/instances.py``); ``GET`` lists its instances;
+  ``GET analytics/reports/<id>/instances/<iid>``: the instance's results; ``DELETE``: forget it.
 - ``GET  analytics/dashboards``: recent dashboards; ``POST analytics/dashboards?cloneId=<id>``: a copy.
   ``POST analytics/dashboards`` with ``{"dashboardMetadata": {...}}`` creates a new dashboard: the embedded org's
   own addition (Salesforce creates dashboards in the UI or through the Metadata API only).

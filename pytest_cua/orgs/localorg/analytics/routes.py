@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from werkzeug.wrappers import Response
 
@@ -14,6 +14,7 @@ from pytest_cua.orgs.localorg.analytics.dashboards import (
     describe_dashboard,
     save_dashboard,
 )
+from pytest_cua.orgs.localorg.analytics.instances import ReportInstances
 from pytest_cua.orgs.localorg.analytics.report_run import run_report
 from pytest_cua.orgs.localorg.analytics.report_types import (
     DATA,
@@ -85,29 +86,33 @@ def report_describe(ctx: RequestContext, version: str, report_id: str) -> Respon
     return json_response(describe_report(ctx.org, report_id))
 
 
-def _run(ctx: RequestContext, version: str, md: dict[str, Any], report_id: str | None) -> Response:
+def _details(ctx: RequestContext) -> bool:
+    return ctx.request.args.get("includeDetails", "false").lower() == "true"
+
+
+def _run(ctx: RequestContext, version: str, md: dict[str, Any], report_id: str | None) -> dict[str, Any]:
     """Execute Sync's answer: the run (``report_run``) with the definition it ran."""
-    details = ctx.request.args.get("includeDetails", "false").lower() == "true"
+    details = _details(ctx)
     result = run_report(ctx.org, md, user_id=ctx.user_id, include_details=details)
     rt = REPORT_TYPES[md["reportType"]["type"]]
     shown = {**md, "reportType": {"label": rt.label, "type": rt.type}, "id": report_id}
     base = f"/services/data/v{version}/analytics/reports/{report_id}"
     attributes = {"describeUrl": f"{base}/describe", "instancesUrl": f"{base}/instances", "reportId": report_id,
                   "reportName": md.get("name"), "type": "Report"} if report_id else {"type": "Report"}
-    return json_response({"attributes": attributes, **result, "reportExtendedMetadata": extended_metadata(rt, md),
-                          "reportMetadata": dict(sorted(shown.items()))})
+    return {"attributes": attributes, **result, "reportExtendedMetadata": extended_metadata(rt, md),
+            "reportMetadata": dict(sorted(shown.items()))}
 
 
 def report_query(ctx: RequestContext, version: str) -> Response:
     """``POST analytics/reports/query``: run a report definition that is not saved."""
-    return _run(ctx, version, definition(_body(ctx, "reportMetadata")), None)
+    return json_response(_run(ctx, version, definition(_body(ctx, "reportMetadata")), None))
 
 
 def report(ctx: RequestContext, version: str, report_id: str) -> Response:
     if ctx.request.method in ("GET", "POST"):  # Execute Sync: the saved report, or its definition changed
         saved = stored_definition(report_record(ctx.org, report_id))
         md = definition(_body(ctx, "reportMetadata"), saved) if ctx.request.method == "POST" else saved
-        return _run(ctx, version, md, report_record(ctx.org, report_id)["Id"])
+        return json_response(_run(ctx, version, md, report_record(ctx.org, report_id)["Id"]))
     if ctx.request.method == "DELETE":
         rec = report_record(ctx.org, report_id)
         used = [d.get("Title") for d in ctx.org.records("Dashboard") if isinstance(d.get("Metadata"), Mapping)
@@ -157,11 +162,40 @@ def dashboard(ctx: RequestContext, version: str, dashboard_id: str) -> Response:
     return json_response(dashboard_results(ctx.org, dashboard_id, version))
 
 
+def _instances_routes(instances: ReportInstances) -> tuple[Callable[..., Response], Callable[..., Response]]:
+    """Execute Async's two resources over ``instances`` (``analytics/instances.py``)."""
+
+    def report_instances(ctx: RequestContext, version: str, report_id: str) -> Response:
+        """``GET``: the report's instances; ``POST`` (an optional ``reportMetadata`` changing the run, as Execute
+        Sync's POST): run it as a new instance."""
+        rec = report_record(ctx.org, report_id)
+        if ctx.request.method == "GET":
+            return json_response(instances.listed(rec["Id"], version))
+        body = ctx.json_body() if ctx.request.get_data() else None
+        saved = stored_definition(rec)
+        md = definition(_body(ctx, "reportMetadata"), saved) if body else saved
+        return json_response(instances.run(rec["Id"], ctx.user_id, _details(ctx),
+                                           lambda: _run(ctx, version, md, rec["Id"]), version))
+
+    def report_instance(ctx: RequestContext, version: str, report_id: str, instance_id: str) -> Response:
+        """``GET``: the instance's results; ``DELETE``: forget it."""
+        rec = report_record(ctx.org, report_id)
+        if ctx.request.method == "DELETE":
+            instances.delete(rec["Id"], instance_id)
+            return Response(status=204)
+        return json_response(instances.results(rec["Id"], instance_id, version))
+
+    return report_instances, report_instance
+
+
 def register(app: OrgApp) -> None:
     """Add the Analytics REST API routes to ``app``."""
     if "Report" not in app.org.schema or "Dashboard" not in app.org.schema:
         return
     add = app.add_route
+    report_instances, report_instance = _instances_routes(ReportInstances())
+    add(f"{DATA}/analytics/reports/<report_id>/instances", report_instances, ["GET", "POST"])
+    add(f"{DATA}/analytics/reports/<report_id>/instances/<instance_id>", report_instance, ["GET", "DELETE"])
     add(f"{DATA}/analytics/reportTypes", report_types, ["GET"])
     add(f"{DATA}/analytics/reportTypes/<type_name>", report_type_describe, ["GET"])
     add(f"{DATA}/analytics/reports", reports, ["GET", "POST"])
