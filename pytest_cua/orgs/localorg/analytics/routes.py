@@ -110,9 +110,10 @@ def report_query(ctx: RequestContext, version: str) -> Response:
 
 def report(ctx: RequestContext, version: str, report_id: str) -> Response:
     if ctx.request.method in ("GET", "POST"):  # Execute Sync: the saved report, or its definition changed
-        saved = stored_definition(report_record(ctx.org, report_id))
+        rec = report_record(ctx.org, report_id)
+        saved = stored_definition(rec)
         md = definition(_body(ctx, "reportMetadata"), saved) if ctx.request.method == "POST" else saved
-        return json_response(_run(ctx, version, md, report_record(ctx.org, report_id)["Id"]))
+        return json_response(_run(ctx, version, md, rec["Id"]))
     if ctx.request.method == "DELETE":
         rec = report_record(ctx.org, report_id)
         used = [d.get("Title") for d in ctx.org.records("Dashboard") if isinstance(d.get("Metadata"), Mapping)
@@ -171,9 +172,8 @@ def _instances_routes(instances: ReportInstances) -> tuple[Callable[..., Respons
         rec = report_record(ctx.org, report_id)
         if ctx.request.method == "GET":
             return json_response(instances.listed(rec["Id"], version))
-        body = ctx.json_body() if ctx.request.get_data() else None
         saved = stored_definition(rec)
-        md = definition(_body(ctx, "reportMetadata"), saved) if body else saved
+        md = definition(_body(ctx, "reportMetadata"), saved) if ctx.request.get_data() else saved
         return json_response(instances.run(rec["Id"], ctx.user_id, _details(ctx),
                                            lambda: _run(ctx, version, md, rec["Id"]), version))
 

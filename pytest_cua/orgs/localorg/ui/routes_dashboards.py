@@ -116,9 +116,13 @@ def _component(ctx: RequestContext, component: Mapping[str, Any], runs: Mapping[
                              "report": (report or {}).get("Name"), "reportId": (report or {}).get("Id"), "chart": None}
     if report is not None and report["Id"] in runs:
         md = analytics.describe_report(ctx.org, report["Id"])["reportMetadata"]
-        shown["chart"] = report_table.chart(analytics.REPORT_TYPES[md["reportType"]["type"]], md, runs[report["Id"]],
-                                            chart_type=vis, title=shown["title"] or report.get("Name"))
+        shown["chart"] = _chart(md, runs[report["Id"]], vis, shown["title"] or report.get("Name"))
     return shown
+
+
+def _chart(md: Mapping[str, Any], run: Mapping[str, Any], vis: str, title: str | None) -> dict[str, Any] | None:
+    """A component's chart (``report_table.chart``): the run of the report ``md`` displayed as ``vis``."""
+    return report_table.chart(analytics.REPORT_TYPES[md["reportType"]["type"]], md, run, chart_type=vis, title=title)
 
 
 def component_chart(ctx: RequestContext) -> Response:
@@ -136,9 +140,7 @@ def component_chart(ctx: RequestContext) -> Response:
         return json_response({"chart": None, "error": why}, 404)
     md = analytics.describe_report(ctx.org, report["Id"])["reportMetadata"]
     run = analytics.run_report(ctx.org, md, user_id=ctx.user_id, include_details=False)
-    title = (form.get("title") or "").strip() or report.get("Name")
-    return json_response({"chart": report_table.chart(analytics.REPORT_TYPES[md["reportType"]["type"]], md, run,
-                                                      chart_type=vis, title=title)})
+    return json_response({"chart": _chart(md, run, vis, (form.get("title") or "").strip() or report.get("Name"))})
 
 
 def dashboard_view(ctx: RequestContext, dashboard_id: str) -> Response:

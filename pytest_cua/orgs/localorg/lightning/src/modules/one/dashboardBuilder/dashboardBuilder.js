@@ -37,9 +37,12 @@ export default class DashboardBuilder extends LightningElement {
     /** The charts the server drew for the cards, by "report|vis|title": a chart, or null while it is asked for. */
     @track charts = {};
 
+    connectedCallback() {
+        this._dashboard.components.forEach((c) => this.loadChart(c));
+    }
+
     renderedCallback() {
         holdBehindDialog(this.template.querySelector('.dashboard-builder__body'), Boolean(this.dialog));
-        this._dashboard.components.forEach((c) => this.loadChart(c));
     }
 
     /** Ask the server for a component's chart (its report run as the component displays it) once. */
@@ -168,8 +171,9 @@ export default class DashboardBuilder extends LightningElement {
                 this.dialog = { ...d, error: 'Choose how to display the report.' };
                 return;
             }
-            this._dashboard = { ...this._dashboard, components: [...this._dashboard.components,
-                { report: d.report, vis: d.vis, title: (d.title || '').trim() }] };
+            const component = { report: d.report, vis: d.vis, title: (d.title || '').trim() };
+            this._dashboard = { ...this._dashboard, components: [...this._dashboard.components, component] };
+            this.loadChart(component);
             this.dialog = null;
         } else {
             if (!(d.name || '').trim()) {
