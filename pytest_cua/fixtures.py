@@ -32,6 +32,7 @@ from pytest_cua.tasks.suite import Suite
 from pytest_cua.episode.trajectory import TrajectoryRecorder
 from pytest_cua.results.records import STATE_KEY, TaskState
 from pytest_cua.results.reporter import KEPT_KEY, KEPT_MESSAGES_KEY
+from pytest_cua.results.runs import interrupted
 
 if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
@@ -123,13 +124,19 @@ class EnvironmentPool:
 
     def close(self, keep: bool = False) -> list[Environment]:
         """Close every environment, or with ``keep`` (``--keep-env``) return them still running."""
-        kept = []
+        kept: list[Environment] = []
+        errors: list[Exception] = []
         for name in sorted(self.leases):
             if keep:
                 kept.append(self.leases[name].env)
-            else:
+                continue
+            try:
                 self.leases[name].env.close()
+            except Exception as exc:  # the others are still closed; the first failure is raised after
+                errors.append(exc)
         self.leases.clear()
+        if errors:
+            raise errors[0]
         return kept
 
 
@@ -204,7 +211,12 @@ def cua_settings(pytestconfig: pytest.Config) -> Settings:
 def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: Settings) -> Iterator[EnvironmentPool]:
     pool = EnvironmentPool(pytestconfig, cua_settings)
     yield pool
-    kept = pool.close(keep=env_settings(pytestconfig).keep_env)
+    try:
+        kept = pool.close(keep=env_settings(pytestconfig).keep_env)
+    except Exception:
+        if not interrupted(pytestconfig):
+            raise
+        return  # interrupted: what would not close went down with the session's processes
     if kept:
         # printed by the terminal summary (from workeroutput under xdist), after output capture
         messages = [env.keep_env_message() for env in kept]
@@ -280,9 +292,7 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     """This worker's environment for the suite, ready for the task. After the task it is restored to its
     snapshot and checked: anything left over is an error outcome (``error_kind`` rollback) naming it."""
     _cua_state.task = cua_task
-    template = cua_suite.template_for(cua_task)
-    if cua_suite.templates and cua_task.template and template is None and not cua_task.is_question:
-        pytest.skip(f"template {cua_task.template!r} has no evaluator yet")  # a question is scored on its answer
+    template = cua_suite.template_for(cua_task)  # a task naming no template of its suite is a collection error
     scope = marker_scope(request.node)
     if scope is None:
         scope = cua_suite.rollback_scope(cua_task)
@@ -296,23 +306,25 @@ def cua_env(cua_suite: Suite, cua_task: "Task", _cua_env_pool: EnvironmentPool,
     _cua_env_pool.failures.pop(cua_suite.name, None)
     _cua_state.environment = {**lease.env.describe(), "rollback_scope": list(scope) if scope else None}
     try:
-        lease.env.begin_task(cua_task)
+        started = time.perf_counter()
+        lease.env.begin_task(cua_task)  # a desktop task's program starts here: its start-up is the task's time
         if template is not None and template.has("arrange"):
             try:
                 template.arrange(cua_task, lease.env)
             except Exception as exc:  # the task's starting state could not be made: not the agent's doing
                 raise EnvironmentError_(f"template {template.name!r} could not arrange task {cua_task.id!r}: "
                                         f"{type(exc).__name__}: {exc}") from exc
+        _cua_state.start_s = time.perf_counter() - started
         yield lease.env
     finally:
         try:
             _cua_state.reset_s = _cua_env_pool.release(cua_suite, scope)
         except Exception as exc:
             setup = _cua_state.reports.get("setup")
-            if setup is None or not setup[0].failed:
+            if (setup is None or not setup[0].failed) and not interrupted(request.config):
                 raise
-            # the environment already failed this task's setup (it was discarded, nothing is left): one error
-            # per task, the setup's; the rollback's failure is kept in the record
+            # the environment already failed this task's setup, or the session was interrupted (Ctrl-C took
+            # the browser down with pytest): the environment was discarded, nothing is left; no second error
             _cua_state.environment = {**(_cua_state.environment or {}),
                                       "rollback_error": f"{type(exc).__name__}: {exc}"[:2000]}
         finally:

@@ -20,7 +20,8 @@ from pytest_cua.tasks import collection
 
 from pytest_cua.episode.settings import SETTINGS_KEY, resolve_settings
 from pytest_cua.results import records
-from pytest_cua.results.runs import run_store
+from pytest_cua.results.runs import INTERRUPTED_KEY, run_store
+from pytest_cua.results.reporter import junit_properties_of_unfinished
 from pytest_cua.agents.models.options import add_model_options
 from pytest_cua.episode.judge import add_judge_options
 from pytest_cua.envs.base import add_core_options, env_settings
@@ -55,6 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="output folder for summary.json and trajectories (ini: cua_reports_dir; default reports)")
     group.addoption("--cua-run-id", dest="cua_run_id", default=None, metavar="ID",
                     help="name of this run (trajectory folder, container labels); default: a new id")
+    group.addoption("--cua-overwrite", dest="cua_overwrite", action="store_true", default=False,
+                    help="with --cua-run-id ID naming an earlier run: replace it (its records, trajectories and "
+                         "cost ledger are deleted); without it, reusing an id is a usage error")
     group.addoption("--cua-max-steps", dest="cua_max_steps", type=int, default=None, metavar="N",
                     help="override every task's step limit (ini: cua_max_steps)")
     group.addoption("--cua-time-limit", dest="cua_time_limit", type=float, default=None, metavar="SECONDS",
@@ -118,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "question: a question task, scored on the agent's answer")
     config.addinivalue_line("markers", "cua_env(*, scope=None): the objects a test may change (a list of names), "
                                        "its rollback scope instead of the template's")
+    config.pluginmanager.register(EarlyEnd(config), "cua-early-end")
     allure_report.hide_private_fixtures()  # Allure's set-up list shows the documented fixtures only
     settings = resolve_settings(config)  # validates --agent and the limits early: a usage error
     try:
@@ -205,6 +210,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     finds nothing missing (``EnvironmentProvider.preflight``); a suite that fails either is one collection error
     naming the cause and what to run, and none of its tasks runs."""
     settings = config.stash[SETTINGS_KEY]
+    if not config.option.collectonly:  # the run's tasks, before --cua-resume leaves out what is done
+        run_store(config).note_collected(item.nodeid for item in items
+                                         if collection.TASK_ARG in getattr(item, "fixturenames", ()))
     if settings.resume:
         final = resume_done(config)
         done = [item for item in items if item.nodeid in final]
@@ -228,6 +236,25 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if reruns.wants_retries(item):
         return reruns.run_with_retries(item, nextitem)
     return None
+
+
+class EarlyEnd:
+    """Ctrl-C, ``pytest.exit`` or quitting ``--pdb`` ends the session early: noted in the config's stash, so that
+    what fails to roll back or close after it (a terminal's Ctrl-C signals the whole process group: Chromium is
+    gone) is noted rather than raised, and the run ends as pytest's interrupt does, with its summary."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.config.stash[INTERRUPTED_KEY] = excinfo.typename
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Before junitxml writes its file: a task test whose session ended before its teardown (quitting
+        ``--pdb``, Ctrl-C) gets the ``cua_*`` properties of the record its call wrote."""
+        if not hasattr(self.config, "workerinput") and SETTINGS_KEY in self.config.stash:
+            junit_properties_of_unfinished(self.config, run_store(self.config).records())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import pytest
 
@@ -47,6 +47,7 @@ class TaskState:
     environment: dict[str, Any] = field(default_factory=dict)
     reset_s: float | None = None
     eval_s: float | None = None
+    start_s: float | None = None  # the environment's start of the task (begin_task, arrange): a program's start-up
     trajectory: str | None = None
     reports: dict[str, Any] = field(default_factory=dict)  # when -> TestReport
     trial: int = 1
@@ -71,17 +72,28 @@ def on_setup_start(item: pytest.Item) -> None:
     trial = int(callspec.params.get("cua_trial", 1)) if callspec is not None else 1
     earlier = _earlier_attempts(item)
     run_store(item.config).write_started(item.nodeid, {
-        "task": _task_fields(task, item.name), "trial": trial, "trials": settings.trials, "worker": settings.worker_id,
+        "task": _task_fields(task, item.name, task_markers(item)), "trial": trial, "trials": settings.trials,
+        "worker": settings.worker_id,
         "attempt": len(earlier) + 1, "earlier_attempts": earlier,
         "trajectory": str(trajectory_dir(settings, task.id, trial)),
         "agent": settings.agent.text})
 
 
-def _task_fields(task: Any, fallback_id: str) -> dict[str, Any]:
-    """The task's fields every record carries (``fallback_id`` and None when the task is not known)."""
+def _task_fields(task: Any, fallback_id: str, markers: list[str] | None = None) -> dict[str, Any]:
+    """The task's fields every record carries (``fallback_id`` and None when the task is not known), and the
+    markers collection gave it (``markers``: level, ``app_<name>``, a suite's own such as ``domain_<name>``;
+    tables group by them)."""
     return {"id": task.id if task is not None else fallback_id, "suite": getattr(task, "suite", None),
             "persona": getattr(task, "persona", None), "difficulty": getattr(task, "difficulty", None),
-            "level": getattr(task, "level", None), "template": getattr(task, "template", None)}
+            "level": getattr(task, "level", None), "template": getattr(task, "template", None),
+            "markers": list(markers or [])}
+
+
+def task_markers(item: pytest.Item) -> list[str]:
+    """The names of the markers collection gave the item's task (``pytest_cua.tasks.collection``: its
+    parameter's marks), sorted; pytest-timeout's backstop is not a task marker."""
+    marks = getattr(getattr(item, "callspec", None), "marks", None) or []
+    return sorted({str(m.name) for m in marks if getattr(m, "name", "timeout") != "timeout"})
 
 
 def crash_record(nodeid: str, started: dict[str, Any] | None, message: str, worker: str) -> dict[str, Any]:
@@ -96,7 +108,8 @@ def crash_record(nodeid: str, started: dict[str, Any] | None, message: str, work
         "outcome": "error", "error_kind": CRASH_KIND, "error": redact(message), "score": 0.0,
         "success": False, "milestones": [], "end": None,
         "steps": _count_lines(steps_file), "asks": 0, "takeovers": 0, "human_steps": 0, "agent_steps": 0,
-        "times": {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0, "reset_s": None, "eval_s": None},
+        "times": {"wall_s": 0.0, "agent_s": 0.0, "env_s": 0.0, "reset_s": None, "eval_s": None, "start_s": None,
+                  "task_s": 0.0},
         "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "usage": None,
         "agent": {"name": started.get("agent")}, "environment": {"worker": worker},
         "trajectory": str(steps_file) if steps_file is not None and steps_file.exists() else None,
@@ -139,20 +152,27 @@ def on_report(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.Tes
         # the task's outcome is known: on disk before the terminal shows it, so a session that ends before this
         # test's teardown (Ctrl-C during the rollback, --pdb without a terminal, pytest.exit) keeps it; the
         # teardown's record replaces it
-        run_store(item.config).write_record(redact_data(build_record(item, state)))
+        store = run_store(item.config)
+        store.note_settings(run_settings(item.config.stash[SETTINGS_KEY]))  # the run's identity, even if no
+        store.write_record(redact_data(build_record(item, state)))  # teardown follows (--pdb quit)
     if report.when == "teardown":
         record = redact_data(build_record(item, state))
         # a rerun plugin may keep the earlier attempt's properties: the last attempt wins
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("cua_")]
         report.user_properties = [p for p in report.user_properties if not str(p[0]).startswith("cua_")]
-        props = [(RECORD_KEY, json.dumps(record, default=str)), ("cua_outcome", record["outcome"]),
-                 ("cua_score", record["score"]), ("cua_error_kind", record["error_kind"] or ""),
-                 ("cua_steps", record["steps"]), ("cua_tokens_in", record["tokens_in"]),
-                 ("cua_tokens_out", record["tokens_out"]), ("cua_cost_usd", record["cost_usd"])]
+        props = [(RECORD_KEY, json.dumps(record, default=str)), *record_properties(record)]
         report.user_properties.extend(props)
         store = run_store(item.config)
         store.note_settings(run_settings(item.config.stash[SETTINGS_KEY]))
         store.write_record(record)  # on disk now: a killed run keeps it (--cua-resume)
+
+
+def record_properties(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The record's figures as JUnit properties (``cua_outcome``, ``cua_score``, ...)."""
+    return [("cua_outcome", record["outcome"]), ("cua_score", record["score"]),
+            ("cua_error_kind", record.get("error_kind") or ""), ("cua_steps", record["steps"]),
+            ("cua_tokens_in", record["tokens_in"]), ("cua_tokens_out", record["tokens_out"]),
+            ("cua_cost_usd", record["cost_usd"])]
 
 
 def _partially_scored(state: TaskState, exc: BaseException | None) -> bool:
@@ -244,6 +264,9 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         times = {"wall_s": round(episode.wall_s, 3), "agent_s": round(episode.agent_s, 3), "env_s": round(episode.env_s, 3)}
     times["reset_s"] = round(state.reset_s, 4) if state.reset_s is not None else None
     times["eval_s"] = round(state.eval_s, 4) if state.eval_s is not None else None
+    times["start_s"] = round(state.start_s, 4) if state.start_s is not None else None
+    # the task's whole time on its worker: start (a desktop program's start-up), episode, evaluation, rollback
+    times["task_s"] = round(sum(float(times[k] or 0.0) for k in ("start_s", "wall_s", "eval_s", "reset_s")), 3)
     from pytest_cua.episode.judge import take_usage
 
     if not state.judge_taken and task is not None:  # a record is built twice (call, teardown): taken once
@@ -251,7 +274,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
     judge = state.judge
     skipped = card.skipped if card is not None else []
     return {
-        **_task_fields(task, item.name),
+        **_task_fields(task, item.name, task_markers(item)),
         "nodeid": item.nodeid,
         "outcome": outcome,
         "error_kind": error_kind,

@@ -9,6 +9,7 @@ session ends. With ``--cua-resume`` the records the earlier session left on disk
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -19,9 +20,9 @@ import pytest
 from pytest_cua.envs.base import Environment
 from pytest_cua.episode.settings import Settings, run_settings
 from pytest_cua.results import reruns
-from pytest_cua.results.records import RECORD_KEY
-from pytest_cua.results.runs import run_store
-from pytest_cua.results.summary import build_summary, format_table
+from pytest_cua.results.records import RECORD_KEY, record_properties
+from pytest_cua.results.runs import interrupted, run_store
+from pytest_cua.results.summary import build_summary, format_table, incomplete_reason
 
 # --keep-env: the environments this process kept running and how to reach them (set by the environment pool's
 # fixture at its teardown, printed at the end of the session)
@@ -44,6 +45,7 @@ class SessionReporter:
         self.requeued: set[str] = set()  # given back to xdist after a worker crash, not run again yet
         self.failed: set[str] = set()  # test ids with a failed report (tasks and any other test)
         self.collect_errors = 0
+        self.interrupt_lines: list[str] = []  # what failed in the teardown after an interrupt
         path = config.getoption("cua_baseline")
         if path:
             from pytest_cua.results.compare import CompareError, load_summary
@@ -61,8 +63,18 @@ class SessionReporter:
         return run_settings(self.settings)
 
     def _start_afresh(self) -> None:
-        """A run id used again without --cua-resume: the earlier run's records, trajectories and cost ledger go."""
-        shutil.rmtree(run_store(self.config).root, ignore_errors=True)
+        """A new run. A run id used again without --cua-resume is a usage error naming the run and the ways on,
+        unless --cua-overwrite says to replace it: then the earlier run's records, trajectories and cost ledger
+        go."""
+        store = run_store(self.config)
+        if store.exists() and not self.config.getoption("cua_overwrite", False):
+            source = "--cua-run-id" if self.config.getoption("cua_run_id") else "$PYTEST_CUA_RUN_ID"
+            done = len(store.records())
+            raise pytest.UsageError(
+                f"{source} {self.settings.run_id}: a run of that id is already in {store.root} ({done} final "
+                f"record(s)); finish it with --cua-resume {self.settings.run_id}, give a new id, or add "
+                f"--cua-overwrite to replace it")
+        shutil.rmtree(store.root, ignore_errors=True)
         shutil.rmtree(self.settings.reports_dir / "trajectories" / self.settings.run_id, ignore_errors=True)
         self.settings.ledger_path.unlink(missing_ok=True)
 
@@ -121,28 +133,83 @@ class SessionReporter:
             return
         for key, value in report.user_properties:
             if key == RECORD_KEY:
+                first = not self.records
                 self.records[report.nodeid] = json.loads(cast(str, value))
                 self.requeued.discard(report.nodeid)
+                if first:
+                    self._write_summary(final=False)  # a controller that dies leaves a summary saying so
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Any:
+        """The summary, after the other plugins' session ends (the fixtures' teardown among them: it runs in
+        pytest's own ``pytest_sessionfinish``) and before the terminal's summary is printed. An interrupted
+        session (Ctrl-C, ``pytest.exit``, quitting ``--pdb``) whose teardown failed still ends as an interrupt,
+        with its summary."""
+        try:
+            return (yield)
+        except Exception as exc:
+            if interrupted(self.config) is None:
+                raise
+            self.interrupt_lines.append(f"after the interrupt, the session's teardown failed: "
+                                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            return None
+        finally:
+            self._same_exit_as_serial(session)
+            if interrupted(self.config) is not None and getattr(self.config.option, "numprocesses", None):
+                # xdist stopped its workers after the interrupt, a busy one before its environments were gone
+                self.sweep_lines.extend(reruns.sweep_worker(self.config, None))
+            self._finish(session)
+
+    def _same_exit_as_serial(self, session: pytest.Session) -> None:
+        """Collection errors stop a run before any test, and pytest says so with exit code 2 (interrupted);
+        under xdist the controller would say 1 (tests failed) for the same run: it says 2 as well."""
+        if (getattr(self.config.option, "numprocesses", None) and self.collect_errors and not self.records
+                and not self.config.getoption("continue_on_collection_errors", False)
+                and session.exitstatus == pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    def _records(self) -> dict[str, dict[str, Any]]:
         # what this session's processes wrote but never reported here (a session that ended before a test's
         # teardown reached the controller: Ctrl-C, --pdb without a terminal, pytest.exit) is still in the summary
         on_disk = {nodeid: record for nodeid, record in run_store(self.config).records().items()
                    if nodeid not in self.records and nodeid not in self.resumed and nodeid not in self.requeued}
-        records = {**self.resumed, **on_disk, **self.records}
+        return {**self.resumed, **on_disk, **self.records}
+
+    def _write_summary(self, final: bool) -> dict[str, Any] | None:
+        """Build and write ``summary.json``: ``final`` at the session's end; else a provisional one (the run is
+        under way, ``complete`` false) that stays if the controller dies."""
+        records = self._records()
         if not records:
-            return
-        run = {"id": self.settings.run_id, "agent": self.settings.agent.text, "started": self.started,
-               "finished": time.time(), "wall_s": round(time.time() - self.started, 2),
+            return None
+        store = run_store(self.config)
+        now = time.time()
+        sessions = store.note_session(self.started, now) if final else \
+            [*store.read_settings().get("sessions", []), {"started": self.started, "wall_s": now - self.started}]
+        expected = set(store.collected())
+        missing = sorted(expected - set(records))
+        run = {"id": self.settings.run_id, "agent": self.settings.agent.text,
+               "started": min([float(s["started"]) for s in sessions] + [self.started]),
+               "finished": now, "wall_s": round(sum(float(s["wall_s"]) for s in sessions), 2),
+               "sessions": len(sessions), "session_wall_s": round(now - self.started, 2),
                "workers": getattr(self.config.option, "numprocesses", None) or 0,
                "args": [a for a in self.config.invocation_params.args], "trials": self.settings.trials,
                "retry_errors": self.settings.retry_errors,
-               "resumed": self._resumed_not_rerun() if self.settings.resume else None}
-        self.summary = build_summary(list(records.values()), run)
+               "resumed": self._resumed_not_rerun() if self.settings.resume else None,
+               "complete": final and not missing, "collected": len(expected), "missing": len(missing),
+               "missing_ids": missing[:50], **({} if final else {"state": "running"})}
+        summary = build_summary(list(records.values()), run)
         out = self.settings.reports_dir
         out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=1, default=str))
+        tmp = out / f".summary.json.{time.time_ns()}.tmp"
+        tmp.write_text(json.dumps(summary, indent=1, default=str))
+        tmp.replace(out / "summary.json")
+        return summary
+
+    def _finish(self, session: pytest.Session) -> None:
+        self.summary = self._write_summary(final=True)
+        if self.summary is None:
+            return
+        out = self.settings.reports_dir
         if self.baseline is not None:
             from pytest_cua.results.compare import compare, render_text
 
@@ -181,6 +248,12 @@ class SessionReporter:
         for line in _partial_lines(self.summary.get("tasks") or []):
             tr.write_line(line)
         tr.write_line(f"summary: {self.settings.reports_dir / 'summary.json'}")
+        for line in self.interrupt_lines:
+            tr.write_line(line)
+        unfinished = incomplete_reason(self.summary)
+        if unfinished is not None:
+            tr.write_line(f"{unfinished}; finish it with:")
+            tr.write_line(f"  {resume_command(self.config, self.settings.run_id)}")
         if self.settings.resume:
             kept = self._resumed_not_rerun()
             tr.write_line(f"resumed run {self.settings.run_id}: {kept} test(s) had a final record and were not run "
@@ -239,6 +312,44 @@ def _partial_lines(records: list[dict[str, Any]]) -> list[str]:
                      f"{len(unscored.get('milestones') or [])} milestone(s) of weight "
                      f"{float(unscored.get('weight') or 0):.2f} {why}")
     return lines
+
+
+def resume_command(config: pytest.Config, run_id: str) -> str:
+    """The command line that finishes the run: this session's arguments, less its run id and stops (-x,
+    --maxfail), with ``--cua-resume RUN``."""
+    args = list(config.invocation_params.args)
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in ("--cua-run-id", "--cua-resume", "--maxfail"):
+            skip = True
+            continue
+        if arg.startswith(("--cua-run-id=", "--cua-resume=", "--maxfail=")) or arg in ("-x", "--exitfirst",
+                                                                                         "--cua-overwrite"):
+            continue
+        kept.append(arg)
+    return " ".join(["pytest", *(shlex.quote(a) for a in kept), "--cua-resume", shlex.quote(run_id)])
+
+
+def junit_properties_of_unfinished(config: pytest.Config, records: dict[str, dict[str, Any]]) -> None:
+    """A test whose session ended before its teardown (quitting ``--pdb``, Ctrl-C) has a JUnit case but none of
+    the ``cua_*`` properties junitxml takes from the teardown report: give its case the record's."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest without junitxml's stash key
+        return
+    xml: Any = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for (nodeid, _node), reporter in list(xml.node_reporters.items()):  # not finalized: no teardown report came
+        record = records.get(str(nodeid))
+        if record is None or any(name == "cua_outcome" for name, _ in reporter.properties):
+            continue
+        for name, value in record_properties(record):
+            reporter.add_property(name, str(value))
 
 
 def _forget_junit_case(config: pytest.Config, report: pytest.TestReport) -> None:

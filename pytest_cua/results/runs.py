@@ -7,6 +7,9 @@
 - ``started/<key>.json``: what a worker is about to run (the task's fields, the worker, the trajectory
   folder), written when a task's setup starts: the controller reads it to make the record of a task whose
   worker died under it (error kind ``worker_crash``).
+- ``collected.json``: the task tests the run's sessions collected (after ``-k``/``-m``), so that a summary can
+  say how many have no final record (``complete``); ``run.json`` also lists the run's sessions (start, wall
+  time), so that a resumed run's ``started`` and ``wall_s`` cover them all.
 
 ``--cua-resume RUN_ID`` reads ``records/`` to run only what has no final record, and merges the rest into
 the summary. Files are written whole (temporary file, then rename), so a reader never sees half a record.
@@ -19,7 +22,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import pytest
 
@@ -71,6 +74,30 @@ class RunStore:
         """The settings the run was started with (empty when it wrote none)."""
         return _read_json(self.root / "run.json") or {}
 
+    def note_session(self, started: float, finished: float) -> list[dict[str, float]]:
+        """Add a session (its start and end, epoch seconds) to ``run.json``; returns every session of the run."""
+        data = self.read_settings()
+        sessions = [s for s in data.get("sessions") or [] if isinstance(s, dict) and s.get("started") != started]
+        sessions.append({"started": started, "finished": finished, "wall_s": round(finished - started, 2)})
+        _write_json(self.root / "run.json", {**data, "sessions": sessions})
+        return sessions
+
+    def note_collected(self, nodeids: Iterable[str]) -> None:
+        """Add task test ids to ``collected.json`` (every process that collects writes the same ids)."""
+        ids = set(nodeids)
+        if not ids:
+            return
+        known = set(self.collected())
+        if ids <= known:
+            return
+        _write_json(self.root / "collected.json", {"nodeids": sorted(known | ids)})
+
+    def collected(self) -> list[str]:
+        """The task test ids the run's sessions collected (empty when none wrote them)."""
+        data = _read_json(self.root / "collected.json") or {}
+        ids = data.get("nodeids")
+        return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
     def records(self) -> dict[str, dict[str, Any]]:
         """Every final record of the run by test id. A file that cannot be read is skipped: its test has no
         final record and runs again on resume."""
@@ -82,6 +109,16 @@ class RunStore:
             if record is not None and isinstance(record.get("nodeid"), str):
                 found[record["nodeid"]] = record
         return found
+
+
+#: set when the session was interrupted (Ctrl-C, ``pytest.exit``, quitting ``--pdb``): what fails to roll back
+#: or close after it (Chromium died with the process group) is noted, not raised
+INTERRUPTED_KEY = pytest.StashKey[str]()
+
+
+def interrupted(config: pytest.Config) -> str | None:
+    """Why the session was interrupted (None when it was not)."""
+    return config.stash.get(INTERRUPTED_KEY, None)
 
 
 def run_store(config: pytest.Config) -> RunStore:

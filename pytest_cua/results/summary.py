@@ -72,7 +72,10 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         "retries": sum(int(r.get("retries") or 0) for r in records),
         "success_rate": round(counts["passed"] / len(scored), 4) if scored else None,
         "mean_score": round(statistics.fmean(r["score"] for r in scored), 4) if scored else None,
-        "mean_time_s": round(statistics.fmean(r["times"]["wall_s"] for r in ran), 3) if ran else None,
+        # a task's whole time: its start (a desktop program's start-up), episode, evaluation and rollback
+        "mean_time_s": round(statistics.fmean(task_seconds(r) for r in ran), 3) if ran else None,
+        "mean_episode_s": round(statistics.fmean(r["times"]["wall_s"] for r in ran), 3) if ran else None,
+        "mean_start_s": _mean((r["times"] or {}).get("start_s") for r in ran),
         "mean_steps": round(statistics.fmean(r["steps"] for r in ran), 2) if ran else None,
         "mean_reset_s": _mean(r["times"].get("reset_s") for r in ran),
         "cost_usd": round(sum(r["cost_usd"] for r in records), 6),
@@ -84,6 +87,13 @@ def group_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
         **scoring_stats(records),
         # figures of other record fields join here (one helper function each, like help_stats)
     }
+
+
+def task_seconds(record: Mapping[str, Any]) -> float:
+    """A record's whole time on its worker (``times.task_s``; the episode's for a record written before it)."""
+    times = record.get("times") or {}
+    total = times.get("task_s")
+    return float(total if isinstance(total, (int, float)) else times.get("wall_s") or 0.0)
 
 
 def help_stats(records: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -221,6 +231,22 @@ def api_requests(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
     counts = [n for _, n in used]
     return {"total": sum(counts), "tasks": len(counts), "mean_per_task": round(statistics.fmean(counts), 1),
             "max_per_task": max(counts), "by_org": dict(sorted(by_org.items()))}
+
+
+def incomplete_reason(summary: Mapping[str, Any]) -> str | None:
+    """Why a run's summary does not stand for the whole run (``run.complete`` false: interrupted, stopped by -x
+    or --maxfail, still under way or its controller died), or None. A summary written before ``complete`` was
+    recorded counts as complete."""
+    run = summary.get("run") or {}
+    if run.get("complete", True) is not False:
+        return None
+    name = run.get("id") or "?"
+    if run.get("state") == "running":
+        why = "was still running when this summary was written (or its controller died)"
+    else:
+        why = "ended early"
+    return (f"run {name} is incomplete: it {why}; {run.get('missing', '?')} of {run.get('collected', '?')} "
+            f"collected task test(s) have no final record")
 
 
 def build_summary(records: list[Mapping[str, Any]], run: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,8 @@ demonstration, plus the objects its tasks touch (the rollback scope).
 
 from __future__ import annotations
 
+import difflib
+
 import glob
 import inspect
 from dataclasses import dataclass, field
@@ -67,6 +69,9 @@ class Template:
     objects: tuple[str, ...] = ()  # what its tasks may change: the rollback scope
     milestones: Mapping[str, float] | None = None  # declared weights, checked once at load
     ground_truth_keys: tuple[str, ...] | None = None  # the keys its tasks' ground truth may hold (None: any)
+    #: with ``ground_truth_keys``: those a task may leave out; every other declared key is required (a task
+    #: without it is a collection error). None: every key is optional (nothing is required).
+    ground_truth_optional: tuple[str, ...] | None = None
 
     def evaluate(self, ctx: EvalContext) -> None:
         raise NotImplementedError(f"template {self.name!r} has no evaluator")
@@ -203,20 +208,41 @@ class Suite:
         return errors
 
     def check_task(self, task: Task) -> None:
-        """Suite-level checks of one task: its ground truth holds only the keys its template declares."""
+        """Suite-level checks of one task: its template is one of the suite's (a question task may name a template
+        the suite does not have: it is scored on its answer), and its ground truth holds only the keys that
+        template declares, every required one among them."""
         if not self.templates or task.template is None:
             return
+        path = task.source.split("#")[0]
         template = self.templates.get(task.template)
         if template is None:
-            return  # collected and skipped with the reason at run time, never dropped
+            if task.is_question:
+                return
+            raise TaskFileError(path, _unknown_template(task.template, self), task_id=task.id,
+                                field_name="template")
         keys = template.ground_truth_keys
-        if keys is not None:
-            for key in task.ground_truth:
-                if key not in keys:
-                    raise TaskFileError(task.source.split("#")[0],
-                                        unknown_key_message(str(key), keys, f"ground_truth key of template "
-                                                                           f"{task.template!r}:"),
-                                        task_id=task.id, field_name=f"ground_truth.{key}")
+        if keys is None:
+            return
+        for key in task.ground_truth:
+            if key not in keys:
+                raise TaskFileError(path, unknown_key_message(str(key), keys, f"ground_truth key of template "
+                                                                              f"{task.template!r}:"),
+                                    task_id=task.id, field_name=f"ground_truth.{key}")
+        if template.ground_truth_optional is None:
+            return
+        missing = [k for k in keys if k not in template.ground_truth_optional and k not in task.ground_truth]
+        if missing:
+            raise TaskFileError(path, f"template {task.template!r} needs ground_truth key(s) "
+                                      f"{', '.join(map(repr, missing))} (its keys: {', '.join(keys)})",
+                                task_id=task.id, field_name="ground_truth")
+
+    def markers(self, task: Task) -> Sequence[str]:
+        """The task's markers besides the standard ones (persona, difficulty, level, ``template_<name>``,
+        ``app_<name>``), e.g. ProSoft's ``domain_<name>`` from its programs: made into markers and registered
+        like those (characters other than letters, digits and '_' become '_'), carried in the task's record
+        (``markers``). A task the suite cannot mark should fail ``check_task`` (a collection error naming its
+        file), never go unmarked. Default: none."""
+        return ()
 
     def prepare(self, env: "Environment", config: Any) -> None:
         """Called once per provisioned environment, before its snapshot: install suite data here."""
@@ -227,6 +253,18 @@ class Suite:
     def rollback_scope(self, task: Task) -> tuple[str, ...] | None:
         template = self.template_for(task)
         return tuple(template.objects) if template is not None and template.objects else None
+
+
+def _unknown_template(name: str, suite: Suite) -> str:
+    """``unknown template of suite 'scuba': 'create_leed' (did you mean 'create_lead'?; ...)``: the names the
+    suite knows, all of them when they are few, else how many."""
+    names = sorted(suite.templates)
+    if len(names) <= 12:
+        return unknown_key_message(name, names, f"template of suite {suite.name!r}:")
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    hint = f"did you mean {close[0]!r}?; " if close else ""
+    return (f"unknown template of suite {suite.name!r}: {name!r} ({hint}the suite has {len(names)} templates: "
+            f"{', '.join(names[:6])}, ...)")
 
 
 def _module_path(cls: type, root: Path | None) -> str:

@@ -30,6 +30,10 @@ class KV(Environment):
         PROVISIONED.append(ctx.worker_id)
         with open(os.environ.get("KV_LOG", os.devnull), "a") as log:
             log.write("provision " + ctx.worker_id + "\\n")
+    def begin_task(self, task):
+        slow = os.environ.get("KV_SLOW_BEGIN")  # a program that takes this long to start
+        if slow:
+            time.sleep(float(slow))
     def snapshot(self):
         return Snapshot("kv", copy.deepcopy(self.data))
     def restore(self, snapshot, scope=None):
@@ -114,7 +118,13 @@ class Declared(SetKeys):
     name = "declared"
     ground_truth_keys = ("keys",)
 
-TEMPLATES = (SetKeys(), Crashing(), CrashOutside(), BadWeights(), Arranged(), Declared())
+class Required(SetKeys):
+    """Declares its ground-truth keys, ``keys`` required and ``note`` optional."""
+    name = "required"
+    ground_truth_keys = ("keys", "note")
+    ground_truth_optional = ("note",)
+
+TEMPLATES = (SetKeys(), Crashing(), CrashOutside(), BadWeights(), Arranged(), Declared(), Required())
 CUA_SUITE = Suite("kv", environment=KV, templates={t.name: t for t in TEMPLATES},
                   task_fields=os.environ.get("KV_TASK_FIELDS", "").split())
 

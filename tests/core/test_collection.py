@@ -119,11 +119,38 @@ def test_duplicate_ids_name_both_places(pytester, kv_suite):
     result.assert_outcomes(passed=1, errors=1)
 
 
-def test_task_without_evaluator_is_collected_and_skipped_with_reason(pytester, kv_suite):
-    kv_suite("t.json", [task("n1", template="not_written_yet")])
-    result = pytester.runpytest("-rs")
-    result.assert_outcomes(skipped=1)
-    assert "template 'not_written_yet' has no evaluator yet" in result.stdout.str()
+def test_a_task_naming_no_template_is_a_collection_error_of_its_file(pytester, kv_suite):
+    """A misspelt template is not skipped at run time (exit 0, 'no evaluator yet'): its file fails to collect,
+    the error names the file, the task, the field and the template meant; the other files still run."""
+    kv_suite("bad.json", [task("n1", template="set_kyes"), task("n2")])
+    kv_suite("good.json", [task("g1")])
+    result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle", "-p", "no:randomly")
+    out = result.stdout.str()
+    assert "tasks/bad.json: task 'n1': field 'template': unknown template of suite 'kv': 'set_kyes' (did you mean " \
+           "'set_keys'?; known: arranged, bad_weights, crash_outside, crashing, declared, required, set_keys)" in out
+    result.assert_outcomes(passed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_question_may_name_a_template_the_suite_lacks(pytester, kv_suite):
+    kv_suite("q.json", [{"id": "q1", "instruction": "What is stored?", "template": "qa_unknown",
+                         "ground_truth": {"answer": "nothing"}}])
+    result = pytester.runpytest("--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+
+
+@pytest.mark.parametrize("truth, message", [
+    ({"note": "x"}, "field 'ground_truth': template 'required' needs ground_truth key(s) 'keys' (its keys: keys, note)"),
+    ({"keys": {"a": "1"}, "nte": "x"}, "field 'ground_truth.nte': unknown ground_truth key of template 'required': "
+                                       "'nte' (did you mean 'note'?; known: keys, note)"),
+], ids=["missing", "misspelt"])
+def test_a_ground_truth_key_missing_or_unknown_is_a_collection_error(pytester, kv_suite, truth, message):
+    kv_suite("t.json", [task("r1", template="required", ground_truth=truth)])
+    kv_suite("ok.json", [task("r2", template="required", ground_truth={"keys": {"a": "1"}})])
+    result = pytester.runpytest("--continue-on-collection-errors", "--agent", "oracle")
+    out = result.stdout.str()
+    assert f"tasks/t.json: task 'r1': {message}" in out, out
+    result.assert_outcomes(passed=1, errors=1)
 
 
 def test_unknown_agent_is_a_usage_error_listing_known_ones(pytester, kv_suite):

@@ -125,3 +125,136 @@ def pytest_runtest_teardown(item):
     assert "stopped by a plugin" in (pytester.path / "inner.log").read_text()
     assert set(_records(pytester, "exit")) == {"e1"}
     assert _summary_ids(pytester) == {"e1"}
+
+
+# --- an interrupted run says so (complete: false), the gate and compare refuse it, a resume covers it all ------
+
+def _summary(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "reports" / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("how", [["-x"], ["--maxfail", "1"], ["exit"]], ids=["x", "maxfail", "pytest-exit"])
+def test_a_run_stopped_early_is_marked_incomplete_and_says_how_to_finish_it(pytester, kv_suite, how):
+    kv_suite("t.json", [task("p1"), task("p2", demonstration={"actions": []}), task("p3"), task("p4")])
+    if how == ["exit"]:
+        pytester.makeconftest("""
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    yield
+    if item.name.endswith("[p2]"):
+        pytest.exit("stopped by a plugin")
+""")
+        how = []
+    proc = _inner(pytester, "--agent", "replay", "--cua-run-id", "early", *how)
+    proc.wait(timeout=WAIT_S)
+    out = (pytester.path / "inner.log").read_text()
+    run = _summary(pytester)["run"]
+    assert run["complete"] is False and run["collected"] == 4 and run["missing"] == 2, run
+    assert sorted(run["missing_ids"]) == ["test_kv.py::test_task[p3]", "test_kv.py::test_task[p4]"]
+    assert "run early is incomplete: it ended early; 2 of 4 collected task test(s) have no final record" in out
+    assert "--cua-resume early" in out.split("finish it with:", 1)[1].splitlines()[1], out
+
+    resumed = pytester.runpytest_subprocess("--agent", "replay", "--cua-resume", "early", "-p", "no:randomly")
+    resumed.assert_outcomes(passed=2)
+    run = _summary(pytester)["run"]
+    assert run["complete"] is True and run["missing"] == 0 and run["sessions"] == 2
+
+
+def test_the_gate_and_compare_refuse_an_incomplete_run(pytester, kv_suite):
+    kv_suite("t.json", [task(f"g{i}") for i in range(4)])
+    pytester.runpytest_subprocess("--agent", "oracle", "--cua-run-id", "base").assert_outcomes(passed=4)
+    base = pytester.path / "base.json"
+    base.write_text((pytester.path / "reports" / "summary.json").read_text())
+    pytester.makeconftest("""
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    yield
+    if item.name.endswith("[g1]"):
+        pytest.exit("stopped by a plugin", returncode=0)
+""")
+    result = pytester.runpytest_subprocess("--agent", "oracle", "--cua-run-id", "cut", "--cua-baseline", str(base),
+                                           "-p", "no:randomly")
+    out = result.stdout.str()
+    assert "gate passed" not in out
+    assert "gate FAILED: the new run cut is incomplete: it ended early; 2 of 4 collected task test(s) have no " \
+           "final record" in out, out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # pytest.exit(returncode=0) does not pass the gate
+    compared = subprocess.run([sys.executable, "-m", "pytest_cua.cli", "compare", str(base),
+                               str(pytester.path / "reports" / "summary.json")], capture_output=True, text=True,
+                              timeout=WAIT_S)
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    assert "the new run cut is incomplete" in compared.stdout
+
+
+def test_a_controller_killed_mid_run_leaves_a_summary_that_says_it_is_incomplete(pytester, kv_suite, tmp_path):
+    kv_suite("t.json", [task(f"k{i}") for i in range(4)])
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = _inner(pytester, "--agent", "oracle", "--cua-run-id", "killed", env={"KV_SLOW_RESTORE": f"30:{marks}"})
+    try:
+        deadline = time.monotonic() + WAIT_S
+        summary = pytester.path / "reports" / "summary.json"
+        while len(list(marks.iterdir())) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)  # the second rollback: the first task's record reached the controller
+        assert summary.exists(), (pytester.path / "inner.log").read_text()[-3000:]
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    run = json.loads(summary.read_text())["run"]
+    assert run["complete"] is False and run["state"] == "running" and run["collected"] == 4, run
+
+
+def test_reusing_a_run_id_without_resume_is_a_usage_error_that_keeps_the_run(pytester, kv_suite):
+    kv_suite("t.json", [task("u1"), task("u2")])
+    pytester.runpytest_subprocess("--agent", "oracle", "--cua-run-id", "mine").assert_outcomes(passed=2)
+    again = pytester.runpytest_subprocess("--agent", "oracle", "--cua-run-id", "mine")
+    assert again.ret == pytest.ExitCode.USAGE_ERROR
+    err = again.stderr.str()
+    assert "--cua-run-id mine: a run of that id is already in" in err and "(2 final record(s))" in err, err
+    assert "--cua-resume mine" in err and "--cua-overwrite" in err
+    assert set(_records(pytester, "mine")) == {"u1", "u2"}  # nothing was deleted
+    over = pytester.runpytest_subprocess("--agent", "noop", "--cua-run-id", "mine", "--cua-overwrite")
+    over.assert_outcomes(failed=2)
+    assert {r["outcome"] for r in _records(pytester, "mine").values()} == {"failed"}
+
+
+def test_quitting_pdb_keeps_the_runs_identity_and_the_junit_properties(pytester, kv_suite):
+    """``q`` at the debugger's prompt (a real pipe, then closed) ends the session before the test's teardown:
+    run.json is written, the JUnit case carries the ``cua_*`` properties, and a resume with another agent is
+    refused as for any other run."""
+    kv_suite("t.json", [task("d1", demonstration={"actions": []}), task("d2")])
+    proc = _inner(pytester, "--agent", "replay", "--cua-run-id", "dbg", "--pdb", "--junitxml", "j.xml",
+                  stdin=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(b"q\n")
+    proc.stdin.close()
+    proc.wait(timeout=WAIT_S)
+    out = (pytester.path / "inner.log").read_text()
+    assert "Quitting debugger" in out or "BdbQuit" in out, out[-3000:]
+    assert json.loads((pytester.path / "reports" / "runs" / "dbg" / "run.json").read_text())["agent"] == "replay"
+    junit = (pytester.path / "j.xml").read_text()
+    assert '<property name="cua_outcome" value="failed"' in junit, junit
+    other = pytester.runpytest_subprocess("--agent", "oracle", "--cua-resume", "dbg")
+    assert other.ret == pytest.ExitCode.USAGE_ERROR
+    assert "the run was started with agent 'replay'" in other.stderr.str()
+
+
+def test_a_tasks_time_counts_its_environments_start(pytester, kv_suite):
+    """A program's start-up (``begin_task``) is part of the task's time: in the record (``start_s``, and
+    ``task_s`` the sum of start, episode, evaluation and rollback) and in the table's time column."""
+    kv_suite("t.json", [task("s1"), task("s2")])
+    proc = _inner(pytester, "--agent", "oracle", env={"KV_SLOW_BEGIN": "0.6"})
+    proc.wait(timeout=WAIT_S)
+    summary = _summary(pytester)
+    for record in summary["tasks"]:
+        times = record["times"]
+        assert times["start_s"] >= 0.6, times
+        parts = sum(times[k] or 0.0 for k in ("start_s", "wall_s", "eval_s", "reset_s"))
+        assert abs(times["task_s"] - parts) < 0.01, times
+    assert summary["totals"]["mean_time_s"] >= 0.6 and summary["totals"]["mean_start_s"] >= 0.6
+    table = [line for line in (pytester.path / "inner.log").read_text().splitlines() if line.startswith("total")]
+    assert float(table[0].split()[7]) >= 0.6, table  # the "time s" column

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,13 +39,32 @@ def run_pytest(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.C
     return subprocess.run(cmd, cwd=cwd, text=True, capture_output=True, timeout=timeout)
 
 
+_PROBE_COPY: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _probe_copy(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A copy of the suite with the probe templates the release fixture's tasks name, once for the module."""
+    base = tmp_path_factory.mktemp("scuba-probes")
+    suite_copy.copy_suite(base)
+    _PROBE_COPY[:] = [base]
+    yield
+    _PROBE_COPY.clear()
+
+
+def probe_copy() -> Path:
+    return _PROBE_COPY[0]
+
+
 def collect(*args: str, root: Path = FIXTURE) -> subprocess.CompletedProcess[str]:
-    return run_pytest(["suites/scuba", "--scuba-root", str(root), "--collect-only", "-q", *args], cwd=REPO)
+    """Collect the suite (a copy with the probe templates the fixture's tasks use) with ``root`` as the release."""
+    return run_pytest(["suites/scuba", "--scuba-root", str(root), "--collect-only", "-q", *args], cwd=probe_copy())
 
 
 def collected_ids(out: str) -> list[str]:
-    return sorted(line.split("[", 1)[1].rstrip("]") for line in out.splitlines()
-                  if line.startswith("suites/scuba/test_scuba.py::test_task["))
+    # a copy's ids start wherever pytest puts its root folder: read the id after the test's name
+    return sorted(m.group(1) for m in (re.match(r"\S*test_scuba\.py::test_task\[(.*)\]$", line)
+                                       for line in out.splitlines()) if m)
 
 
 # --- records -> tasks ------------------------------------------------------------------------------------
@@ -245,10 +265,10 @@ def test_scuba_root_collects_the_release_with_ids_and_markers() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert collected_ids(result.stdout) == IDS
     header = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "--collect-only", "-m", "scuba_release"],
-                        cwd=REPO)
+                        cwd=probe_copy())
     assert "scuba release:" in header.stdout and "test_zero_shot.json" in header.stdout
     for expr, expected in [("sales and easy", ["sales_901_001"]), ("service and medium", ["service_902_001"]),
-                           ("template_template_nobody_wrote or (admin and hard and question)",
+                           ("template_probe_revenue or (admin and hard and question)",
                             ["admin_903_001", "sales_904_001"])]:
         found = collect("-m", f"scuba_release and ({expr})")
         assert collected_ids(found.stdout) == expected, (expr, found.stdout)
@@ -283,16 +303,39 @@ def test_a_bad_record_is_a_collection_error_and_own_tasks_still_collect(tmp_path
         ["suites/scuba", "--collect-only", "-q"], cwd=REPO).stdout)  # the own tasks, all of them
 
 
-def test_a_task_whose_template_has_no_evaluator_is_skipped_with_the_reason(tmp_path: Path) -> None:
-    result = run_pytest(["suites/scuba", "--scuba-root", str(FIXTURE), "-k", "sales_904_001", "--agent", "noop",
-                         "--cua-reports", str(tmp_path / "reports"), "-rs"], cwd=REPO)
+def test_a_record_naming_no_template_is_a_collection_error_of_its_file(tmp_path: Path) -> None:
+    """A release record whose template the suite does not have (a misspelt name) is not skipped at run time:
+    collecting the release file fails, naming the file, the task, the field and the template it meant."""
+    checkout = suite_copy.copy_release(tmp_path)
+    path = checkout / release.ZERO_SHOT_FILE
+    records = json.loads(path.read_text())
+    (record,) = [r for r in records if r["task_id"] == "sales_904_001"]
+    record["query_template_name"] = "create_leed"
+    path.write_text(json.dumps(records))
+    result = run_pytest(["suites/scuba", "--scuba-root", str(checkout), "--agent", "noop", "-k", "sales_904_001",
+                         "--cua-reports", str(tmp_path / "reports")], cwd=probe_copy())
     out = result.stdout + result.stderr
-    assert result.returncode == 0, out
-    assert "1 skipped" in out
-    assert "template 'template_nobody_wrote' has no evaluator yet" in out
-    summary = suite_copy.read_summary(tmp_path / "reports")
-    (task,) = summary["tasks"]
-    assert task["id"] == "sales_904_001" and task["outcome"] == "skipped"
+    assert result.returncode == 2, out
+    assert "scuba-release:test_zero_shot.json" in out
+    assert "task 'sales_904_001': field 'template': unknown template of suite 'scuba': 'create_leed' (did you " \
+           "mean 'create_lead'?" in out, out
+    assert not (tmp_path / "reports" / "summary.json").exists()  # nothing ran
+
+
+def test_a_release_record_missing_a_ground_truth_key_is_a_collection_error(tmp_path: Path) -> None:
+    checkout = suite_copy.copy_release(tmp_path)
+    path = checkout / release.ZERO_SHOT_FILE
+    records = json.loads(path.read_text())
+    (record,) = [r for r in records if r["task_id"] == "sales_904_001"]
+    record["query_template_name"] = "create_lead"
+    record["ground_truth_dict"] = {"lead_name": "Ada Lovelace", "company_name": "Analytical Engines",
+                                  "lead_source": "Web", "ratng": "Hot"}
+    path.write_text(json.dumps(records))
+    result = collect(root=checkout)
+    out = result.stdout + result.stderr
+    assert result.returncode == 2, out
+    assert "task 'sales_904_001': field 'ground_truth.ratng': unknown ground_truth key of template " \
+           "'create_lead': 'ratng' (did you mean 'rating'?" in out, out
 
 
 @pytest.mark.browser

@@ -138,11 +138,12 @@ def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = pri
         if skipped is not None:
             return skipped
         tar_path = cache_dir() / "rootfs" / f"{recipe.name}-{digest}.tar"
-        started = time.monotonic()
         if recipe.base is not None:
             base_tar = cache_dir() / "rootfs" / f"{recipe.base.name}-{recipe.base.recipe_hash()}.tar"
             # the base's root file system tarball is where this build starts: rebuild the base when it is gone
+            # (its own "built in" line; this image's time counts its own stage only)
             build_image(recipe.base, force=not base_tar.is_file(), progress=progress, client=client)
+        started = time.monotonic()
         _RootfsBuild(recipe, digest, progress).run(tar_path)
         _import(client, recipe, digest, tar_path, progress)
         seconds = time.monotonic() - started
@@ -337,7 +338,13 @@ class _RootfsBuild:
         with self.log_path.open("a", encoding="utf-8") as log:
             log.write(f"\n$ {shlex.join(argv)}\n")
             log.flush()
-            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+            try:
+                proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+            except FileNotFoundError:
+                raise ImageBuildError(f"{self.recipe.path}: step {step!r} needs the program {argv[0]!r}, which "
+                                      f"this machine lacks: run `bash scripts/install.sh --docker` (as root) to "
+                                      f"install the image builder's programs; `pytest-cua doctor` lists what is "
+                                      f"missing") from None
         if proc.returncode != 0:
             tail = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-25:]
             raise ImageBuildError(f"{self.recipe.path}: step {step!r} failed with exit code {proc.returncode} "

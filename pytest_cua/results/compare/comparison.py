@@ -19,7 +19,7 @@ from pytest_cua.results.compare.gate import decide_gate
 from pytest_cua.results.compare.model import CHANGES, Change, Comparison, Group, MilestoneChange, RunInfo, Side, \
     Status, TaskChange
 from pytest_cua.results.stats import mcnemar_exact, paired_bootstrap, sign_flip_test
-from pytest_cua.results.summary import task_key  # a task's identity across runs: suite/id
+from pytest_cua.results.summary import incomplete_reason, task_key  # a task's identity across runs: suite/id
 
 GROUP_FIELDS = ("suite", "persona", "difficulty", "template", "level")
 # The bootstraps of the per-group rows draw at most this many resamples (the overall row draws all of
@@ -200,4 +200,7 @@ def compare(base: Mapping[str, Any], new: Mapping[str, Any], *, alpha: float = 0
         quarantine_flaky=quarantine_flaky, tasks=tasks, counts=counts, flaky=flaky, overall=overall,
         groups=groups, errors=errors,
         gate=decide_gate(overall, errors, alpha=alpha, max_drop=max_drop, quarantined=len(left_out),
-                   evidence=bool(paired) or not (old_runs and new_runs)))
+                         evidence=bool(paired) or not (old_runs and new_runs),
+                         incomplete=[f"the {side} {why} (finish it with --cua-resume, then compare)"
+                                     for side, why in (("base", incomplete_reason(base)), ("new", incomplete_reason(new)))
+                                     if why is not None]))

@@ -7,7 +7,7 @@ when both runs ran tasks and none scored in both (no evidence either way).
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from pytest_cua.results.compare.formatting import interval, level, number, p_equals, plural, signed
 from pytest_cua.results.compare.model import Gate, Group
@@ -30,9 +30,10 @@ def _errors_text(errors: Mapping[str, int]) -> str:
 
 
 def decide_gate(overall: Group, errors: Mapping[str, int], *, alpha: float, max_drop: float, quarantined: int,
-          evidence: bool = True) -> Gate:
-    """The verdict: fail on a significant drop larger than ``max_drop``, or on more errors than the base."""
-    failures: list[str] = []
+          evidence: bool = True, incomplete: Sequence[str] = ()) -> Gate:
+    """The verdict: fail on a significant drop larger than ``max_drop``, on more errors than the base, or when
+    either run is incomplete (``incomplete``: why, one line a run; such a run is no evidence either way)."""
+    failures: list[str] = list(incomplete)
     passes: list[str] = []
     test = "McNemar" if overall.test == "mcnemar" else "sign-flip"
     if overall.diff is None or overall.p_value is None:
@@ -70,4 +71,6 @@ def decide_gate(overall: Group, errors: Mapping[str, int], *, alpha: float, max_
     ok = not failures
     note = f"; {quarantined} flaky quarantined" if quarantined else ""
     line = f"gate {'passed' if ok else 'FAILED'}: {success}; errors {shown}{note}"
+    if incomplete:
+        line = f"gate FAILED: {'; '.join(incomplete)}; {success}; errors {shown}{note}"
     return Gate(ok=ok, reasons=passes if ok else failures, line=line)

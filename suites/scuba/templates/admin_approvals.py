@@ -61,6 +61,7 @@ class ApprovalProcessJumpStart(s.ScubaTemplate):
     """An approval process of the object with the name and the entry criteria."""
 
     name = "create_approval_process_jump_start"
+    ground_truth_keys = ("approval_process_name", "entry_criteria_formula", "object_name")
     objects = ("EntityDefinition",)
     # the process, then per criterion (0.8 / n) its field, operation and value (see weights())
     milestones = {"approval process": 0.2, "entry criteria": 0.8}
@@ -142,6 +143,8 @@ class ConfigureApprovalProcessActions(s.ScubaTemplate):
     """Final approval and rejection field updates on an existing approval process."""
 
     name = "configure_approval_process_actions"
+    ground_truth_keys = ("approval_process_name", "approval_status_field", "approved_value",
+                         "final_approval_action_name", "final_rejection_action_name", "rejected_value")
     objects = ("EntityDefinition",)
     milestones = {"one approval field update": 0.1, "one rejection field update": 0.1, "approval update field": 0.2,
                   "rejection update field": 0.2, "approval value": 0.2, "rejection value": 0.2}

@@ -43,6 +43,7 @@ class CreateApp(s.ScubaTemplate):
     """A Lightning app with its navigation items, visible to exactly the listed profiles."""
 
     name = "create_app"
+    ground_truth_keys = ("app_name", "comma_separated_objects_list", "comma_separated_user_profiles")
     objects = ("Profile",)
     # the app, then 0.3 / n per navigation item (see weights()), then the profiles
     milestones = {"app": 0.3, "navigation items": 0.3, "app visible to the profiles": 0.4}
@@ -125,6 +126,7 @@ class CreateCustomTab(s.ScubaTemplate):
     """A tab for a custom object with a style, on for exactly one profile and in exactly one app."""
 
     name = "create_custom_tab"
+    ground_truth_keys = ("app_name", "object_name", "profile_name", "tab_style")
     objects = ("Profile",)
     milestones = {"custom tab": 0.25, "tab style": 0.25, "tab visible only to the profile": 0.25,
                   "tab only in the app": 0.25}

@@ -32,6 +32,7 @@ class CreateDashboard(s.ScubaTemplate):
     """A dashboard whose first widget charts the report with the chart type and title."""
 
     name = "create_dashboard"
+    ground_truth_keys = ("chart_title", "chart_type", "dashboard_name", "group_field", "object_name", "report_name")
     objects = ("Dashboard", "Report")
     milestones = {"dashboard exists": 0.2, "widget report": 0.2, "chart type": 0.3, "chart title": 0.3}
 

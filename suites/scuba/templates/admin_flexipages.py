@@ -42,6 +42,7 @@ class CreateDynamicForms(s.ScubaTemplate):
     """A record page of the object whose field instance has the visibility rule."""
 
     name = "create_dynamic_forms"
+    ground_truth_keys = ("field_2", "field_name", "object_name", "operator", "value")
     objects = ("EntityDefinition",)
     milestones = {"dynamic form": 0.2, "visibility rule": 0.2, "rule field": 0.2, "rule operator": 0.2,
                   "rule value": 0.2}

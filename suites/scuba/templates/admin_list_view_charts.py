@@ -37,6 +37,8 @@ class CreateChartForListView(ScubaTemplate):
     """A list view chart of the object with its type, aggregation and grouping, offered on the list view."""
 
     name = "create_chart_for_list_view"
+    ground_truth_keys = ("aggregate_field", "aggregate_type", "chart_name", "chart_type", "grouping_field",
+                         "list_name", "object_name")
     objects = ("ListViewChart", "ListViewChartInstance")
     milestones = {"chart exists": 0.2, "chart on the list view": 0.2, "chart type": 0.2, "aggregation type": 0.2,
                   "grouping field": 0.1, "aggregate field": 0.1}

@@ -34,6 +34,7 @@ class CreateListViewShare(s.ScubaTemplate):
     """A list view of two columns, visible to the named groups and roles only."""
 
     name = "create_list_view_share"
+    ground_truth_keys = ("field1", "field2", "list_view_name", "object_name", "users")
     objects = ("ListView",)
     milestones = {"list view exists": 0.3, "the two columns": 0.3, "shared with the groups and roles": 0.4}
 

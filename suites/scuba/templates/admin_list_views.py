@@ -94,6 +94,7 @@ class CreateListView(s.ScubaTemplate):
     """A list view on an object with two filters, shared with all users."""
 
     name = "create_list_view"
+    ground_truth_keys = ("key1", "key2", "list_name", "object_name", "operator1", "operator2", "value1", "value2")
     objects = ("ListView",)
     milestones = {"list view on the object": 0.25, "shared with all users": 0.25, "filter 1": 0.25, "filter 2": 0.25}
 

@@ -40,6 +40,7 @@ class CreateGlobalValueSet(s.ScubaTemplate):
     """A global value set with the listed values."""
 
     name = "create_global_value_set"
+    ground_truth_keys = ("comma_separated_values", "value_set_name")
     objects = ()
     milestones = {"global value set exists": 0.3, "values in order": 0.7}
 
@@ -81,6 +82,7 @@ class CreateMatchingRule(s.ScubaTemplate):
     """A matching rule with one item: the field, its matching method, blank fields not matched."""
 
     name = "create_matching_rule"
+    ground_truth_keys = ("field_name", "match_method", "object_name", "rule_name")
     objects = ()
     milestones = {"matching rule with the name": 0.5, "the one rule item": 0.5}
 
@@ -123,6 +125,10 @@ class UpdatePasswordPolicies(s.ScubaTemplate):
     """The org's password policies: each key of the ground truth set to its value."""
 
     name = "update_password_policies"
+    ground_truth_keys = ("complexity", "expiration", "historyRestriction", "lockoutInterval", "maxLoginAttempts",
+                         "minimumPasswordLength")
+    ground_truth_optional = ("complexity", "expiration", "historyRestriction", "lockoutInterval", "maxLoginAttempts",
+                             "minimumPasswordLength")
     objects = ()
     milestones = {"password policies": 1.0}  # split equally over the keys (see weights())
 
@@ -169,6 +175,7 @@ class PicklistAdministrationActions(s.ScubaTemplate):
     """A standard picklist's values: reordered, added or renamed, and its default."""
 
     name = "picklist_administration_actions"
+    ground_truth_keys = ("comma_separated_values", "default_value", "field_name", "object_name")
     objects = ()
     milestones = {"picklist values in order": 0.8, "default value": 0.2}
 

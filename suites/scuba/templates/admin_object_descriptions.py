@@ -60,6 +60,7 @@ class UpdateCustomObjectDescriptionAndHelpText(s.ScubaTemplate):
     """A custom object's description and the help text of one of its fields."""
 
     name = "update_custom_object_description_and_help_text"
+    ground_truth_keys = ("description_text", "field_name", "help_text", "object_name")
     objects = ()
     milestones = {"object description": 0.5, "field help text": 0.5}
 

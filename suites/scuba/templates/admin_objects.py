@@ -88,6 +88,7 @@ class CustomObjectWithTab(s.ScubaTemplate):
     """A custom object and a tab for it."""
 
     name = "custom_obj_with_tab"
+    ground_truth_keys = ("custom_obj_name",)
     objects = ("EntityDefinition",)
     milestones = {"custom object": 0.5, "custom tab": 0.5}
 
@@ -119,6 +120,7 @@ class CustomObjectWithLookup(s.ScubaTemplate):
     """A custom object with a lookup field to another object, readable by exactly the listed profiles."""
 
     name = "create_custom_object_with_lookup"
+    ground_truth_keys = ("comma_separated_profile_list", "object_name", "related_object")
     objects = ("EntityDefinition", "Profile")
     milestones = {"custom object": 0.2, "lookup field": 0.4, "field visible only to the profiles": 0.4}
 
@@ -184,6 +186,7 @@ class FormulaFieldWithVisibility(s.ScubaTemplate):
     """A formula field on an object, readable by exactly the listed profiles."""
 
     name = "add_formula_field_with_visibility"
+    ground_truth_keys = ("comma_separated_profiles", "field_name", "formula", "object_name")
     objects = ("EntityDefinition", "Profile")
     milestones = {"field exists": 0.2, "formula field": 0.2, "correct formula": 0.3,
                   "field visible only to the profiles": 0.3}

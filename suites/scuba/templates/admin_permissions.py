@@ -40,6 +40,7 @@ class AssignPermissionSet(s.ScubaTemplate):
     """Every named permission set assigned to the user."""
 
     name = "assign_permission_set_to_user"
+    ground_truth_keys = ("permission_set", "username")
     objects = ("PermissionSetAssignment",)
     milestones = {"permission set assigned": 1.0}
 
@@ -83,6 +84,7 @@ class AssignPermissionSetGroup(s.ScubaTemplate):
     user's when the group was assigned before; any assignment of the group to the user counts here."""
 
     name = "assign_permset_group_to_user"
+    ground_truth_keys = ("permission_set_group", "user_name")
     objects = ("PermissionSetAssignment",)
     milestones = {"permission set group assigned": 1.0}
 

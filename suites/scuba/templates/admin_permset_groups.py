@@ -100,6 +100,7 @@ class CreatePermsetGroupAccessSet(ScubaTemplate):
     """A permission set group whose one permission set is the named access set."""
 
     name = "create_permset_group_access_set"
+    ground_truth_keys = ("access_set_name", "label_name")
     objects = ("PermissionSetGroup", "PermissionSetGroupComponent")
     milestones = {"permission set group exists": 0.25, "access set is the group's only permission set": 0.75}
 
@@ -129,6 +130,7 @@ class CreatePermsetGroupAssignUser(ScubaTemplate):
     """A permission set group of the listed permission sets, assigned to the user."""
 
     name = "create_permset_group_assign_user"
+    ground_truth_keys = ("comma_separated_permissions_list", "group_name", "username")
     objects = ("PermissionSetGroup", "PermissionSetGroupComponent", "PermissionSetAssignment")
     milestones = {"permission set group exists": 0.3, "permission sets in the group": 0.4,
                   "group assigned to the user": 0.3}

@@ -222,6 +222,7 @@ class CreateReport(_ReportTemplate):
     """A tabular report of a type with standard filters and fields."""
 
     name = "create_report"
+    ground_truth_keys = ("field_name", "filter_type", "filters", "object_name", "report_name")
     milestones = {"report exists": 0.2, "report type": 0.2, "filters": 0.4, "fields": 0.2}
 
     @staticmethod
@@ -275,6 +276,7 @@ class CreateReportWithCrossFilter(_ReportTemplate):
     """A report with a cross filter on a related object and its criteria."""
 
     name = "create_report_with_cross_filter"
+    ground_truth_keys = ("cross_object_name", "filters", "object_name", "report_name")
     milestones = {"report exists": 0.2, "report type": 0.2, "cross filter": 0.3, "cross filter criteria": 0.3}
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
@@ -323,6 +325,8 @@ class CreateReportChainFilters(_ReportTemplate):
     """Four report filters in order, combined by the logic ``(1 OR 2) AND 3 AND NOT 4``."""
 
     name = "create_report_chain_filters"
+    ground_truth_keys = ("field1", "field2", "field3", "field4", "object_name", "operator1", "operator2", "operator3",
+                         "operator4", "report_name", "value1", "value2", "value3", "value4")
     milestones = {"report exists": 0.2, "report type": 0.2, "filter 1": 0.1, "filter 2": 0.1, "filter 3": 0.1,
                   "filter 4": 0.1, "filter logic": 0.2}
 
@@ -366,6 +370,7 @@ class CreateSummaryReportWithChart(_ReportTemplate):
     """A summary report grouped by one field, with a chart of a type and title."""
 
     name = "create_summary_report_with_chart"
+    ground_truth_keys = ("chart_title", "chart_type", "grouping_field", "object_name", "report_name")
     milestones = {"report exists": 0.2, "report type": 0.2, "grouping": 0.2, "chart type": 0.2, "chart title": 0.2}
 
     def check(self, ctx: EvalContext) -> None:
@@ -409,6 +414,8 @@ class CreateMatrixReport(_ReportTemplate):
     """A matrix report with a row and a column grouping and a summary of a field."""
 
     name = "create_matrix_report"
+    ground_truth_keys = ("column_group_field", "field_name", "object_name", "operation", "report_name",
+                         "row_group_field")
     milestones = {"report exists": 0.2, "report type": 0.2, "row grouping": 0.2, "column grouping": 0.2,
                   "aggregate field": 0.1, "aggregate operation": 0.1}
 

@@ -45,6 +45,7 @@ class DefineRoleHierarchy(s.ScubaTemplate):
     """New roles in the hierarchy, and every listed role under its listed parent."""
 
     name = "define_role_hierarchy"
+    ground_truth_keys = ("hierarchy",)
     objects = ("UserRole", "Group")
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:
@@ -119,6 +120,7 @@ class CreatePublicGroup(s.ScubaTemplate):
     """A public group with user and role members."""
 
     name = "create_public_group"
+    ground_truth_keys = ("group_name", "roles", "users")
     objects = ("Group", "GroupMember")
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

@@ -55,6 +55,7 @@ class CreatePermissionSetMedium(s.ScubaTemplate):
     """A permission set with object permissions on one object and read and edit on all of its fields."""
 
     name = "create_permission_set_medium"
+    ground_truth_keys = ("label_name", "object_name", "permissions")
     objects = ("PermissionSet",)
     milestones = {"permission set exists": 0.25, "object permissions": 0.25, "read on all fields": 0.25,
                   "edit on all fields": 0.25}
@@ -116,6 +117,7 @@ class CreateMutingPermissionSet(s.ScubaTemplate):
     """A muting permission set in a permission set group: object permissions and a field permission muted."""
 
     name = "create_muting_permission_set"
+    ground_truth_keys = ("field", "field_permission_type1", "object", "object_permissions", "permission_set_group")
     objects = ("PermissionSetGroup", "PermissionSetGroupComponent")
     milestones = {"muting permission set in the group": 0.4, "muted object permissions": 0.3,
                   "muted field permission": 0.3}

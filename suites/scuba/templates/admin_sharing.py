@@ -31,6 +31,7 @@ class OrgWideDefaults(s.ScubaTemplate):
     """Default internal and external access of one object."""
 
     name = "create_owd_settings"
+    ground_truth_keys = ("external_visibility", "internal_visibility", "object_name")
     objects = ("EntityDefinition",)
     milestones = {"default internal access": 0.5, "default external access": 0.5}
 

@@ -29,6 +29,7 @@ class CreateUser(s.ScubaTemplate):
     """A new user with email, username, profile and role."""
 
     name = "create_user"
+    ground_truth_keys = ("email", "profile", "role", "user_name", "username")
     objects = ("User", "UserLogin")
     milestones = {"user exists": 0.25, "email and username": 0.25, "profile": 0.25, "role": 0.25}
 
@@ -82,6 +83,7 @@ class DeactivateUser(s.ScubaTemplate):
     """A user made inactive (users are never deleted)."""
 
     name = "deactivate_user"
+    ground_truth_keys = ("username",)
     objects = ("User",)
     milestones = {"user inactive": 1.0}
 
@@ -108,6 +110,7 @@ class FreezeUser(s.ScubaTemplate):
     """A user's login frozen (UserLogin.IsFrozen)."""
 
     name = "freeze_user"
+    ground_truth_keys = ("username",)
     objects = ("UserLogin", "User")
     milestones = {"login frozen": 1.0}
 

@@ -37,6 +37,7 @@ class CreateValidationRule(s.ScubaTemplate):
     """A validation rule with the given condition and error message."""
 
     name = "create_validation_rule"
+    ground_truth_keys = ("error_condition_formula", "error_message", "object_name")
     objects = ("ValidationRule",)
     milestones = {"rule on the object": 0.2, "error condition formula": 0.5, "error message": 0.3}
 

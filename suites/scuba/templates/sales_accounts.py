@@ -29,6 +29,7 @@ class CreateAccountAndContact(s.ScubaTemplate):
     """
 
     name = "create_account_and_contact"
+    ground_truth_keys = ("company_name", "contact_name", "email_address", "phone_number")
     objects = ("Account", "Contact")
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

@@ -31,6 +31,7 @@ class CreateCampaign(s.ScubaTemplate):
     """
 
     name = "create_campaign"
+    ground_truth_keys = ("budget_amount", "campaign_name", "campaign_type", "expected_revenue", "leads", "start_date")
     objects = ("Campaign", "CampaignMember")
     milestones = {"campaign created": 0.1, "type": 0.1, "start date": 0.2, "budget": 0.2,
                   "expected revenue": 0.2, "leads invited": 0.2}

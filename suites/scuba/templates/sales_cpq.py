@@ -34,6 +34,7 @@ class CreatePriceBooks(s.ScubaTemplate):
     """
 
     name = "create_price_books"
+    ground_truth_keys = ("price_book_name1", "price_book_name2", "product_name", "unit_price1", "unit_price2")
     objects = ("Pricebook2", "PricebookEntry")
     milestones = {"price book 1 created": 0.1, "price book 2 created": 0.1, "product in price book 1": 0.2,
                   "product in price book 2": 0.2, "unit price in price book 1": 0.2, "unit price in price book 2": 0.2}
@@ -89,6 +90,8 @@ class CreateQuote(s.ScubaTemplate):
     """
 
     name = "create_quote"
+    ground_truth_keys = ("discount_percentage", "expiration_duration", "opportunity_name", "product_name", "quantity",
+                         "quote_name")
     objects = ("Quote", "QuoteLineItem")
     milestones = {"quote created": 0.2, "expiration date": 0.2, "quote on the opportunity": 0.2,
                   "product line": 0.2, "discount": 0.1, "quantity": 0.1}
@@ -160,6 +163,7 @@ class CreateContractAndOrder(s.ScubaTemplate):
     """
 
     name = "create_contract_and_order"
+    ground_truth_keys = ("account_name", "contract_term_months", "order_start_date", "start_date")
     objects = ("Contract", "Order")
     milestones = {"contract for the account": 0.2, "contract start date": 0.2, "contract term": 0.2,
                   "order from the contract": 0.2, "order start date": 0.2}

@@ -47,6 +47,7 @@ class CreateAccountHierarchy(s.ScubaTemplate):
     """Every parent account, every subsidiary account, and each subsidiary's Parent Account."""
 
     name = "create_account_hierarchy"
+    ground_truth_keys = ("hierarchies",)
     objects = ("Account",)
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

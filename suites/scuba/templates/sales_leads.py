@@ -22,6 +22,7 @@ class CreateLead(s.ScubaTemplate):
     """
 
     name = "create_lead"
+    ground_truth_keys = ("company_name", "lead_name", "lead_source", "rating")
     objects = ("Lead",)
     milestones = {"lead created": 0.3, "company": 0.2, "lead source": 0.3, "rating": 0.2}
 
@@ -61,6 +62,8 @@ class ConvertLead(s.ScubaTemplate):
     """
 
     name = "convert_lead"
+    ground_truth_keys = ("account_name", "lead_name", "opportunity_name")
+    ground_truth_optional = ("account_name",)
     objects = ("Lead", "Account", "Contact", "Opportunity")
     milestones = {"lead converted": 0.3, "opportunity created": 0.1, "opportunity name": 0.3,
                   "account created or linked": 0.3}

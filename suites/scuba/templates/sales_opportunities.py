@@ -34,6 +34,7 @@ class UpdateOpportunityStageAndActivity(s.ScubaTemplate):
     """
 
     name = "update_opportunity_stage_and_activity"
+    ground_truth_keys = ("activity_description", "activity_type", "opportunity_name", "stage_name")
     objects = ("Opportunity", "Task", "Event")
     milestones = {"stage updated": 0.4, "activity of the type": 0.3, "activity described": 0.3}
 

@@ -38,6 +38,7 @@ class CreateSalesProcess(s.ScubaTemplate):
     """An Opportunity business process with exactly the listed stages."""
 
     name = "create_sales_process"
+    ground_truth_keys = ("comma_separated_stages_list", "sales_process_name")
     objects = ()
     milestones = {"sales process exists": 0.2, "every stage in it": 0.4, "no other stage": 0.4}
 
@@ -101,6 +102,7 @@ class CreateTerritoryModel(s.ScubaTemplate):
     """Territory management on, a territory model, its assignment rule and the rule's filters."""
 
     name = "create_territory_model"
+    ground_truth_keys = ("filters", "rule_name", "territory_model_name")
     objects = ("Territory2Model", "ObjectTerritory2AssignmentRule", "ObjectTerritory2AssignmentRuleItem")
     milestones = {"territory management enabled": 0.1, "territory model exists": 0.2,
                   "assignment rule exists": 0.1, "filters": 0.6}  # filters: split equally (see weights())

@@ -35,6 +35,11 @@ class CreateProductFamilyAndProducts(s.ScubaTemplate):
     """
 
     name = "create_product_family_and_products"
+    ground_truth_keys = ("product_1_description", "product_1_name", "product_2_description", "product_2_name",
+                         "product_3_description", "product_3_name", "product_4_description", "product_4_name",
+                         "product_family_name")
+    ground_truth_optional = ("product_2_description", "product_2_name", "product_3_description", "product_3_name",
+                             "product_4_description", "product_4_name")
     objects = ("Product2",)
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

@@ -26,6 +26,7 @@ class QuestionTemplate(s.ScubaTemplate):
 
     objects = ()
     milestones = {"answer": 1.0}
+    ground_truth_keys: tuple[str, ...] | None = ("answer",)
 
     def __init__(self, name: str) -> None:
         self.name = name

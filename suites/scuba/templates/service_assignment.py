@@ -32,6 +32,7 @@ class CreateCaseAssignmentRule(s.ScubaTemplate):
     """A Case assignment rule whose entry routes matching cases to a queue or user."""
 
     name = "create_case_assignment_rule"
+    ground_truth_keys = ("assignee", "assignee_type", "entry_conditions", "logic_operator", "rule_name", "sort_order")
     objects = ()
     milestones = {"assignment rule exists": 0.1, "assigned to the assignee": 0.2,
                   "entry conditions": 0.5, "filter logic": 0.2}  # entry conditions: split (see weights())

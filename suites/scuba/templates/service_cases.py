@@ -37,6 +37,7 @@ class EscalateCase(s.ScubaTemplate):
     """Change a case's status and the other fields named in the ground truth."""
 
     name = "escalate_case_change_owner"
+    ground_truth_keys = ("case_subject", "new_status", "other_updates")
     objects = ("Case",)
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

@@ -33,6 +33,8 @@ class CreateCaseContextSetup(s.ScubaTemplate):
     """A case with subject, status and origin; its priority, type, reason and contact."""
 
     name = "create_case_context_setup"
+    ground_truth_keys = ("case_origin", "case_reasoning", "case_status", "case_type", "contact_name", "priority",
+                         "subject")
     objects = ("Case",)
     milestones = {"case with subject, status and origin": 0.4, "priority": 0.15, "type": 0.15,
                   "case reason": 0.15, "contact": 0.15}

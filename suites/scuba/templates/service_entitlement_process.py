@@ -49,6 +49,7 @@ class CreateEntitlementProcess(s.ScubaTemplate):
     """An entitlement process of the record type, entered on creation, left when closed, with its milestones."""
 
     name = "create_entitlement_process"
+    ground_truth_keys = ("milestone_time_trigger", "milestones", "process_name", "record_type")
     objects = ("EntityDefinition",)
     # four checks on the process, then 0.6 / n per milestone (see weights())
     milestones = {"entitlement process": 0.1, "record type": 0.1, "entry date": 0.1, "exit criteria": 0.1,

@@ -30,6 +30,8 @@ class CreateEntitlement(s.ScubaTemplate):
     """An entitlement on an account."""
 
     name = "create_entitlement_record"
+    ground_truth_keys = ("account_name", "end_date_relative", "entitlement_name", "start_date_relative",
+                         "support_type")
     objects = ("Entitlement",)
     milestones = {"entitlement exists": 0.4, "support type": 0.3, "start and end dates": 0.3}
 

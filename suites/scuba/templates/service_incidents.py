@@ -29,6 +29,7 @@ class CreateIncident(s.ScubaTemplate):
     """An incident with urgency, impact and priority, and one related item per affected product."""
 
     name = "create_incident_record"
+    ground_truth_keys = ("impact", "incident_subject", "priority", "product_impact_type", "products", "urgency")
     objects = ("Incident", "IncidentRelatedItem")
     milestones = {"incident with urgency, impact and priority": 0.5, "products with their impact": 0.5}
 
@@ -82,6 +83,8 @@ class LinkChangeRequest(s.ScubaTemplate):
     """A change request linked to an incident (ChangeRequestRelatedIssue), and the incident's new status."""
 
     name = "create_change_request_link_incident"
+    ground_truth_keys = ("change_request_impact", "change_request_priority", "change_request_risk_level",
+                         "change_request_subject", "incident_new_status", "incident_subject")
     objects = ("ChangeRequest", "ChangeRequestRelatedIssue", "Incident")
     milestones = {"change request with priority, impact and risk": 0.4, "linked to the incident": 0.4,
                   "incident status": 0.2}

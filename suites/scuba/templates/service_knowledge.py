@@ -35,6 +35,7 @@ class CreateKnowledgeArticle(s.ScubaTemplate):
     """A knowledge article with its question and answer, in the requested publish status."""
 
     name = "create_knowledge_article"
+    ground_truth_keys = ("answer_desc", "article_published", "article_title", "question_desc")
     objects = ("Knowledge__kav",)
     milestones = {"article exists": 0.3, "publish status": 0.3, "question and answer": 0.4}
 
@@ -80,6 +81,7 @@ class KnowledgeQuestion(s.ScubaTemplate):
     """A customer's question answered from a knowledge article (scored on the answer alone, SCUBA's rule)."""
 
     name = "qa_service_knowledge"
+    ground_truth_keys = ("answer", "article_title")
     objects = ()
     milestones = {"answer": 1.0}
 

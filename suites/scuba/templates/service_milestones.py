@@ -37,6 +37,7 @@ class CreateMilestone(s.ScubaTemplate):
     """Each named milestone type with its recurrence type."""
 
     name = "create_milestone"
+    ground_truth_keys = ("milestone_count", "milestone_name_type_list")
     objects = ("MilestoneType",)
 
     def weights(self, truth: Mapping[str, Any]) -> dict[str, float]:

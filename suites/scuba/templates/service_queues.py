@@ -74,6 +74,7 @@ class CreateQueue(s.ScubaTemplate):
     """A queue with its email, one supported object and members."""
 
     name = "create_queue_with_members"
+    ground_truth_keys = ("email_address", "group_type", "queue_name", "role_members")
     objects = ("Group", "GroupMember", "QueueSobject")
     milestones = {"queue exists": 0.3, "supported object": 0.2, "queue email": 0.25, "members": 0.25}
 

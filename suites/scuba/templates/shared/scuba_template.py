@@ -45,6 +45,9 @@ class ScubaTemplate(Template):
     declared milestone never recorded is an evaluator error naming the template and the milestone).
     """
 
+    #: every declared ground-truth key is required unless listed here (``Template.ground_truth_optional``)
+    ground_truth_optional: tuple[str, ...] | None = ()
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "evaluate" in cls.__dict__:
