@@ -54,6 +54,10 @@ if [ "$docker" = 1 ]; then
   # the tests' second Docker daemon (scripts/remote_dockerd.sh) and ssh:// docker hosts (--cua-docker-hosts)
   program apt sh dash
   program apt ssh openssh-client
+  # the vm desktops (--cua-desktop vm, pytest_cua/envs/vm): QEMU with KVM, qcow2 overlays, the guest disk's ext4
+  program apt qemu-system-x86_64 qemu-system-x86
+  program apt qemu-img qemu-utils
+  program apt mkfs.ext4 e2fsprogs
 fi
 
 # `python3 -m venv` (the packaging tests build and install the wheel in fresh virtual environments) needs

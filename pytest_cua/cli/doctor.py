@@ -74,6 +74,11 @@ PROGRAMS: tuple[Program, ...] = (
     Program("sh", "dash", "apt", INSTALL, "the tests' second Docker daemon: scripts/remote_dockerd.sh", docker=True),
     Program("ssh", "openssh-client", "apt", INSTALL, "ssh:// docker hosts in --cua-docker-hosts (the docker SDK "
             "runs ssh)", docker=True),
+    Program("qemu-system-x86_64", "qemu-system-x86", "apt", INSTALL, "--cua-desktop vm: the guests (QEMU with KVM)",
+            docker=True),
+    Program("qemu-img", "qemu-utils", "apt", INSTALL, "--cua-desktop vm: guest overlays and disks", docker=True),
+    Program("mkfs.ext4", "e2fsprogs", "apt", INSTALL, "pytest-cua image build --vm: the guest disk's file system",
+            docker=True),
     Program("dockerd", "docker.io", "apt", ENSURE_DOCKER, "desktop suites: the Docker engine", docker=True),
     Program("docker", "docker.io", "apt", ENSURE_DOCKER, "desktop suites: ensure_docker.sh's docker info",
             docker=True),
@@ -226,13 +231,22 @@ def check_lightning_assets() -> Check:
     return Check("Lightning UI", "the embedded org's pages", True, f"built (stamp {stamp})")
 
 
+def check_vm() -> list[Check]:
+    """The vm desktops (``--cua-desktop vm``): KVM, QEMU and the base recipe's guest disk."""
+    from pytest_cua.envs.vm import preflight
+
+    needed_for = "--cua-desktop vm"
+    return [Check(name, needed_for, found.ok, found.detail, found.fix) for name, found in
+            (("KVM", preflight.kvm()), ("QEMU", preflight.qemu()), ("guest disk", preflight.guest_image()))]
+
+
 CHECKS: tuple[Callable[[], Check], ...] = (check_playwright, check_allure_pytest, check_docker, check_model_sdks,
                                            check_lightning_assets)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per check (and how to fix what is missing); 1 when anything is missing."""
-    results = [c() for c in CHECKS] + program_checks()
+    results = [c() for c in CHECKS] + check_vm() + program_checks()
     width = max(len(r.name) for r in results)
     for r in results:
         mark = "ok     " if r.ok else "MISSING"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +109,19 @@ def test_build_labels_caches_and_rebuilds_on_change(base_image: str, docker_clie
             pass
         for tar in (cache_dir() / "rootfs").glob("cua-test-tiny-*.tar"):
             tar.unlink()
+
+
+@pytest.mark.docker
+@pytest.mark.usefixtures("docker_client")
+def test_a_build_without_the_builders_programs_is_one_line_naming_the_fix(tmp_path: Path) -> None:
+    """No debootstrap on PATH (Debian keeps it in sbin: PATH without the sbin folders) and an empty build cache:
+    ``pytest-cua image build`` says what is missing and what to run, in one line, with no traceback."""
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not d.rstrip("/").endswith("sbin"))
+    proc = subprocess.run([sys.executable, "-m", "pytest_cua.cli", "image", "build", "cua-desktop-base", "--force"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PATH": path, "PYTEST_CUA_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "step 'debootstrap' needs the program 'debootstrap', which this machine lacks: run `bash " \
+           "scripts/install.sh --docker` (as root)" in line, line

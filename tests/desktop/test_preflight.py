@@ -37,7 +37,7 @@ def _one_error_and_nothing_ran(proc: subprocess.CompletedProcess[str], tmp_path:
 def test_an_image_with_no_recipe_is_one_error_naming_it(tmp_path: Path) -> None:
     out = _one_error_and_nothing_ran(_run(tmp_path, "--cua-docker-image", "cua-no-such-image"), tmp_path)
     assert "docker image 'cua-no-such-image' does not exist, and there is no image recipe 'cua-no-such-image' in " \
-        in out and "(known: cua-desktop-base, cua-desktop-office, cua-desktop-pro)" in out
+        in out and "(known: cua-desktop-arena, cua-desktop-base, cua-desktop-office, cua-desktop-pro)" in out
 
 
 @pytest.mark.usefixtures("docker_client")
@@ -52,8 +52,12 @@ def test_an_image_that_cannot_be_built_here_names_the_missing_programs_and_what_
         "cua-desktop-pro`; `pytest-cua doctor` lists everything this machine lacks" in out, out
 
 
-def test_without_a_docker_engine_the_message_says_how_to_start_one(tmp_path: Path) -> None:
-    proc = _run(tmp_path, env={"DOCKER_HOST": f"unix://{tmp_path}/no-dockerd.sock"})
+@pytest.mark.parametrize("serial", [False, True], ids=["xdist", "one-process"])
+def test_without_a_docker_engine_the_message_says_how_to_start_one(tmp_path: Path, serial: bool) -> None:
+    """Serial and with two xdist workers alike: one message, and the exit code of a run stopped by a collection
+    error (2), not 1 under xdist."""
+    proc = _run(tmp_path, *(["-n", "0"] if serial else []), env={"DOCKER_HOST": f"unix://{tmp_path}/no-dockerd.sock"})
+    assert proc.returncode == 2, proc.stdout[-3000:]
     out = _one_error_and_nothing_ran(proc, tmp_path)
     assert "desktop suites need the Docker engine: docker engine not reachable (" in out
     assert "run bash scripts/ensure_docker.sh (installs docker.io and starts dockerd)" in out, out

@@ -16,6 +16,9 @@ def register(subparsers: Any) -> None:
     build = image_sub.add_parser("build", help="build desktop images; skipped when the recipe hash is unchanged")
     build.add_argument("names", nargs="+", metavar="NAME", help="recipe name (fixtures/images/NAME.json) or path")
     build.add_argument("--force", action="store_true", help="rebuild even when the recipe hash is unchanged")
+    build.add_argument("--vm", action="store_true",
+                       help="build the recipe's guest disk for --cua-desktop vm (qcow2, kernel, initramfs) instead "
+                            "of the Docker image")
     build.set_defaults(func=_image_build)
     listing = image_sub.add_parser("list", help="recipes, their hashes and whether their image is up to date")
     listing.set_defaults(func=_image_list)
@@ -34,6 +37,14 @@ def register(subparsers: Any) -> None:
                             "$DOCKER_CERT_PATH)")
     sweep.set_defaults(func=_docker_sweep)
 
+    vm = subparsers.add_parser("vm", help="QEMU/KVM guests of pytest-cua runs (--cua-desktop vm)")
+    vm_sub = vm.add_subparsers(dest="vm_command", metavar="ACTION", required=True)
+    vm_sweep = vm_sub.add_parser("sweep", help="remove guests (QEMU process, overlay, sockets) of runs that are gone")
+    vm_sweep.add_argument("--run", default=None, help="only this run id's guests")
+    vm_sweep.add_argument("--all", action="store_true", dest="everything",
+                          help="remove every pytest-cua guest, even of live runs")
+    vm_sweep.set_defaults(func=_vm_sweep)
+
 
 def _progress(line: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {line}", flush=True)
@@ -49,6 +60,8 @@ def _image_build(args: argparse.Namespace) -> int:
 
     # a terminated build must still unmount its chroot: turn SIGTERM into an exception
     signal.signal(signal.SIGTERM, _interrupt)
+    if getattr(args, "vm", False):
+        return _vm_disk_build(args)
     client = docker_client()
     status = 0
     for name in args.names:
@@ -107,3 +120,28 @@ def _docker_sweep(args: argparse.Namespace) -> int:
         print(prefix + report.describe())
         status = status or (1 if report.errors else 0)
     return status
+
+
+def _vm_disk_build(args: argparse.Namespace) -> int:
+    from pytest_cua.envs.docker.images import ImageBuildError
+    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
+    from pytest_cua.envs.vm.disk import build_disk
+
+    status = 0
+    for name in args.names:
+        try:
+            disk, _ = build_disk(load_recipe(name), force=args.force, progress=_progress)
+        except (RecipeError, ImageBuildError) as exc:
+            print(f"pytest-cua image build --vm: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        print(disk.describe())
+    return status
+
+
+def _vm_sweep(args: argparse.Namespace) -> int:
+    from pytest_cua.envs.vm.leftovers import sweep
+
+    report = sweep(run_id=args.run, everything=args.everything, progress=_progress)
+    print(report.describe())
+    return 1 if report.errors else 0
