@@ -174,7 +174,7 @@ def test_docx_image_finds_the_embedded_picture(tmp_path):
     assert "found: word/media/image1.png 320x240" in result[failed(result)[0]]
     not_zip = tmp_path / "plain.docx"
     not_zip.write_text("hello")
-    assert all("not a .docx" in (m or "") for m in run("docx_image", truth, {"document": not_zip}).values())
+    assert all("is not a Word document (.docx)" in (m or "") for m in run("docx_image", truth, {"document": not_zip}).values())
     assert all("was not produced" in (m or "") for m in run("docx_image", truth, {}).values())
 
 

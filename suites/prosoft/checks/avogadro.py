@@ -176,7 +176,7 @@ def molecule_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
 
     def load() -> Molecule:
-        return read_molecule(artifact(ctx, name), fmt)
+        return read_molecule(artifact(ctx, name, "text"), fmt)
 
     def check_format() -> None:
         assert load().atoms, f"{name}: no atoms"

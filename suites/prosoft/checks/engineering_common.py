@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from pytest_cua import EvalContext
 
-from ..artifacts import Check, artifact  # noqa: F401 - the engineering checks import both from here
+from ..artifacts import Check, artifact, load  # noqa: F401 - the engineering checks import them from here
 
 
 def container_path(ctx: EvalContext, name: str) -> str:

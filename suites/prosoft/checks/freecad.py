@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping
 
 from pytest_cua import EvalContext
 
-from .engineering_common import Check, artifact, container_path, run_json, same_value
+from .engineering_common import Check, container_path, load, run_json, same_value
 
 # --- the document ----------------------------------------------------------------------------------------------
 
@@ -87,18 +87,18 @@ def fcstd_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     tolerance = truth.get("tolerance")
     checks: list[Check] = []
 
-    def load() -> dict[str, dict[str, Any]]:
-        return document(artifact(ctx, name))
+    def load_document() -> dict[str, dict[str, Any]]:
+        return load(ctx, name, "fcstd", document)
 
     for kind, count in sorted((truth.get("types") or {}).items()):
         def check_type(kind: str = kind, count: int = count) -> None:
-            objects = load()
+            objects = load_document()
             n = sum(1 for o in objects.values() if o["type"] == kind)
             assert n >= count, f"{name}: {n} object(s) of type {kind}, expected at least {count}"
         checks.append((f"{name} has a {kind}", check_type))
     for obj_name, label in sorted((truth.get("labels") or {}).items()):
         def check_label(obj_name: str = obj_name, label: str = label) -> None:
-            objects = load()
+            objects = load_document()
             assert obj_name in objects, f"{name}: no object {obj_name}"
             got = objects[obj_name]["props"].get("Label")
             assert got == label, f"{name}: {obj_name} is labelled {got!r}, expected {label!r}"
@@ -106,7 +106,7 @@ def fcstd_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     for key, expected in sorted((truth.get("properties") or {}).items()):
         def check_prop(key: str = key, expected: Any = expected) -> None:
             obj_key, prop = key.rsplit(".", 1)
-            found = _find(load(), obj_key)
+            found = _find(load_document(), obj_key)
             assert found is not None, f"{name}: no object {obj_key}"
             got = found[1]["props"].get(prop)
             if isinstance(expected, list):
@@ -118,7 +118,7 @@ def fcstd_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} {key} = {expected}", check_prop))
     for kind, links in sorted((truth.get("links") or {}).items()):
         def check_links(kind: str = kind, links: Mapping[str, str] = links) -> None:
-            objects = load()
+            objects = load_document()
             candidates = [(n, o) for n, o in objects.items() if o["type"] == kind]
             assert candidates, f"{name}: no object of type {kind}"
             seen = [{p: o["props"].get(p) for p in links} for _, o in candidates]
@@ -156,8 +156,8 @@ def shape_of(ctx: EvalContext, name: str, key: str) -> dict[str, Any]:
 
 
 def _check_shape(ctx: EvalContext, name: str, spec: Mapping[str, Any]) -> None:
-    artifact(ctx, name)  # a missing document fails here, before anything runs in the container
-    found = _find(document(artifact(ctx, name)), spec["object"])
+    # a missing or broken document fails here, before anything runs in the container
+    found = _find(load(ctx, name, "fcstd", document), spec["object"])
     assert found is not None, f"{name}: no object {spec['object']}"
     got = shape_of(ctx, name, found[0])
     assert "error" not in got, f"{name}: {got['error']}"
@@ -208,14 +208,14 @@ def stl_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "mesh")
     checks: list[Check] = []
 
-    def load() -> list[tuple[tuple[float, float, float], ...]]:
-        triangles = stl_triangles(artifact(ctx, name))
+    def load_mesh() -> list[tuple[tuple[float, float, float], ...]]:
+        triangles = load(ctx, name, "stl", stl_triangles)
         assert triangles, f"{name}: the mesh has no triangles"
         return triangles
 
     if truth.get("bbox"):
         def check_bbox() -> None:
-            points = [p for t in load() for p in t]
+            points = [p for t in load_mesh() for p in t]
             got = [min(p[i] for p in points) for i in range(3)] + [max(p[i] for p in points) for i in range(3)]
             tol = float(truth.get("tolerance", 0.01))
             assert all(abs(g - e) <= tol for g, e in zip(got, truth["bbox"])), (
@@ -223,7 +223,7 @@ def stl_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} bounding box {_box(truth['bbox'])}", check_bbox))
     if "volume" in truth:
         def check_volume() -> None:
-            got = mesh_volume(load())
+            got = mesh_volume(load_mesh())
             rel = float(truth.get("volume_tolerance", 0.01))
             assert math.isclose(got, truth["volume"], rel_tol=rel), (
                 f"{name}: the mesh encloses {got:.1f} mm³, expected {truth['volume']:.1f} (±{rel:.1%})")
@@ -246,17 +246,17 @@ def step_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "step")
     checks: list[Check] = []
 
-    def load() -> dict[str, tuple[str, str]]:
-        return step_entities(artifact(ctx, name))
+    def load_step() -> dict[str, tuple[str, str]]:
+        return load(ctx, name, "step", step_entities)
 
     if "solids" in truth:
         def check_solids() -> None:
-            n = sum(1 for kind, _ in load().values() if kind == "MANIFOLD_SOLID_BREP")
+            n = sum(1 for kind, _ in load_step().values() if kind == "MANIFOLD_SOLID_BREP")
             assert n == truth["solids"], f"{name}: {n} solid(s), expected {truth['solids']}"
         checks.append((f"{name} has {truth['solids']} solid(s)", check_solids))
     if truth.get("bbox"):
         def check_bbox() -> None:
-            entities = load()
+            entities = load_step()
             points = []
             for kind, args in entities.values():
                 if kind == "VERTEX_POINT":

@@ -25,7 +25,7 @@ def gimp_image_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
 def _docx_pictures(ctx: Any, name: str) -> list[tuple[str, Any]]:
     from PIL import Image, UnidentifiedImageError
 
-    path = artifact(ctx, name)
+    path = artifact(ctx, name, "docx")
     try:
         with zipfile.ZipFile(path) as z:
             media = {n: z.read(n) for n in sorted(z.namelist()) if n.startswith("word/media/")}

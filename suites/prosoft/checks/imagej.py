@@ -18,7 +18,7 @@ import csv
 import math
 from typing import Any, Mapping
 
-from .imaging_common import Check, artifact, image_checks
+from .imaging_common import Check, image_checks, load
 
 
 def imagej_image_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
@@ -52,7 +52,7 @@ def results_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
 
     def table() -> tuple[list[str], list[dict[str, str]]]:
-        return read_table(artifact(ctx, name))
+        return load(ctx, name, "text", read_table)
 
     def column(col: str) -> list[float]:
         header, rows = table()

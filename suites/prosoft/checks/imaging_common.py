@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from pytest_cua import fixtures_dir
 
-from ..artifacts import Check, artifact  # noqa: F401 - the imaging checks import both from here
+from ..artifacts import Check, artifact, load  # noqa: F401 - the imaging checks import them from here
 FIXTURES = fixtures_dir("prosoft")
 FORMATS = {"png": "PNG", "jpeg": "JPEG", "jpg": "JPEG", "tif": "TIFF", "tiff": "TIFF"}
 
@@ -177,21 +177,21 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
     name = truth.get("artifact", "image")
     checks: list[Check] = []
 
-    def load() -> Any:
-        return open_image(artifact(ctx, name))
+    def load_image() -> Any:
+        return open_image(artifact(ctx, name, "image"))
 
     if "format" in truth:
         want = FORMATS.get(str(truth["format"]).lower(), str(truth["format"]).upper())
 
         def check_format() -> None:
-            image = load()
+            image = load_image()
             assert image.format == want, f"{name}: saved as {image.format}, expected {want}"
         checks.append((f"{name} is a {want} file", check_format))
     if "size" in truth:
         w, h = (int(v) for v in truth["size"])
 
         def check_size() -> None:
-            image = load()
+            image = load_image()
             assert image.size == (w, h), f"{name}: {image.width}x{image.height} px, expected {w}x{h}"
         checks.append((f"{name} is {w}x{h} px", check_size))
     if "mode" in truth:
@@ -199,7 +199,7 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
             str(truth["mode"]), (str(truth["mode"]),))
 
         def check_mode() -> None:
-            image = load()
+            image = load_image()
             ok = image.mode in modes and (image.mode != "P" or truth["mode"] != "L" or is_gray(image.convert("RGB")))
             assert ok, f"{name}: pixel mode {image.mode}, expected {truth['mode']}"
         bits = {"L": "8-bit grayscale", "RGB": "RGB colour", "I;16": "16-bit grayscale"}.get(str(truth["mode"]),
@@ -207,7 +207,7 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
         checks.append((f"{name} is {bits}", check_mode))
     if truth.get("gray"):
         def check_gray() -> None:
-            assert is_gray(load()), f"{name}: has colour ({load().mode}), expected grayscale"
+            assert is_gray(load_image()), f"{name}: has colour ({load_image().mode}), expected grayscale"
         checks.append((f"{name} is grayscale", check_gray))
     if "source" in truth:
         ops = truth.get("ops") or []
@@ -216,7 +216,7 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
 
         def check_content() -> None:
             expected = expected_image(truth["source"], ops)
-            image = load()
+            image = load_image()
             assert image.size == expected.size, (
                 f"{name}: {image.width}x{image.height} px, cannot match {truth['source']} after {described} "
                 f"({expected.width}x{expected.height})")
@@ -231,7 +231,7 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
 
             def check_sharpness(spec: Mapping[str, Any] = spec, sign: int = sign, key: str = key) -> None:
                 reference = sharpness(expected_image(spec["source"], spec.get("ops") or []))
-                value = sharpness(load())
+                value = sharpness(load_image())
                 factor = float(spec.get("factor", 1.5))
                 ok = value * factor <= reference if sign < 0 else value >= reference * factor
                 assert ok, (f"{name}: edge strength {value:.2f} vs {reference:.2f} of {spec['source']}: expected "

@@ -31,8 +31,8 @@ from typing import Any, Mapping
 
 from pytest_cua import EvalContext
 
-from ..artifacts import Check
-from ..artifacts import artifact as _artifact, squash as _squash
+from ..artifacts import Check, load
+from ..artifacts import squash as _squash
 from ..namespaces import DRAW, OFFICE, PRES, SVG_NS, TABLE, TEXT
 
 XLINK = "{http://www.w3.org/1999/xlink}"
@@ -234,7 +234,7 @@ def impress_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
 
     def deck() -> Deck:
-        return read_deck(_artifact(ctx, name))
+        return load(ctx, name, "presentation", read_deck)
 
     if "format" in truth:
         def check_format() -> None:
@@ -425,12 +425,12 @@ def pdf_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
     if "pages" in truth:
         def check_pages() -> None:
-            found = len(pdf_pages(_artifact(ctx, name)))
+            found = len(load(ctx, name, "pdf", pdf_pages))
             assert found == int(truth["pages"]), f"{name}: {found} pages, expected {truth['pages']}"
         checks.append((f"{name} has {truth['pages']} pages", check_pages))
     for number, texts in sorted((truth.get("page_text") or {}).items()):
         def check_text(number: str = number, texts: list[str] = texts) -> None:
-            pages = pdf_pages(_artifact(ctx, name))
+            pages = load(ctx, name, "pdf", pdf_pages)
             n = int(number)
             assert 1 <= n <= len(pages), f"{name}: no page {n} (the PDF has {len(pages)})"
             flat = re.sub(r"\s", "", pages[n - 1])

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from pytest_cua import EvalContext
 
-from .engineering_common import Check, artifact
+from .engineering_common import Check, load
 
 Sexp = list[Any]
 
@@ -141,25 +141,25 @@ def sch_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "schematic")
     checks: list[Check] = []
 
-    def load() -> dict[str, dict[str, Any]]:
-        return schematic_parts(read(artifact(ctx, name), "kicad_sch"))
+    def load_parts() -> dict[str, dict[str, Any]]:
+        return load(ctx, name, "text", lambda p: schematic_parts(read(p, "kicad_sch")))
 
     for ref, value in sorted((truth.get("values") or {}).items()):
         def check(ref: str = ref, value: str = value) -> None:
-            parts = load()
+            parts = load_parts()
             assert ref in parts, f"{name}: no symbol {ref} (found {', '.join(sorted(parts))})"
             assert parts[ref]["value"] == value, f"{name}: {ref} has the value {parts[ref]['value']!r}, expected {value!r}"
         checks.append((f"{name} {ref} = {value}", check))
     if truth.get("keep_values"):
         def check_keep() -> None:
-            parts = load()
+            parts = load_parts()
             wrong = [f"{ref}: {parts.get(ref, {}).get('value')!r} (expected {value!r})"
                      for ref, value in sorted(truth["keep_values"].items()) if parts.get(ref, {}).get("value") != value]
             assert not wrong, f"{name}: parts the task did not ask to change were changed or lost: {'; '.join(wrong)}"
         checks.append((f"{name} other parts unchanged", check_keep))
     if truth.get("annotated"):
         def check_annotated() -> None:
-            parts = load()
+            parts = load_parts()
             refs = sorted(set(parts) - _power(parts))
             dups = sorted(ref for ref, part in parts.items() if part.get("duplicates"))
             bad = [ref for ref in refs if not re.fullmatch(r"[A-Z]+[0-9]+", ref)]
@@ -171,13 +171,13 @@ def sch_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} every part annotated, references unique", check_annotated))
     if "symbols" in truth:
         def check_count() -> None:
-            parts = load()
+            parts = load_parts()
             n = sum(1 + len(p.get("duplicates", [])) for ref, p in parts.items() if not ref.startswith("#"))
             assert n == truth["symbols"], f"{name}: {n} placed symbols, expected {truth['symbols']}"
         checks.append((f"{name} has {truth['symbols']} symbols", check_count))
     for text in truth.get("texts") or []:
         def check_text(text: str = text) -> None:
-            tree = read(artifact(ctx, name), "kicad_sch")
+            tree = load(ctx, name, "text", lambda p: read(p, "kicad_sch"))
             found = [str(t[1]) for t in children(tree, "text") if len(t) > 1]
             assert any(f.strip() == text for f in found), f"{name}: no schematic text {text!r} (texts: {found!r})"
         checks.append((f"{name} text {text!r}", check_text))
@@ -238,12 +238,12 @@ def pcb_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "board")
     checks: list[Check] = []
 
-    def load() -> Sexp:
-        return read(artifact(ctx, name), "kicad_pcb")
+    def load_board() -> Sexp:
+        return load(ctx, name, "text", lambda p: read(p, "kicad_pcb"))
 
     for ref, want in sorted((truth.get("footprints") or {}).items()):
         def check(ref: str = ref, want: Mapping[str, Any] = want) -> None:
-            fps = board_footprints(load())
+            fps = board_footprints(load_board())
             assert ref in fps, f"{name}: no footprint {ref} (found {', '.join(sorted(fps))})"
             fp = fps[ref]
             if "at" in want:
@@ -260,20 +260,20 @@ def pcb_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} footprint {ref} {', '.join(f'{k} {v}' for k, v in sorted(want.items()))}", check))
     if truth.get("keep_at"):
         def check_keep() -> None:
-            fps = board_footprints(load())
+            fps = board_footprints(load_board())
             moved = [f"{ref}: {fps[ref]['at'][:2] if ref in fps else 'missing'}" for ref, (x, y) in
                      sorted(truth["keep_at"].items()) if ref not in fps or math.dist(fps[ref]["at"][:2], (x, y)) > 0.01]
             assert not moved, f"{name}: footprints the task did not ask to move were moved or removed: {'; '.join(moved)}"
         checks.append((f"{name} other footprints in place", check_keep))
     for spec in truth.get("texts") or []:
         def check_text(spec: Mapping[str, Any] = spec) -> None:
-            texts = [(str(t[1]), str((child(t, "layer") or ["", ""])[1])) for t in children(load(), "gr_text")]
+            texts = [(str(t[1]), str((child(t, "layer") or ["", ""])[1])) for t in children(load_board(), "gr_text")]
             assert any(t.strip() == spec["text"] and (not spec.get("layer") or layer == spec["layer"])
                        for t, layer in texts), f"{name}: no board text {spec['text']!r} on {spec.get('layer', 'any layer')} (texts: {texts!r})"
         checks.append((f"{name} text {spec['text']!r}", check_text))
     for spec in truth.get("tracks") or []:
         def check_track(spec: Mapping[str, Any] = spec) -> None:
-            tree = load()
+            tree = load_board()
             nets, fps = _nets(tree), board_footprints(tree)
             segments = []
             for seg in children(tree, "segment"):
@@ -294,7 +294,7 @@ def pcb_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} track {spec['from']}-{spec['to']} on {spec['net']}", check_track))
     if "thickness" in truth:
         def check_thickness() -> None:
-            general = child(load(), "general")
+            general = child(load_board(), "general")
             value = child(general, "thickness") if general else None
             got = float(value[1]) if value else math.nan
             assert abs(got - float(truth["thickness"])) < 1e-6, f"{name}: board thickness {got} mm, expected {truth['thickness']}"
@@ -327,17 +327,17 @@ def net_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "netlist")
     checks: list[Check] = []
 
-    def load() -> tuple[dict[str, str], dict[str, set[str]]]:
-        return netlist(read(artifact(ctx, name), "export"))
+    def load_netlist() -> tuple[dict[str, str], dict[str, set[str]]]:
+        return load(ctx, name, "text", lambda p: netlist(read(p, "export")))
 
     if truth.get("components"):
         def check_components() -> None:
-            comps, _ = load()
+            comps, _ = load_netlist()
             assert comps == dict(truth["components"]), f"{name}: components {comps}, expected {truth['components']}"
         checks.append((f"{name} lists the {len(truth['components'])} components", check_components))
     for net, nodes in sorted((truth.get("nets") or {}).items()):
         def check_net(net: str = net, nodes: list[str] = nodes) -> None:
-            _, nets = load()
+            _, nets = load_netlist()
             assert net in nets, f"{name}: no net {net!r} (nets: {', '.join(sorted(nets))})"
             assert nets[net] == set(nodes), f"{name}: net {net} joins {sorted(nets[net])}, expected {sorted(nodes)}"
         checks.append((f"{name} net {net}", check_net))

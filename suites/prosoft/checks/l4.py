@@ -31,15 +31,16 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from pytest_cua import EvalContext
 from pytest_cua.episode.judge import rubric_checks
 
-from ..artifacts import Check
+from ..artifacts import Check, load
 from ..artifacts import artifact as _artifact, squash as _squash
 from ..namespaces import CHART, DRAW, FO, STYLE, SVG_NS, TEXT
 
+T = TypeVar("T")
 C_NS = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 RENDER_DIR = "/tmp/cua-render"
 _UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72, "pc": 25.4 / 6, "px": 25.4 / 96}
@@ -153,29 +154,24 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
     cons: Mapping[str, Any] = truth.get("constraints") or {}
     checks: list[Check] = []
 
-    def exists() -> None:
-        path = _artifact(ctx, name)
-        if fmt in ("odt", "odp", "ods", "xlsx"):
-            assert zipfile.is_zipfile(path), f"{name}: {path.name} is not a {fmt} file (not a zip package)"
-        elif fmt == "svg":
-            assert _xml(path).tag == f"{SVG_NS}svg", f"{name}: {path.name} is not an SVG drawing"
-        elif fmt == "png":
-            from PIL import Image
+    def read(reader: Callable[[Path], T]) -> T:
+        """``reader`` of the artifact, once it is there and a ``fmt`` file (by content)."""
+        return load(ctx, name, fmt, reader)
 
-            with Image.open(path) as image:
-                assert image.format == "PNG", f"{name}: {path.name} is a {image.format} image, not a PNG"
+    def exists() -> None:
+        _artifact(ctx, name, fmt)
     checks.append((f"{name} saved as {fmt}", exists))
 
     for text in cons.get("texts") or []:
         def has_text(text: str = text) -> None:
-            found = document_text(_artifact(ctx, name), fmt)
+            found = read(lambda p: document_text(p, fmt))
             assert text in found, f"{name}: the text {text!r} is missing (found {_squash(found)[:200]!r})"
         checks.append((f"{name} has text {text!r}", has_text))
 
     for tags, least in sorted((cons.get("shapes") or {}).items()):
         def has_shapes(tags: str = tags, least: int = least) -> None:
             wanted = {f"{SVG_NS}{t}" for t in tags.split("|")}
-            found = [el for el in _xml(_artifact(ctx, name)).iter() if el.tag in wanted]
+            found = [el for el in read(_xml).iter() if el.tag in wanted]
             assert len(found) >= least, f"{name}: {len(found)} <{tags}> element(s), expected at least {least}"
         checks.append((f"{name} has at least {least} {tags}", has_shapes))
 
@@ -183,15 +179,14 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
         page = cons["page"]
 
         def page_size() -> None:
-            path = _artifact(ctx, name)
             if "px" in page:
-                root = _xml(path)
+                root = read(_xml)
                 got = (root.get("width"), root.get("height"))
                 want = tuple(str(v) for v in page["px"])
                 assert tuple(re.sub(r"px$", "", g or "") for g in got) == want, (
                     f"{name}: the drawing is {got[0]} x {got[1]}, expected {want[0]} x {want[1]} px")
                 return
-            width, height = odf_page_mm(path)
+            width, height = read(odf_page_mm)
             tol = float(page.get("tolerance_mm", 2))
             assert abs(width - page["width_mm"]) <= tol and abs(height - page["height_mm"]) <= tol, (
                 f"{name}: the page is {width:.0f} x {height:.0f} mm, expected {page['width_mm']} x "
@@ -200,7 +195,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
 
     if "heading" in cons:
         def heading() -> None:
-            p, styles = _paragraph_style(_artifact(ctx, name), cons["heading"])
+            p, styles = read(lambda path: _paragraph_style(path, cons["heading"]))
             level = p.get(f"{TEXT}outline-level") if p.tag == f"{TEXT}h" else None
             names = [s.get(f"{STYLE}name") or "" for s in _style_chain(p.get(f"{TEXT}style-name"), styles)]
             assert level == "1" or any(n in ("Heading_20_1", "Heading 1") for n in names), (
@@ -209,7 +204,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
 
     if "centred" in cons:
         def centred() -> None:
-            p, styles = _paragraph_style(_artifact(ctx, name), cons["centred"])
+            p, styles = read(lambda path: _paragraph_style(path, cons["centred"]))
             aligns = [props.get(f"{FO}text-align") for s in _style_chain(p.get(f"{TEXT}style-name"), styles)
                       for props in s.iter(f"{STYLE}paragraph-properties") if props.get(f"{FO}text-align")]
             assert aligns and aligns[0] == "center", (
@@ -218,7 +213,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
 
     if "list_items" in cons:
         def list_items() -> None:
-            root = _xml(_artifact(ctx, name), "content.xml")
+            root = read(lambda path: _xml(path, "content.xml"))
             counts = [len(lst.findall(f"{TEXT}list-item")) for lst in root.iter(f"{TEXT}list")]
             assert counts and max(counts) >= cons["list_items"], (
                 f"{name}: the longest list has {max(counts) if counts else 0} item(s), expected at least "
@@ -229,7 +224,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
         want = str(cons["chart"].get("series_range", "")).replace("$", "").upper()
 
         def chart() -> None:
-            ranges = _chart_ranges(_artifact(ctx, name), fmt)
+            ranges = read(lambda path: _chart_ranges(path, fmt))
             assert ranges, f"{name}: the workbook has no chart"
             assert not want or want in {cell_range(r) for r in ranges}, (
                 f"{name}: the chart's series come from {ranges}, expected {want}")
@@ -239,8 +234,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
         def image_size() -> None:
             from PIL import Image
 
-            with Image.open(_artifact(ctx, name)) as image:
-                got = image.size
+            got = read(lambda path: Image.open(path).size)
             want = (int(cons["image"]["width"]), int(cons["image"]["height"]))
             assert got == want, f"{name}: {got[0]} x {got[1]} px, expected {want[0]} x {want[1]}"
         checks.append((f"{name} is {cons['image']['width']} x {cons['image']['height']} px", image_size))
@@ -249,7 +243,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
         def ink() -> None:
             from PIL import Image, ImageChops
 
-            image = Image.open(_artifact(ctx, name)).convert("RGB")
+            image = read(lambda path: Image.open(path).convert("RGB"))
             diff = ImageChops.difference(image, Image.new("RGB", image.size, (255, 255, 255)))
             share = sum(diff.convert("L").point(lambda v: 255 if v > 32 else 0).histogram()[255:]) / (
                 image.width * image.height)
@@ -260,7 +254,7 @@ def constraint_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]
         def grayscale() -> None:
             from PIL import Image
 
-            image = Image.open(_artifact(ctx, name)).convert("RGB")
+            image = read(lambda path: Image.open(path).convert("RGB"))
             r, g, b = image.split()
             from PIL import ImageChops
 

@@ -19,15 +19,8 @@ from typing import Any, Mapping
 
 from pytest_cua import EvalContext
 
-from ..artifacts import Check
+from ..artifacts import Check, load
 from ..namespaces import SVG_NS, W_NS
-
-
-def _artifact(ctx: EvalContext, name: str) -> Path:
-    path = ctx.artifacts.get(name)
-    assert path is not None and Path(path).is_file(), (
-        f"artifact {name!r} was not produced (the file was not saved where the task asks)")
-    return Path(path)
 
 
 def docx_paragraphs(path: Path) -> list[tuple[str, str, str]]:
@@ -60,7 +53,7 @@ def docx_format_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check
     checks: list[Check] = []
 
     def paragraph(index: int) -> tuple[str, str, str]:
-        paragraphs = docx_paragraphs(_artifact(ctx, name))
+        paragraphs = load(ctx, name, "docx", docx_paragraphs)
         assert index < len(paragraphs), f"{name}: no paragraph {index} (it has {len(paragraphs)})"
         return paragraphs[index]
 
@@ -85,7 +78,7 @@ def xlsx_sheets_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check
     def check() -> None:
         from openpyxl import load_workbook
 
-        names = load_workbook(_artifact(ctx, name), read_only=True).sheetnames
+        names = load(ctx, name, "xlsx", lambda p: load_workbook(p, read_only=True).sheetnames)
         assert names == expected, f"{name}: sheets {names!r}, expected {expected!r}"
     return [(f"{name} sheet names", check)] if expected else []
 
@@ -97,7 +90,7 @@ def svg_text_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         def check(expected: str = expected) -> None:
             from lxml import etree
 
-            root = etree.parse(str(_artifact(ctx, name))).getroot()
+            root = load(ctx, name, "svg", lambda p: etree.parse(str(p)).getroot())
             shown = [re.sub(r"\s+", " ", "".join(el.itertext())).strip() for el in root.iter(f"{SVG_NS}text")]
             assert expected in shown, f"{name}: no text element shows {expected!r} (texts: {shown!r})"
         checks.append((f"{name} text {expected!r}", check))

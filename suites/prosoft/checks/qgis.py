@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from pytest_cua import EvalContext
 
-from .engineering_common import Check, artifact, same_value
+from .engineering_common import Check, load, same_value
 
 
 def features(path: Path) -> list[dict[str, Any]]:
@@ -88,31 +88,31 @@ def geojson_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     id_field = truth.get("id_field", "id")
     checks: list[Check] = []
 
-    def load() -> list[dict[str, Any]]:
-        return features(artifact(ctx, name))
+    def load_features() -> list[dict[str, Any]]:
+        return load(ctx, name, "text", features)
 
     if "count" in truth:
         def check_count() -> None:
-            n = len(load())
+            n = len(load_features())
             assert n == truth["count"], f"{name}: {n} feature(s), expected {truth['count']}"
         checks.append((f"{name} has {truth['count']} features", check_count))
     if truth.get("ids"):
         def check_ids() -> None:
             field = truth["ids"]["field"]
-            got = sorted(_id_text(f.get("properties", {}).get(field)) for f in load())
+            got = sorted(_id_text(f.get("properties", {}).get(field)) for f in load_features())
             want = sorted(_id_text(v) for v in truth["ids"]["values"])
             assert got == want, f"{name}: features with {field} {got}, expected {want}"
         checks.append((f"{name} holds the right features", check_ids))
     if truth.get("fields"):
         def check_fields() -> None:
-            items = load()
+            items = load_features()
             assert items, f"{name}: no features"
             missing = sorted({f for item in items for f in truth["fields"] if f not in (item.get("properties") or {})})
             assert not missing, f"{name}: features lack the field(s) {missing} (have {sorted(items[0].get('properties') or {})})"
         checks.append((f"{name} fields {', '.join(truth['fields'])}", check_fields))
     for field, expected in sorted((truth.get("values") or {}).items()):
         def check_values(field: str = field, expected: Mapping[str, Any] = expected) -> None:
-            items = _by_id(load(), id_field)
+            items = _by_id(load_features(), id_field)
             wrong = []
             for fid, want in sorted(expected.items()):
                 got = (items.get(str(fid)) or {}).get("properties", {}).get(field)
@@ -122,7 +122,7 @@ def geojson_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} field {field} values", check_values))
     if truth.get("areas"):
         def check_areas() -> None:
-            items = _by_id(load(), id_field)
+            items = _by_id(load_features(), id_field)
             rel = float(truth.get("area_tolerance", 0.001))
             wrong = []
             for fid, want in sorted(truth["areas"].items()):
@@ -135,7 +135,7 @@ def geojson_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     if truth.get("bounds"):
         def check_bounds() -> None:
             x0, y0, x1, y1 = truth["bounds"]
-            points = [p for f in load() for p in _points(f.get("geometry"))]
+            points = [p for f in load_features() for p in _points(f.get("geometry"))]
             assert points, f"{name}: no coordinates"
             out = [p for p in points if not (x0 <= p[0] <= x1 and y0 <= p[1] <= y1)]
             assert not out, (f"{name}: {len(out)} of {len(points)} coordinates lie outside {truth['bounds']} "
@@ -143,7 +143,7 @@ def geojson_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} coordinates within {truth['bounds']}", check_bounds))
     if truth.get("geometry"):
         def check_geometry() -> None:
-            kinds = sorted({str((f.get("geometry") or {}).get("type")) for f in load()})
+            kinds = sorted({str((f.get("geometry") or {}).get("type")) for f in load_features()})
             want = truth["geometry"]
             assert kinds and all(k in (want, "Multi" + want) for k in kinds), f"{name}: geometries {kinds}, expected {want}"
         checks.append((f"{name} {truth['geometry']} geometries", check_geometry))
@@ -155,25 +155,28 @@ def csv_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     id_field = truth.get("id_field", "id")
     checks: list[Check] = []
 
-    def load() -> list[dict[str, str]]:
-        with open(artifact(ctx, name), newline="", encoding="utf-8-sig") as f:
+    def read_rows(path: Path) -> list[dict[str, str]]:
+        with open(path, newline="", encoding="utf-8-sig") as f:
             return list(csv.DictReader(f))
+
+    def load_rows() -> list[dict[str, str]]:
+        return load(ctx, name, "text", read_rows)
 
     if "count" in truth:
         def check_count() -> None:
-            n = len(load())
+            n = len(load_rows())
             assert n == truth["count"], f"{name}: {n} row(s), expected {truth['count']}"
         checks.append((f"{name} has {truth['count']} rows", check_count))
     if truth.get("columns"):
         def check_columns() -> None:
-            rows = load()
+            rows = load_rows()
             have = list(rows[0]) if rows else []
             missing = [c for c in truth["columns"] if c not in have]
             assert not missing, f"{name}: missing column(s) {missing} (columns: {have})"
         checks.append((f"{name} columns {', '.join(truth['columns'])}", check_columns))
     for column, expected in sorted((truth.get("values") or {}).items()):
         def check_values(column: str = column, expected: Mapping[str, Any] = expected) -> None:
-            rows = {_id_text(r.get(id_field)): r for r in load()}
+            rows = {_id_text(r.get(id_field)): r for r in load_rows()}
             wrong = [f"{id_field} {fid}: {(rows.get(str(fid)) or {}).get(column)!r} (expected {want!r})"
                      for fid, want in sorted(expected.items())
                      if not same_value((rows.get(str(fid)) or {}).get(column), want, float(truth.get("tolerance", 0.01)))]
@@ -211,12 +214,12 @@ def qgs_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "project")
     checks: list[Check] = []
 
-    def load() -> list[dict[str, Any]]:
-        return project_layers(project_root(artifact(ctx, name)))
+    def load_layers() -> list[dict[str, Any]]:
+        return load(ctx, name, "qgis_project", lambda p: project_layers(project_root(p)))
 
     for spec in truth.get("layers") or []:
         def check_layer(spec: Mapping[str, Any] = spec) -> None:
-            layers = load()
+            layers = load_layers()
             seen = [(lay["name"], Path(lay["source"].split("|")[0]).name) for lay in layers]
             assert any(spec.get("source", "") in lay["source"] and lay["name"] == spec.get("name", lay["name"])
                        and lay["provider"] == spec.get("provider", lay["provider"]) for lay in layers), (
@@ -224,7 +227,7 @@ def qgs_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         checks.append((f"{name} layer {spec.get('name') or spec.get('source')}", check_layer))
     if truth.get("crs"):
         def check_crs() -> None:
-            root = project_root(artifact(ctx, name))
+            root = load(ctx, name, "qgis_project", project_root)
             got = root.findtext("projectCrs/spatialrefsys/authid")
             assert got == truth["crs"], f"{name}: the project CRS is {got}, expected {truth['crs']}"
         checks.append((f"{name} project CRS {truth['crs']}", check_crs))

@@ -188,12 +188,12 @@ KNOW_R = ("R: d <- read.csv(path) reads a CSV; sd(x) is the sample standard devi
 more = [
     task("calc-max-q2", "L1", "In budget.xlsx (open in LibreOffice Calc), put a formula in C8 that gives the "
          "largest Q2 cost (C2:C7), then save the file in its current format.",
-         "calc", {"formulas": {"C8": "MAX(C2:C7)"}, "values": {"C8": 5600}, "unchanged_from": "budget.xlsx"},
+         "calc", {"formulas": {"C8": "MAX(C2:C7)"}, "formula_match": "equivalent", "values": {"C8": 5600}, "unchanged_from": "budget.xlsx"},
          CALC_START, [K("ctrl", "home"), P("right"), P("right"), K("ctrl", "down"), P("down"),
                       T("=MAX(C2:C7)\n"), *SAVE], tags=["calc"], knowledge=KNOW_CALC),
     task("calc-min-q1", "L1", "In budget.xlsx, put a formula in B8 that gives the smallest Q1 cost (B2:B7), "
          "then save the file.",
-         "calc", {"formulas": {"B8": "MIN(B2:B7)"}, "values": {"B8": 300}, "unchanged_from": "budget.xlsx"},
+         "calc", {"formulas": {"B8": "MIN(B2:B7)"}, "formula_match": "equivalent", "values": {"B8": 300}, "unchanged_from": "budget.xlsx"},
          CALC_START, [K("ctrl", "home"), P("right"), K("ctrl", "down"), P("down"), T("=MIN(B2:B7)\n"), *SAVE],
          tags=["calc"]),
     task("calc-share-column", "L2", "In budget.xlsx, add 'Total' in A8 with a formula summing the Q1 costs in "
@@ -201,6 +201,7 @@ more = [
          "formula (D2 = B2/$B$8 and so on). Save the file.",
          "calc", {"values": {"A8": "Total", "B8": 8910, "D1": "Share", "D3": 5400 / 8910, "D6": 300 / 8910},
                   "formulas": {"B8": "SUM(B2:B7)", **{f"D{r}": f"B{r}/$B$8" for r in range(2, 8)}},
+                  "formula_match": "equivalent",
                   "unchanged_from": "budget.xlsx"},
          CALC_START, [K("ctrl", "home"), K("ctrl", "down"), P("down"), T("Total\t=SUM(B2:B7)\n"),
                       K("ctrl", "home"), P("right"), P("right"), P("right"),
@@ -231,7 +232,7 @@ more = [
          "year-month of the date, e.g. 2026-01) and write a CSV /root/work/monthly.csv with columns month and "
          "total (no row names).",
          "r_output", {"outputs": {"monthly": {"csv": {"2026-01": 1135.25, "2026-02": 385.75}, "key": "month",
-                                              "value": "total"}}}, R_START,
+                                              "value": "total", "row_names": False}}}, R_START,
          [T(LOAD + 'd$month <- substr(d$date, 1, 7)\n'), T('t <- aggregate(amount ~ month, data = d, FUN = sum)\n'),
           T('names(t) <- c("month", "total")\n'), T('write.csv(t, "/root/work/monthly.csv", row.names = FALSE)\n'),
           W(2)], artifacts={"monthly": "/root/work/monthly.csv"}, tags=["r"], knowledge=KNOW_R),
@@ -286,7 +287,7 @@ pipelines = [
         "table A1:C8 onto a new last slide of deck.odp titled 'Budget table' and save the presentation.",
         CALC_START,
         {"template": "calc", "values": {"A8": "Total", "B8": 8910, "C8": 9830},
-         "formulas": {"B8": "SUM(B2:B7)", "C8": "SUM(C2:C7)"}, "unchanged_from": "budget.xlsx"},
+         "formulas": {"B8": "SUM(B2:B7)", "C8": "SUM(C2:C7)"}, "formula_match": "equivalent", "unchanged_from": "budget.xlsx"},
         [K("ctrl", "home"), K("ctrl", "down"), P("down"), T("Total\t=SUM(B2:B7)\t=SUM(C2:C7)\n"), *SAVE,
          K("ctrl", "home"), K("ctrl", "shift", "end"), K("ctrl", "c"), *SWITCH,
          *new_slide_after(3, "Budget table"), K("ctrl", "v"), W(3), *DONE_TEXT, *SAVE],
@@ -298,7 +299,8 @@ pipelines = [
         "total amount per region of /root/work/sales.csv and save it as a 640x480 PNG /root/work/regions.png. "
         "Then add a new last slide titled 'Sales by region' to deck.odp showing that picture, and save the "
         "presentation.",
-        R_START, {"template": "r_output", "outputs": {"plot": {"png": {"min_width": 640, "min_ink": 0.03}}}},
+        R_START, {"template": "r_output",
+                  "outputs": {"plot": {"png": {"min_width": 640, "size": [640, 480], "min_ink": 0.03}}}},
         [T(LOAD + 't <- tapply(d$amount, d$region, sum)\n'), T('png("/root/work/regions.png", width = 640, height = 480)\n'),
          T('barplot(t, col = "steelblue", main = "Sales by region")\n'), T('dev.off()\n'), W(2), *SWITCH,
          *new_slide_after(3, "Sales by region"), *INSERT_IMAGE, *file_dialog("/root/work/regions.png"),
