@@ -2,8 +2,10 @@
 
 ``kinds`` select what is produced (any combination): ``screenshot``, ``axtree`` (accessibility tree as text,
 with a short id per interactive element), ``dom`` (flattened interactive elements with the same ids) and
-``som`` (set-of-marks: the screenshot with numbered boxes matching those ids). Url, title, tabs and the last
-action's error always come along.
+``som`` (set-of-marks: the screenshot with numbered boxes matching those ids); ``vision`` adds marks found by
+a vision detector on the screenshot for windows that export no accessibility tree (the desktop; see
+``pytest_cua.envs.docker.vision_marks``). Url, title, tabs and the last action's error always come along.
+Kinds are joined with ``,`` or ``+`` (``som+screenshot+axtree``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-OBSERVATION_KINDS: tuple[str, ...] = ("screenshot", "axtree", "dom", "som")
+OBSERVATION_KINDS: tuple[str, ...] = ("screenshot", "axtree", "dom", "som", "vision")
 DEFAULT_KINDS: frozenset[str] = frozenset({"screenshot", "axtree"})
 
 
@@ -20,8 +22,9 @@ class ObservationKindError(ValueError):
 
 
 def parse_kinds(value: str | Iterable[str], *, source: str = "--cua-observe") -> frozenset[str]:
-    """Parse ``"screenshot,axtree"`` into a set of kinds; an unknown kind names where it came from."""
-    items = value.split(",") if isinstance(value, str) else list(value)
+    """Parse ``"screenshot,axtree"`` (or ``"som+screenshot"``) into a set of kinds; an unknown kind names where it
+    came from."""
+    items = value.replace("+", ",").split(",") if isinstance(value, str) else list(value)
     kinds = {k.strip() for k in items if k.strip()}
     unknown = sorted(kinds - set(OBSERVATION_KINDS))
     if unknown:

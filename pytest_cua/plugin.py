@@ -304,5 +304,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """A deprecated model's notice (its shutdown date and replacement) at the start of the run."""
+    settings = config.stash.get(SETTINGS_KEY, None)
+    notice = getattr(getattr(settings, "agent", None), "notice", None)
+    return [f"pytest-cua: {notice}"] if notice and not hasattr(config, "workerinput") else []
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     return records.teststatus(report)

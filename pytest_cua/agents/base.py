@@ -120,6 +120,8 @@ class Agent(abc.ABC):
     model: str | None = None
     #: the observation kinds the agent wants when neither --cua-observe nor the suite says (None: the default)
     observation_kinds: frozenset[str] | None = None
+    #: a deprecated model (``agents.deprecation``): its shutdown date and replacement, in every record
+    deprecation: dict[str, Any] | None = None
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -136,4 +138,5 @@ class Agent(abc.ABC):
         """Release resources at the end of the session."""
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "model": self.model}
+        noted = {"deprecation": self.deprecation} if self.deprecation else {}
+        return {"name": self.name, "model": self.model, **noted}

@@ -145,8 +145,10 @@ class EnvSettings:
 def add_core_options(group: Any) -> None:
     """The options of every environment (``EnvSettings``); added by the core plugin, not by providers."""
     group.addoption("--cua-observe", action="store", dest="cua_observe", default=None, metavar="KINDS",
-                    help="observation kinds, comma separated: screenshot,axtree,dom,som (default: what the agent "
-                         "or the suite asks for, else screenshot,axtree)")
+                    help="observation kinds joined with ',' or '+': screenshot, axtree, dom, som, vision; "
+                         "ProSoftArena's settings: screenshot, screenshot+axtree, som, som+vision, som+screenshot, "
+                         "som+screenshot+axtree (default: what the agent or the suite asks for, else "
+                         "screenshot,axtree)")
     group.addoption("--keep-env", action="store_true", dest="keep_env", default=False,
                     help="leave the environments (browser, org, containers) running at the end and print how to "
                          "reach them")

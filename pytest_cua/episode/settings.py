@@ -70,6 +70,10 @@ def resolve_settings(config: pytest.Config) -> Settings:
     else:
         run_id = _run_id(config)
         worker_id = "master"
+        if agent.notice:  # a deprecated model: one warning, from the controller (never once per xdist worker)
+            config.issue_config_time_warning(pytest.PytestWarning(agent.notice), stacklevel=2)
+    for line in agent.warning_filters:  # in every process: the vendor SDK's warning per call (the notice says it)
+        config.addinivalue_line("filterwarnings", line)
     _configure_judge(config, reports, run_id, worker_id, model)
     return Settings(agent=agent, registry=registry, reports_dir=reports, run_id=run_id, worker_id=worker_id,
                     max_steps=_number(config, "cua_max_steps", "cua_max_steps", int, "--cua-max-steps"),

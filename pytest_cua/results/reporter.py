@@ -196,7 +196,8 @@ class SessionReporter:
                "retry_errors": self.settings.retry_errors,
                "resumed": self._resumed_not_rerun() if self.settings.resume else None,
                "complete": final and not missing, "collected": len(expected), "missing": len(missing),
-               "missing_ids": missing[:50], **({} if final else {"state": "running"})}
+               "missing_ids": missing[:50], **({} if final else {"state": "running"}),
+               **_deprecation(self.settings)}
         summary = build_summary(list(records.values()), run)
         out = self.settings.reports_dir
         out.mkdir(parents=True, exist_ok=True)
@@ -245,6 +246,9 @@ class SessionReporter:
         tr.write_sep("=", f"pytest-cua summary (agent {self.settings.agent.text}, run {self.settings.run_id})")
         for line in format_table(self.summary):
             tr.write_line(line)
+        notice = getattr(self.settings.agent, "notice", None)
+        if notice:
+            tr.write_line(notice)
         for line in _partial_lines(self.summary.get("tasks") or []):
             tr.write_line(line)
         tr.write_line(f"summary: {self.settings.reports_dir / 'summary.json'}")
@@ -312,6 +316,12 @@ def _partial_lines(records: list[dict[str, Any]]) -> list[str]:
                      f"{len(unscored.get('milestones') or [])} milestone(s) of weight "
                      f"{float(unscored.get('weight') or 0):.2f} {why}")
     return lines
+
+
+def _deprecation(settings: Settings) -> dict[str, Any]:
+    """The run's deprecated model (its shutdown date and replacement), when the agent is one."""
+    deprecation = getattr(settings.agent, "deprecation", None)
+    return {"agent_deprecation": dict(deprecation)} if deprecation else {}
 
 
 def resume_command(config: pytest.Config, run_id: str) -> str:

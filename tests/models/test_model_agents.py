@@ -257,7 +257,8 @@ def test_output_that_stays_unusable_ends_with_fail(server: FakeModelServer) -> N
 @pytest.mark.parametrize("alias", ["gpt-5.5", "claude-sonnet-5", "openai-compatible:my-vlm"])
 def test_history_keeps_the_newest_screenshots(alias: str, server: FakeModelServer) -> None:
     server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("wait", {"seconds": 0})])] * 5)
-    a = agent(alias, server, history=2, **({"style": "browser"} if alias.startswith("claude") else {}))
+    # --cua-history 1: one past step besides the current one
+    a = agent(alias, server, history=1, **({"style": "browser"} if alias.startswith("claude") else {}))
     start(a)
     for step in range(5):
         a.step(observation(step))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from pytest_cua.actions import Action, ActionError, Fail
 from pytest_cua.agents.base import Agent, AgentContext, Refuse, SafetyStop, Turn, Usage
 from pytest_cua.agents.models.conversation import Reply
+from pytest_cua.agents.models.observation_settings import describe_setting
 from pytest_cua.redaction import redact
 
 if TYPE_CHECKING:
@@ -62,15 +63,17 @@ class ModelAgent(Agent):
 
     @property
     def observation_kinds(self) -> frozenset[str]:  # type: ignore[override]  # Agent has a class attribute
-        return self.style.observation_kinds
+        return self.settings.observe or self.style.observation_kinds
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "model": self.model, "style": self.style.name, "protocol": self.adapter.protocol,
                 "prompt": self.style.prompt.describe(), "temperature": self.adapter.generation.temperature,
-                "max_tokens": self.adapter.generation.max_tokens, "history": self.adapter.keep_images,
+                "max_tokens": self.adapter.generation.max_tokens, "history": self.settings.history,
+                "observation": describe_setting(self.observation_kinds, self.settings.observe is not None),
                 "traffic": (self.proxy.mode if self.proxy is not None else None),
                 "safety_checks": self.settings.safety_checks,
-                "prices": {"as_of": self._prices_as_of, "priced": self._priced}}
+                "prices": {"as_of": self._prices_as_of, "priced": self._priced},
+                **({"deprecation": self.deprecation} if self.deprecation else {})}
 
     def start(self, task: "Task", context: AgentContext) -> None:
         # a fresh conversation per task: a call abandoned at the last task's time limit may still be running

@@ -6,8 +6,13 @@ alias names a model id the SDK lists (``openai.types.shared.ChatModel`` / ``Resp
 Anthropic: ``anthropic._data.DEPRECATED_MODELS``). ``tests/models/test_aliases.py`` fails when the installed
 SDK no longer lists an alias's model, or marks it deprecated: then this table is due.
 
-Aliases that named models since retired stay in ``RETIRED`` so that ``--agent claude-sonnet-4`` says what to
-use instead; the model itself is still reachable as ``PROVIDER:MODEL``.
+Aliases whose model the SDK marks deprecated with a shutdown date are in ``DEPRECATED`` (the date as the SDK
+gives it: OpenAI's "Announced shutdown date", Anthropic's end of life; the replacement ours, the SDK names none):
+they run until that date with one warning naming it and the replacement (``pytest_cua.agents.deprecation``),
+and from that date on ``--agent ALIAS`` is a usage error naming both. ``tests/models/test_deprecated_aliases.py``
+fails when the installed SDK gives another date. Aliases that named models since retired stay in ``RETIRED`` so
+that ``--agent claude-sonnet-4`` says what to use instead; the model itself is still reachable as
+``PROVIDER:MODEL``.
 
 The Claude computer tool (``computer_tool_for``): ``computer_toolset_20260801`` (GA, no beta header; one
 ``tools[]`` entry, replies are tool_use blocks named per member with ``toolset_name: "computer"``) for every
@@ -18,7 +23,10 @@ toolset yet (``--cua-agent-option computer_tool=computer_20251124``).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+
+from pytest_cua.agents.deprecation import Deprecation
 
 AS_OF = "2026-12-04"
 CHECKED_WITH = {"openai": "3.60.0", "anthropic": "2.16.0"}
@@ -44,15 +52,24 @@ ANTHROPIC_MODELS: dict[str, str] = {
     "claude-sonnet-4-6": "claude-sonnet-4-6", "claude-haiku-4-5": "claude-haiku-4-5-20251001",
 }
 
-#: aliases of earlier tables whose model the SDK no longer lists or marks deprecated: what to use instead
+_OPENAI_NOTE = "openai.types.shared.chat_model: ChatModel's \"Deprecated values\", announced shutdown date"
+_ANTHROPIC_NOTE = "anthropic._data.DEPRECATED_MODELS: end of life"
+
+#: aliases of earlier tables whose model the SDK marks deprecated with a shutdown date: they run until that date
+#: (the anthropic SDK also warns on every call with such a model: ``sdk_warning``, silenced for the session's one)
+DEPRECATED: dict[str, Deprecation] = {
+    "o3": Deprecation("o3", "OpenAI", dt.date(2026, 12, 11), "gpt-5.5", _OPENAI_NOTE),
+    "gpt-5": Deprecation("gpt-5", "OpenAI", dt.date(2026, 12, 11), "gpt-5.5", _OPENAI_NOTE),
+    "gpt-4.1": Deprecation("gpt-4.1", "OpenAI", dt.date(2027, 1, 14), "gpt-5.4-mini", _OPENAI_NOTE),
+    "claude-opus-4-5": Deprecation("claude-opus-4-5-20251101", "Anthropic", dt.date(2027, 1, 22), "claude-opus-4-8",
+                                   _ANTHROPIC_NOTE, sdk_warning="The model 'claude-opus-4-5-20251101' is deprecated"),
+}
+
+#: aliases of earlier tables whose model the SDK no longer lists (or marks deprecated with no date): what to use
 RETIRED: dict[str, str] = {
-    "o3": "gpt-5.5 (o3: OpenAI shutdown 2026-12-11; still reachable as openai:o3)",
-    "gpt-5": "gpt-5.5 (gpt-5: OpenAI shutdown 2026-12-11; still reachable as openai:gpt-5)",
-    "gpt-4.1": "gpt-5.4-mini (gpt-4.1: OpenAI shutdown 2027-01-14; still reachable as openai:gpt-4.1)",
     "claude-sonnet-4": "claude-sonnet-5 (claude-sonnet-4-20250514 reached end of life on 2026-06-15)",
     "claude-sonnet-4-5": "claude-sonnet-4-6 or claude-sonnet-5 (claude-sonnet-4-5 is no longer in the SDK's list)",
     "claude-opus-4-1": "claude-opus-4-8 (claude-opus-4-1 is no longer in the SDK's list)",
-    "claude-opus-4-5": "claude-opus-4-8 (claude-opus-4-5: end of life 2027-01-22)",
 }
 
 TOOLSET = "computer_toolset_20260801"

@@ -83,14 +83,18 @@ class ToolResult:
 
 @dataclass
 class UserTurn:
-    """What goes to the model at one step: results of its previous calls first, then text and an image."""
+    """What goes to the model at one step: results of its previous calls first, then text and images. The
+    images and the observation text of a turn leave the prompt together once ``--cua-history`` newer steps
+    came after it."""
 
     text: str | None = None
     image: "PreparedImage | None" = None
     results: list[ToolResult] = field(default_factory=list)
-    #: the step's observation as text (the element list): kept for the newest ``--cua-history`` steps only
+    #: the step's observation as text (the element list, the accessibility tree): kept as long as its images
     observation_text: str | None = None
+    #: further images of the step, sent after ``image`` (the plain screenshot beside the set-of-marks one)
+    more_images: list["PreparedImage"] = field(default_factory=list)
 
     def images(self) -> list["PreparedImage"]:
         found = [r.image for r in self.results if r.image is not None]
-        return found + ([self.image] if self.image is not None else [])
+        return found + ([self.image] if self.image is not None else []) + list(self.more_images)

@@ -3,6 +3,7 @@
     [e12] button "Save"
     [e7] textbox "Last Name" value="Lopez" required
     [e9] combobox "Rating" value="Warm" options=["Hot", "Warm", "Cold"]
+    [e41] detected_widget "" box=[95, 104, 116, 27]      (a vision mark: its box on the screen, x y w h)
 
 ``render_elements`` writes it from an observation's elements; ``parse_elements`` reads it back (fake models in
 the tests use it to find a control by role and name, as a model reads the list).
@@ -39,6 +40,8 @@ def render_elements(elements: Iterable[Element], *, max_name: int = 120) -> str:
                 parts.append(f"{key}={json.dumps(str(value)[:200], ensure_ascii=False)}")
         if el.frame:
             parts.append(f"frame={el.frame}")
+        if el.attributes.get("source") == "vision" and el.bbox is not None:  # found on the screenshot: no name
+            parts.append("box=[" + ", ".join(str(int(v)) for v in el.bbox) + "]")
         lines.append(" ".join(parts))
     return "\n".join(lines)
 

@@ -13,7 +13,8 @@ MODEL_OPTIONS: tuple[tuple[str, str, str, str, str], ...] = (
     ("--cua-temperature", "cua_temperature", "cua_temperature", "T", "sampling temperature (default 1.0, SCUBA's)"),
     ("--cua-max-tokens", "cua_max_tokens", "cua_max_tokens", "N", "output tokens per model call (default: 32768 for reasoning models, 8192 for Claude, else 4096)"),
     ("--cua-history", "cua_history", "cua_history", "N",
-     "screenshots kept in the prompt; older ones become text (default 3)"),
+     "past steps whose observations (screenshots, element lists) stay in the prompt besides the current one; "
+     "older ones become a note (0: the current observation only; default 2)"),
     ("--cua-prices", "cua_prices", "cua_prices", "FILE", "price table to use instead of the packaged one"),
     ("--cua-max-cost-task", "cua_max_cost_task", "cua_max_cost_task", "USD",
      "end an episode (end state budget) once the task has cost this much"),

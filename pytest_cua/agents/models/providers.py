@@ -14,6 +14,8 @@ openai-compatible  chat completions      ui-tars-1.5-7b, opencua-7b, qwen2.5-vl-
 
 The OpenAI and Anthropic aliases are dated (``aliases.AS_OF``): each names a model the SDK lists and does not
 mark deprecated. ``PROVIDER:ALIAS`` expands the alias too; ``PROVIDER:MODEL`` sends any other model id as given.
+A provider's ``deprecated`` aliases (o3, gpt-5, gpt-4.1, claude-opus-4-5) run, with a warning, until the vendor's
+shutdown date (``aliases.DEPRECATED``, ``pytest_cua.agents.deprecation``).
 
 API keys come from the vendors' usual variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY``
 or ``GOOGLE_API_KEY``, ``OPENAI_COMPATIBLE_API_KEY`` for a server that wants one; ``--cua-agent-option
@@ -27,10 +29,11 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
-from pytest_cua.agents.models.aliases import ANTHROPIC_MODELS, OPENAI_MODELS, RETIRED, ga_computer
+from pytest_cua.agents.models.aliases import ANTHROPIC_MODELS, DEPRECATED, OPENAI_MODELS, RETIRED, ga_computer
 from pytest_cua.agents.models.settings import ModelSettings, check_agent_options
 
 if TYPE_CHECKING:
+    from pytest_cua.agents.deprecation import Deprecation
     from pytest_cua.agents.models.adapters.base import Adapter
     from pytest_cua.agents.models.agent import ModelAgent
     from pytest_cua.agents.models.styles.base import Style
@@ -49,6 +52,8 @@ class Provider:
     models: ClassVar[Mapping[str, str]] = {}
     #: aliases of earlier tables that are gone: what to use instead (``--agent`` says so)
     retired: ClassVar[Mapping[str, str]] = {}
+    #: aliases whose model the vendor shuts down on a date: they run until then (``agents.deprecation``)
+    deprecated: ClassVar[Mapping[str, "Deprecation"]] = {}
     key_env: ClassVar[tuple[str, ...]] = ()
     default_base_url: ClassVar[str | None] = None
     key_optional: ClassVar[bool] = False
@@ -83,9 +88,12 @@ class Provider:
         prices = cls._prices(settings)
 
         def build() -> tuple["Adapter", "Style"]:
+            # keep_images: the steps whose observations stay, the current one and --cua-history past ones
             adapter = cls.adapter_class()(model, client, cls._generation(model, settings),
-                                          keep_images=settings.history, price=prices.cost)
-            return adapter, cls._style(style, model, adapter, settings)
+                                          keep_images=settings.history + 1, price=prices.cost)
+            built = cls._style(style, model, adapter, settings)
+            built.observe = settings.observe
+            return adapter, built
 
         proxy = None
         if settings.record_dir or settings.replay_dir:
@@ -112,6 +120,12 @@ class Provider:
         style = settings.style or styles[0]
         if style not in styles:
             raise ProviderError(f"--cua-agent-style {style}: {model} works in the {' or '.join(styles)} style only")
+        if settings.observe is not None:
+            from pytest_cua.agents.models.observation_settings import check_style
+
+            problem = check_style(settings.observe, style, pixels=style == "computer")
+            if problem:
+                raise ProviderError(f"{problem} ({model})")
         if settings.temperature_given and not cls.takes_temperature(model) and settings.temperature != 1.0:
             raise ProviderError(f"--cua-temperature {settings.temperature:g}: {model} takes only its default "
                                 "temperature (1.0)")
@@ -197,6 +211,7 @@ class OpenAIProvider(Provider):
     protocol = "responses"
     models = OPENAI_MODELS
     retired = {k: v for k, v in RETIRED.items() if not k.startswith("claude")}
+    deprecated = {k: v for k, v in DEPRECATED.items() if v.vendor == "OpenAI"}
     key_env = ("OPENAI_API_KEY",)
     default_base_url = "https://api.openai.com/v1"
 
@@ -260,6 +275,7 @@ class AnthropicProvider(Provider):
     protocol = "messages"
     models = ANTHROPIC_MODELS
     retired = {k: v for k, v in RETIRED.items() if k.startswith("claude")}
+    deprecated = {k: v for k, v in DEPRECATED.items() if v.vendor == "Anthropic"}
     key_env = ("ANTHROPIC_API_KEY",)
     default_base_url = "https://api.anthropic.com"
 

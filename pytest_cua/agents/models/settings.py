@@ -12,6 +12,8 @@ import pytest
 
 STYLES = ("browser", "computer")
 SAFETY_CHECKS = ("stop", "acknowledge")
+#: past steps whose observations stay in the prompt (with the current one: three screenshots, as before)
+DEFAULT_HISTORY = 2
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,8 @@ class ModelSettings:
     temperature: float = 1.0
     temperature_given: bool = False
     max_tokens: int | None = None  # None: the model's default (see providers)
-    history: int = 3
+    history: int = DEFAULT_HISTORY  # --cua-history: past steps whose observations stay (0: the current one only)
+    observe: frozenset[str] | None = None  # --cua-observe as the run gives it: the setting the prompt follows
     options: dict[str, str] = field(default_factory=dict)
     prices: Path | None = None
     max_cost_task: float | None = None
@@ -63,6 +66,23 @@ def _positive(value: float) -> str | None:
     return None if value > 0 else f"must be positive, got {value:g}"
 
 
+def _not_negative(value: float) -> str | None:
+    return None if value >= 0 else f"must be 0 or more (past steps kept), got {value:g}"
+
+
+def _observe(config: pytest.Config) -> frozenset[str] | None:
+    """``--cua-observe`` (kinds joined with ``,`` or ``+``); a bad kind is a usage error naming the option."""
+    from pytest_cua.observations import ObservationKindError, parse_kinds
+
+    raw = config.getoption("cua_observe", default=None)
+    if raw in (None, ""):
+        return None
+    try:
+        return parse_kinds(str(raw), source="--cua-observe")
+    except ObservationKindError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
 def agent_options(config: pytest.Config) -> dict[str, str]:
     """``cua_agent_options`` lines, then ``--cua-agent-option`` (the command line wins)."""
     out: dict[str, str] = {}
@@ -95,7 +115,7 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
     temperature, given = _convert(config, "cua_temperature", "cua_temperature", "--cua-temperature", float,
                                   lambda v: None if 0 <= v <= 2 else f"must be between 0 and 2, got {v:g}")
     max_tokens, _ = _convert(config, "cua_max_tokens", "cua_max_tokens", "--cua-max-tokens", int, _positive)
-    history, _ = _convert(config, "cua_history", "cua_history", "--cua-history", int, _positive)
+    history, _ = _convert(config, "cua_history", "cua_history", "--cua-history", int, _not_negative)
     cost_task, _ = _convert(config, "cua_max_cost_task", "cua_max_cost_task", "--cua-max-cost-task", float,
                             _positive)
     cost_run, _ = _convert(config, "cua_max_cost", "cua_max_cost", "--cua-max-cost", float, _positive)
@@ -113,7 +133,8 @@ def resolve_model_settings(config: pytest.Config, rootpath: Path | None = None) 
         raise pytest.UsageError(f"--cua-prices: {prices} does not exist")
     return ModelSettings(style=style, base_url=base_url.rstrip("/") if base_url else None,
                          temperature=1.0 if temperature is None else temperature, temperature_given=given,
-                         max_tokens=max_tokens, history=history or 3, options=agent_options(config),
+                         max_tokens=max_tokens, history=DEFAULT_HISTORY if history is None else history,
+                         observe=_observe(config), options=agent_options(config),
                          prices=prices, max_cost_task=cost_task, max_cost=cost_run, record_dir=record,
                          replay_dir=replay, safety_checks=safety or "stop")
 

@@ -16,6 +16,7 @@ from pytest_cua.agents.models.conversation import Call, Reply, UserTurn
 from pytest_cua.agents.models.pricing import usage_from_anthropic
 
 # the model -> computer tool table lives in ``aliases`` (dated with the alias table)
+_OMITTED = {"type": "text", "text": OMITTED_IMAGE}  # an image of a step older than --cua-history
 __all__ = ["AnthropicMessagesAdapter", "COMPUTER_TOOLS", "beta_for_tool", "computer_tool_for"]
 
 
@@ -33,7 +34,7 @@ class AnthropicMessagesAdapter(Adapter):
         for result in turn.results:
             parts: list[dict[str, Any]] = [{"type": "text", "text": result.text or "ok"}]
             if result.image is not None:
-                parts.append(_image_block(result.image))
+                parts.append(self.aging(_image_block(result.image), _OMITTED))
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.call_id, "content": parts}
             if result.is_error and result.image is None:
                 # the API takes is_error only with text content; with a screenshot the text says "error: ..."
@@ -43,8 +44,8 @@ class AnthropicMessagesAdapter(Adapter):
             content.append({"type": "text", "text": turn.text})
         if turn.observation_text:
             content.append(self.observation_part({"type": "text", "text": turn.observation_text}))
-        if turn.image is not None:
-            content.append(_image_block(turn.image))
+        for image in ([turn.image] if turn.image is not None else []) + list(turn.more_images):
+            content.append(self.aging(_image_block(image), _OMITTED))
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].extend(content)  # roles alternate: join two user turns
         else:
@@ -142,24 +143,6 @@ class AnthropicMessagesAdapter(Adapter):
                      **({"stop_details": dump(response.stop_details)} if getattr(response, "stop_details", None)
                         else {})}
         return reply
-
-    def _prune(self) -> None:
-        seen = 0
-        for message in reversed(self.messages):
-            if message["role"] != "user":
-                continue
-            for holder in reversed(_image_holders(message["content"])):
-                for i in range(len(holder) - 1, -1, -1):
-                    if holder[i].get("type") == "image":
-                        seen += 1
-                        if seen > self.keep_images:
-                            holder[i] = {"type": "text", "text": OMITTED_IMAGE}
-
-
-def _image_holders(content: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The block lists that may hold images, oldest first: tool results' contents, then the message."""
-    holders = [b["content"] for b in content if b.get("type") == "tool_result" and isinstance(b.get("content"), list)]
-    return holders + [content]
 
 
 def _image_block(image: Any) -> dict[str, Any]:

@@ -74,13 +74,16 @@ class Adapter(abc.ABC):
         self.model = model
         self.client_settings = client
         self.generation = generation
+        #: the steps whose observations (images, element lists) stay in the prompt: the current one and the
+        #: ``--cua-history`` past ones; older ones become a note (or a placeholder image where one is required)
         self.keep_images = max(1, keep_images)
         self.price = price
         self.system = ""
         self.tools: list[ToolSpec] = []
         self.computer: ComputerTool | None = None
         self.messages: list[dict[str, Any]] = []
-        self._observation_parts: list[dict[str, Any]] = []  # text parts holding an observation, oldest first
+        #: per user turn that carried an observation, oldest first: its parts and what each becomes with age
+        self._steps: list[list[tuple[dict[str, Any], dict[str, Any]]]] = []
         self._client: Any = None
         self.last_request: dict[str, Any] | None = None
 
@@ -88,16 +91,17 @@ class Adapter(abc.ABC):
     def reset(self, system: str, tools: list[ToolSpec], computer: ComputerTool | None = None) -> None:
         self.system, self.tools, self.computer = system, list(tools), computer
         self.messages = []
-        self._observation_parts = []
+        self._steps = []
 
     def send(self, turn: UserTurn | None, *, what: str, headers: dict[str, str] | None = None) -> Reply:
         """Add ``turn`` to the conversation, call the model (with retries) and add its reply. ``None``: send
         the conversation as it is (Claude's ``pause_turn``: the paused reply goes back for the model to go on)."""
         if turn is not None:
+            self._steps.append([])
             self._append_user(turn)
+            if not self._steps[-1]:
+                self._steps.pop()  # a turn without an observation (a note on unusable output): no step
         self._prune()
-        for part in self._observation_parts[:-self.keep_images]:
-            part["text"] = OMITTED_OBSERVATION
         request = self._request()
         self.last_request = request
         client = self.client()
@@ -115,9 +119,26 @@ class Adapter(abc.ABC):
         return reply
 
     def observation_part(self, part: dict[str, Any]) -> dict[str, Any]:
-        """Remember a text part that holds an observation, so that it leaves the prompt with age."""
-        self._observation_parts.append(part)
+        """Remember a text part that holds an observation (``{"type": ..., "text": ...}``), so that it leaves the
+        prompt with its step."""
+        return self.aging(part, {"type": part["type"], "text": OMITTED_OBSERVATION})
+
+    def aging(self, part: dict[str, Any], replacement: dict[str, Any]) -> dict[str, Any]:
+        """Remember a part (an image, an observation's text) of the turn being added: once the step is older
+        than ``keep_images`` steps, the part is changed in place into ``replacement``."""
+        if not self._steps:
+            self._steps.append([])
+        self._steps[-1].append((part, replacement))
         return part
+
+    def _prune(self) -> None:
+        """The observations of the steps before the newest ``keep_images`` become their replacements (each
+        part changed in place: the messages keep their shape, so every vendor's format stays valid)."""
+        for step in self._steps[:-self.keep_images]:
+            for part, replacement in step:
+                part.clear()
+                part.update(replacement)
+            step.clear()
 
     def client(self) -> Any:
         if self._client is None:
@@ -145,10 +166,6 @@ class Adapter(abc.ABC):
 
     @abc.abstractmethod
     def _parse(self, response: Any) -> Reply: ...
-
-    @abc.abstractmethod
-    def _prune(self) -> None:
-        """Keep the newest ``keep_images`` images; older ones become text (or a placeholder image)."""
 
 
 def openai_client(settings: ClientSettings) -> Any:

@@ -33,8 +33,9 @@ class OpenAIChatAdapter(Adapter):
         if turn.observation_text:
             content.append(self.observation_part({"type": "text", "text": turn.observation_text}))
         images = [r.image for r in turn.results if r.image is not None] + ([turn.image] if turn.image else [])
-        for image in images:
-            content.append({"type": "image_url", "image_url": {"url": image.data_url(), "detail": "high"}})
+        for image in images + list(turn.more_images):
+            content.append(self.aging({"type": "image_url", "image_url": {"url": image.data_url(), "detail": "high"}},
+                                      {"type": "text", "text": OMITTED_IMAGE}))
         if content:
             self.messages.append({"role": "user", "content": content})
 
@@ -93,18 +94,6 @@ class OpenAIChatAdapter(Adapter):
         reply.raw = {"id": getattr(response, "id", None), "message": data,
                      "finish_reason": getattr(choices[0], "finish_reason", None)}
         return reply
-
-    def _prune(self) -> None:
-        seen = 0
-        for message in reversed(self.messages):
-            if message.get("role") != "user" or not isinstance(message.get("content"), list):
-                continue
-            parts = message["content"]
-            for i in range(len(parts) - 1, -1, -1):
-                if parts[i].get("type") == "image_url":
-                    seen += 1
-                    if seen > self.keep_images:
-                        parts[i] = {"type": "text", "text": OMITTED_IMAGE}
 
 
 def _call(data: dict[str, Any]) -> Call:

@@ -35,11 +35,12 @@ class OpenAIResponsesAdapter(Adapter):
     def _append_user(self, turn: UserTurn) -> None:
         for result in turn.results:
             if result.kind == "computer":
+                output = {"type": "computer_screenshot",
+                          "image_url": result.image.data_url() if result.image else placeholder_png()}
+                if result.image is not None:  # the protocol needs an image here: an old one becomes a placeholder
+                    self.aging(output, {"type": "computer_screenshot", "image_url": placeholder_png()})
                 item: dict[str, Any] = {"type": "computer_call_output", "call_id": result.call_id,
-                                        "acknowledged_safety_checks": list(result.safety_checks),
-                                        "output": {"type": "computer_screenshot",
-                                                   "image_url": result.image.data_url() if result.image
-                                                   else placeholder_png()}}
+                                        "acknowledged_safety_checks": list(result.safety_checks), "output": output}
                 self.messages.append(item)
                 if result.text and result.text != "ok":
                     # the screenshot is the computer call's output; what went wrong is said as text
@@ -47,11 +48,13 @@ class OpenAIResponsesAdapter(Adapter):
             else:
                 self.messages.append({"type": "function_call_output", "call_id": result.call_id,
                                       "output": result.text})
-        if turn.text or turn.image or turn.observation_text:
-            message = _user_message(turn.text, turn.image)
+        images = ([turn.image] if turn.image is not None else []) + list(turn.more_images)
+        if turn.text or images or turn.observation_text:
+            message = _user_message(turn.text, None)
             if turn.observation_text:
-                message["content"].insert(len(message["content"]) - (1 if turn.image else 0), self.observation_part(
-                    {"type": "input_text", "text": turn.observation_text}))
+                message["content"].append(self.observation_part({"type": "input_text", "text": turn.observation_text}))
+            for image in images:
+                message["content"].append(self.aging(_image_part(image), {"type": "input_text", "text": OMITTED_IMAGE}))
             self.messages.append(message)
 
     def _tools(self) -> list[dict[str, Any]]:
@@ -144,21 +147,6 @@ class OpenAIResponsesAdapter(Adapter):
                      "output": raw_items}
         return reply
 
-    def _prune(self) -> None:
-        seen = 0
-        for item in reversed(self.messages):
-            if item.get("type") == "computer_call_output":
-                seen += 1
-                if seen > self.keep_images:
-                    item["output"] = {"type": "computer_screenshot", "image_url": placeholder_png()}
-            elif item.get("role") == "user" and isinstance(item.get("content"), list):
-                parts = item["content"]
-                for i, part in enumerate(parts):
-                    if part.get("type") == "input_image":
-                        seen += 1
-                        if seen > self.keep_images:
-                            parts[i] = {"type": "input_text", "text": OMITTED_IMAGE}
-
 
 def _refuses_summary(exc: BaseException) -> bool:
     """OpenAI's 400 for an organisation that may not have reasoning summaries (param reasoning.summary)."""
@@ -173,8 +161,12 @@ def _user_message(text: str | None, image: Any) -> dict[str, Any]:
     if text:
         content.append({"type": "input_text", "text": text})
     if image is not None:
-        content.append({"type": "input_image", "image_url": image.data_url(), "detail": "high"})
+        content.append(_image_part(image))
     return {"role": "user", "content": content}
+
+
+def _image_part(image: Any) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image.data_url(), "detail": "high"}
 
 
 def _function_call(data: dict[str, Any]) -> Call:

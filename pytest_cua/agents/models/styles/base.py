@@ -39,6 +39,9 @@ class Style(abc.ABC):
     name: str = ""
     prompt: "Prompt"
     observation_kinds: frozenset[str] = frozenset({"screenshot"})
+    #: ``--cua-observe`` as the run gives it (set by the provider): the prompt then follows that setting
+    #: (``observation_settings``); None: the style shows what it always has
+    observe: frozenset[str] | None = None
 
     def __init__(self, adapter: "Adapter", options: dict[str, Any]) -> None:
         self.adapter = adapter
@@ -47,6 +50,7 @@ class Style(abc.ABC):
         self.context: "AgentContext | None" = None
         self.last_image: "PreparedImage | None" = None
         self.space: "CoordSpace | None" = None
+        self.kinds: frozenset[str] | None = None  # the episode's observation kinds when a setting was chosen
 
     @property
     def many_images(self) -> bool:
@@ -55,11 +59,19 @@ class Style(abc.ABC):
         from pytest_cua.agents.models.images import VENDOR_LIMITS
 
         limits = VENDOR_LIMITS.get(self.adapter.vendor)
-        return bool(limits and limits.many_threshold and self.adapter.keep_images > limits.many_threshold)
+        per_step = 2 if self.kinds is not None and {"som", "screenshot"} <= self.kinds else 1
+        return bool(limits and limits.many_threshold and self.adapter.keep_images * per_step > limits.many_threshold)
 
     def begin(self, task: "Task", context: "AgentContext") -> None:
         self.task, self.context = task, context
         self.last_image, self.space = None, None
+        self.kinds = (frozenset(context.observation_kinds) or self.observe) if self.observe is not None else None
+
+    def tree_text(self, observation: "Observation") -> str | None:
+        """The accessibility tree's text when the chosen setting has ``axtree`` (and the observation has it)."""
+        if self.kinds is None or "axtree" not in self.kinds or observation.axtree is None:
+            return None
+        return "Accessibility tree (act on an element by its [id]):\n" + observation.axtree
 
     @abc.abstractmethod
     def turn_for(self, observation: "Observation", previous: Reply | None) -> UserTurn:

@@ -14,6 +14,7 @@ from pytest_cua.agents.prompts import load_prompt
 
 if TYPE_CHECKING:
     from pytest_cua.agents.base import AgentContext
+    from pytest_cua.agents.models.images import PreparedImage
     from pytest_cua.observations import Observation
     from pytest_cua.tasks.task import Task
 
@@ -75,12 +76,16 @@ class BrowserStyle(Style):
     def turn_for(self, observation: "Observation", previous: Reply | None) -> UserTurn:
         from pytest_cua.agents.models.images import VENDOR_LIMITS, image_size, prepare_image
 
+        def prepared(png: bytes) -> "PreparedImage":
+            size = target_size(self.adapter.vendor, image_size(png), self.max_image)
+            return prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
+
         png = observation.som or observation.screenshot
-        self.last_image = None
-        if png is not None:
-            screen = image_size(png)
-            size = target_size(self.adapter.vendor, screen, self.max_image)
-            self.last_image = prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
+        self.last_image = prepared(png) if png is not None else None
+        # som+screenshot: the plain screenshot goes after the marked one
+        both = self.kinds is not None and {"som", "screenshot"} <= self.kinds and observation.som is not None \
+            and observation.screenshot is not None
+        more = [prepared(observation.screenshot)] if both and observation.screenshot is not None else []
         lines = [] if previous is not None else [self.task_text(), ""]
         lines += [f"Step {observation.step + 1}.", f"URL: {observation.url}", f"Title: {observation.title}"]
         if len(observation.tabs) > 1:
@@ -93,9 +98,16 @@ class BrowserStyle(Style):
         dialogs = observation.extra.get("dialogs") if observation.extra else None
         if dialogs:
             lines.append("Dialogs shown: " + "; ".join(str(d) for d in dialogs))
-        elements = render_elements(observation.elements.values()) if observation.elements else ""
+        if more:
+            lines.append("Images: the screen with numbered marks (the element ids), then the screen without them.")
         return UserTurn(text="\n".join(lines), image=self.last_image, results=self.results_for(previous, observation),
-                        observation_text="Interactive elements:\n" + (elements or "(none found)"))
+                        observation_text=self.tree_text(observation) or self.element_text(observation),
+                        more_images=more)
+
+    def element_text(self, observation: "Observation") -> str:
+        """The list of the marked elements (the tree's and the detector's)."""
+        elements = render_elements(observation.elements.values()) if observation.elements else ""
+        return "Interactive elements:\n" + (elements or "(none found)")
 
     def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
         if not reply.calls:

@@ -85,8 +85,9 @@ class ComputerStyle(Style):
             self.adapter.system = self.prompt.render(
                 environment="web browser" if environment == "browser" else "Linux desktop",
                 width=str(image.width), height=str(image.height))
+        tree = self.tree_text(observation)  # screenshot+axtree: the tree's text beside the screenshot
         if previous is None:
-            return UserTurn(text=self.task_text(), image=image)
+            return UserTurn(text=self.task_text(), image=image, observation_text=tree)
         results = self.results_for(previous, observation)
         for result in results:
             note = self._notes.pop(result.call_id, None)
@@ -99,8 +100,8 @@ class ComputerStyle(Style):
         computer = [r for r in results if r.kind == "computer" and r.image is None]
         if computer:
             computer[-1].image = image
-            return UserTurn(results=results)
-        return UserTurn(results=results, image=image, text="The screen now:")
+            return UserTurn(results=results, observation_text=tree)
+        return UserTurn(results=results, image=image, text="The screen now:", observation_text=tree)
 
     def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
         assert self.space is not None and self.task is not None

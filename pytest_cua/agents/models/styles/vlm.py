@@ -52,13 +52,14 @@ class VLMStyle(Style):
         if previous is None:
             self.pointer = None
             instruction = self.task_text().removeprefix("Task: ")
-            return UserTurn(text=self.grammar.system_prompt(instruction, ask=True, screen=screen), image=self.last_image)
+            return UserTurn(text=self.grammar.system_prompt(instruction, ask=True, screen=screen), image=self.last_image,
+                            observation_text=self.tree_text(observation))
         notes = []
         if observation.last_error:
             notes.append(f"The last action failed: {observation.last_error}")
         if observation.human_reply is not None:
             notes.append(f"The user replied: {observation.human_reply}")
-        return UserTurn(text="\n".join(notes) or None, image=self.last_image)
+        return UserTurn(text="\n".join(notes) or None, image=self.last_image, observation_text=self.tree_text(observation))
 
     def actions_for(self, reply: Reply, observation: "Observation") -> list[Action]:
         assert self.space is not None
