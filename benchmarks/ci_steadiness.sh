@@ -40,7 +40,9 @@ for i in $(seq 1 "$runs"); do
     done
   fi
   started=$(date +%s)
-  (cd "$clone" && env -u PYTHONPATH CI=true bash .ci/run > "$out/run-$i.log" 2>&1)
+  # the clone has no ../shared beside it: name SCUBA's release (the tests that need it fail under CI without it)
+  (cd "$clone" && env -u PYTHONPATH CI=true PYTEST_CUA_SCUBA_ROOT="${PYTEST_CUA_SCUBA_ROOT:-$repo/../shared/scuba/release}" \
+     bash .ci/run > "$out/run-$i.log" 2>&1)
   rc=$?
   seconds=$(( $(date +%s) - started ))
   stop_hog

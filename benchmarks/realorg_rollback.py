@@ -28,7 +28,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
+from tests.scuba.release_root import release_root  # noqa: E402
+
+ROOT = release_root()  # $PYTEST_CUA_SCUBA_ROOT, else <repository>/../shared/scuba/release
 
 
 def release_tasks(which: str) -> list[str]:

@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.scuba.release_root import shared_root  # noqa: E402
+
 _ULTIMATE = re.compile(r"## Your ultimate task\s*```\s*(.*?)\s*```\s*$", re.S)
 
 
@@ -73,7 +76,9 @@ def describe(summary: dict[str, Any], agent: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sample", default="/work/shared/scuba", help="folder with sample_tasks.json and prerequisites/")
+    parser.add_argument("--sample", default=str(shared_root()),
+                        help="folder with sample_tasks.json and prerequisites/ (default: SCUBA's shared folder, the "
+                             "parent of $PYTEST_CUA_SCUBA_ROOT, else <repository>/../shared/scuba)")
     parser.add_argument("-n", dest="workers", default="2", help="xdist workers (default 2; 0 for none)")
     parser.add_argument("--agent", default="oracle")
     parser.add_argument("--demos", action="store_true", help="use the demonstration-augmented file")

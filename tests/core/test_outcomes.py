@@ -72,7 +72,7 @@ def test_pass_fail_and_partial_score_with_measures(pytester, kv_suite):
                                         {"name": "b is 2", "weight": 0.5, "passed": True, "detail": ""}]
     assert recs["p1"]["agent"] == {"name": "oracle", "model": None}
     assert recs["p1"]["environment"]["name"] == "kv"
-    assert set(recs["p1"]["times"]) == {"wall_s", "agent_s", "env_s", "reset_s", "eval_s"}
+    assert set(recs["p1"]["times"]) == {"wall_s", "agent_s", "env_s", "reset_s", "eval_s", "start_s", "task_s"}
     assert recs["p1"]["cost_usd"] == 0.0 and recs["p1"]["steps"] == 1
 
     result = pytester.runpytest("--agent", "noop")

@@ -24,12 +24,13 @@ from typing import Any, Iterator
 import pytest
 
 from tests.localorg.served import served_orgs
+from tests.scuba import release_root as scuba_release
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
-ZERO_SHOT = ROOT / "data" / "test_zero_shot.json"
+ROOT = scuba_release.release_root()  # $PYTEST_CUA_SCUBA_ROOT, else <repository>/../shared/scuba/release
+ZERO_SHOT = ROOT / scuba_release.ZERO_SHOT
 
 
 def _first_per_template() -> list[str]:
@@ -85,7 +86,7 @@ def secrets_in(folder: Path, infos: dict[str, dict]) -> list[str]:
             for s in secrets if s in p.read_bytes().decode("utf-8", "replace")]
 
 
-@pytest.mark.skipif(not RELEASE, reason=f"no SCUBA release at {ROOT}")
+@scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_pass_on_two_api_orgs_and_provisioning_is_found_later(orgs: tuple[Path, dict[str, dict]],
                                                                                 tmp_path: Path, leases: Path) -> None:
     orgs_file, infos = orgs
@@ -170,7 +171,7 @@ def test_an_exhausted_api_limit_is_an_environment_error(tmp_path: Path) -> None:
     assert "failed" not in {r["outcome"] for r in records(summary).values()}
 
 
-@pytest.mark.skipif(not RELEASE, reason=f"no SCUBA release at {ROOT}")
+@scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
                                                                leases: Path) -> None:
     """The fault plugin changes an Account during every task: a task whose rollback scope leaves Account out
@@ -203,7 +204,7 @@ def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path,
             assert "gave it back after a failed rollback" in got[later]["environment"]["org_reset"], later
 
 
-@pytest.mark.skipif(not RELEASE, reason=f"no SCUBA release at {ROOT}")
+@scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_survive_a_worker_killed_mid_task(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
                                                             leases: Path) -> None:
     """Every other task's worker is killed after it changed the org; the task after it runs in a new worker

@@ -27,11 +27,12 @@ from typing import Any, Mapping
 import pytest
 
 from . import demo_labels as dl
+from .release_root import DEMO_AUG, release_root, require_release
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
-RELEASE = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT", "/work/shared/scuba/release"))
+RELEASE = release_root()  # $PYTEST_CUA_SCUBA_ROOT, else <repository>/../shared/scuba/release
 CHROMIUM = Path("/usr/bin/chromium")
 EXCEPTIONS = HERE / "fixtures" / "demo_label_exceptions.json"
 RUN_TIMEOUT_S = 3600
@@ -223,8 +224,7 @@ def test_deviations_name_a_template_a_label_of_its_demonstrations_and_a_reason()
 
 def test_every_exception_is_named_by_a_demonstration() -> None:
     """A phrase no demonstration names any more is a stale exception."""
-    if not (RELEASE / "data" / "test_demo_aug.json").exists():
-        pytest.skip(f"SCUBA's release is not at {RELEASE} (set PYTEST_CUA_SCUBA_ROOT)")
+    require_release(DEMO_AUG)  # skipped without it, a failure when CI is set
     named = {dl.words(label) for record in dl.release_records(RELEASE)
              for label in dl.demonstration_labels(record["memory"])}
     stale = [phrase for phrase in dl.load_exceptions(EXCEPTIONS) if phrase not in named]
@@ -281,8 +281,7 @@ def replay(task_ids: list[str], reports: Path) -> Mapping[str, Any]:
 
 @pytest.fixture(scope="module")
 def release_records() -> list[Mapping[str, Any]]:
-    if not (RELEASE / "data" / "test_demo_aug.json").exists():
-        pytest.skip(f"SCUBA's release is not at {RELEASE} (set PYTEST_CUA_SCUBA_ROOT)")
+    require_release(DEMO_AUG)  # skipped without it, a failure when CI is set
     return dl.release_records(RELEASE)
 
 

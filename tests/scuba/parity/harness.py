@@ -23,9 +23,10 @@ from pytest_cua.testing.scuba_parity import ScubaResult
 from suites.scuba import release
 
 from ..org_harness import TEMPLATES, evaluate
+from ..release_root import release_root
 from .known import KNOWN
 
-ROOT = Path(os.environ.get("PYTEST_CUA_SCUBA_ROOT") or "/work/shared/scuba/release")
+ROOT = release_root()  # $PYTEST_CUA_SCUBA_ROOT, else <repository>/../shared/scuba/release
 REPORTS = Path(os.environ.get("PYTEST_CUA_PARITY_REPORTS") or Path(__file__).resolve().parents[3] / "reports" / "parity")
 EXACT = "scuba"  # the SCUBA suite's other scoring (suites/scuba/test_scuba.py)
 

@@ -21,8 +21,11 @@ from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.scuba_parity import ScubaEvaluation
 
+from suites.scuba import release
+
 from ..org_harness import TEMPLATES
-from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, others_of, our_card, ours, theirs,
+from ..release_root import require_release
+from .harness import (RECORDS, exact, first_of_each_template, judge, others_of, our_card, ours, theirs,
                       write_report, write_summary)
 from .known import KNOWN, near_summary_markdown
 from .perturb import NearMiss, near_misses
@@ -63,7 +66,7 @@ def _selected() -> list[Any]:
     return out
 
 
-pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no SCUBA release at {ROOT} ($PYTEST_CUA_SCUBA_ROOT)")
+require_release(release.ZERO_SHOT_FILE, release.METADATA_DIR, release.SEED_DIR)  # skips, or fails under CI
 
 ROWS: list[dict[str, Any]] = []
 

@@ -17,7 +17,8 @@ listed or not, and is a crash where SCUBA's evaluation fails. A disagreement nam
 how the partial state was made, and the milestone tables. ``test_near_misses.py`` adds the generated near-miss
 end states.
 
-The release comes from ``$PYTEST_CUA_SCUBA_ROOT`` (default /work/shared/scuba/release; skipped when absent).
+The release comes from ``$PYTEST_CUA_SCUBA_ROOT`` (default ``<repository>/../shared/scuba/release``, see
+``tests/scuba/release_root.py``; skipped when absent, a failure when ``CI`` is set).
 ``PYTEST_CUA_PARITY_TASKS`` picks the tasks: ``sample`` (the default, for CI: the first release task of every
 fourth template, 15 of the 60), ``templates`` (the first release task of each of the 60 templates), ``all`` (the
 300, 900 end states), or a comma list of task ids and template names (each template name: its first release
@@ -36,9 +37,12 @@ from pytest_cua.envs.salesforce import SalesforceEnvironment
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.scuba_parity import ScubaEvaluation
 
+from suites.scuba import release
+
 from ..org_harness import TEMPLATES, evaluate
 from .end_states import partial_end_state, qa_partial_answer
-from .harness import (RECORDS, ROOT, exact, first_of_each_template, judge, our_card, ours, theirs, write_report,
+from ..release_root import require_release
+from .harness import (RECORDS, exact, first_of_each_template, judge, our_card, ours, theirs, write_report,
                       write_summary)
 from .known import STATES, summary_markdown
 from .perturb import other_case
@@ -63,7 +67,7 @@ def _selected() -> list[str]:
     return out
 
 
-pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no SCUBA release at {ROOT} ($PYTEST_CUA_SCUBA_ROOT)")
+require_release(release.ZERO_SHOT_FILE, release.METADATA_DIR, release.SEED_DIR)  # skips, or fails under CI
 
 
 def _answer(task: Task, state: str) -> str | None:
