@@ -40,6 +40,7 @@ class Settings:
     retry_errors: int = 0  # --cua-retry-errors: attempts after an error outcome (never after a failure)
     resume: bool = False  # --cua-resume: run_id names an earlier run to complete
     scoring: str | None = None  # --cua-scoring: the suite scoring that decides (None: each suite's own)
+    observe: str | None = None  # --cua-observe as a setting name ("som+screenshot"); None: each agent's own
 
     @property
     def ledger_path(self) -> Path:
@@ -85,7 +86,8 @@ def resolve_settings(config: pytest.Config) -> Settings:
                     retry_errors=_count(config, "cua_retry_errors", "cua_retry_errors", "--cua-retry-errors",
                                         minimum=0, default=0),
                     resume=bool(getattr(config.option, "cua_resume", None)),
-                    scoring=config.getoption("cua_scoring") or config.getini("cua_scoring") or None)
+                    scoring=config.getoption("cua_scoring") or config.getini("cua_scoring") or None,
+                    observe=_observation_setting(config))
 
 
 def trajectory_dir(settings: Settings, task_id: str, trial: int) -> Path:
@@ -96,7 +98,22 @@ def trajectory_dir(settings: Settings, task_id: str, trial: int) -> Path:
 
 def run_settings(settings: Settings) -> dict[str, Any]:
     """What a resumed session must share with the run it completes (``runs/<run>/run.json``)."""
-    return {"agent": settings.agent.text, "trials": settings.trials, "scoring": settings.scoring}
+    return {"agent": settings.agent.text, "trials": settings.trials, "scoring": settings.scoring,
+            "observe": settings.observe}
+
+
+def _observation_setting(config: pytest.Config) -> str | None:
+    """``--cua-observe`` as one name (its kinds sorted, joined with '+'); None when not given or not valid (the
+    environment's settings report a bad value as a usage error)."""
+    from pytest_cua.observations import ObservationKindError, parse_kinds
+
+    value = getattr(config.option, "cua_observe", None)
+    if not value:
+        return None
+    try:
+        return "+".join(sorted(parse_kinds(value)))
+    except ObservationKindError:
+        return None
 
 
 def _option_or_ini(config: pytest.Config, option: str, ini: str, kind: type, flag: str,

@@ -258,3 +258,16 @@ def test_a_tasks_time_counts_its_environments_start(pytester, kv_suite):
     assert summary["totals"]["mean_time_s"] >= 0.6 and summary["totals"]["mean_start_s"] >= 0.6
     table = [line for line in (pytester.path / "inner.log").read_text().splitlines() if line.startswith("total")]
     assert float(table[0].split()[7]) >= 0.6, table  # the "time s" column
+
+
+def test_a_resume_under_another_observation_setting_is_refused(pytester, kv_suite):
+    """ProSoftArena's observation settings are ablations: one run holds one setting (run.json notes it)."""
+    kv_suite("t.json", [task("o1"), task("o2")])
+    pytester.runpytest_subprocess("--agent", "oracle", "--cua-run-id", "obs", "--cua-observe", "screenshot",
+                                  "-k", "o1").assert_outcomes(passed=1)
+    other = pytester.runpytest_subprocess("--agent", "oracle", "--cua-resume", "obs", "--cua-observe",
+                                          "som+screenshot")
+    assert other.ret == pytest.ExitCode.USAGE_ERROR
+    assert "the run was started with observe 'screenshot'" in other.stderr.str(), other.stderr.str()
+    same = pytester.runpytest_subprocess("--agent", "oracle", "--cua-resume", "obs", "--cua-observe", "screenshot")
+    same.assert_outcomes(passed=1)
