@@ -8,6 +8,8 @@ when none is installed the command says how to install it (``npm install allure`
 With ``--compare BASE NEW`` (two ``summary.json`` files of pytest-cua runs) it writes a self-contained HTML
 comparison (``--html``, with plots: needs matplotlib, ``pip install 'pytest-cua[report]'``) and/or the
 markdown of a CI comment (``--markdown``); the exit code is the gate's: 0 passed, 1 failed, 2 unusable input.
+
+With ``--tables RUN`` it writes a run's paper tables (``pytest_cua.results.tables_command``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Sequence
+
+from pytest_cua.results import tables_command
 
 DEFAULT_RESULTS = "reports/allure-results"
 DEFAULT_OUTPUT = "reports/allure-report"
@@ -101,6 +105,8 @@ def _compare_options_given(args: argparse.Namespace) -> list[str]:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.tables is not None or tables_command.given(args):
+        return tables_command.run(parser, args)
     if args.compare is None:
         stray = _compare_options_given(args)
         if stray:
@@ -121,8 +127,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add ``report`` to the ``pytest-cua`` command."""
-    parser = subparsers.add_parser("report", help="turn Allure results into an HTML report (Allure 3), or "
-                                                  "compare two runs (--compare BASE NEW --html FILE)",
+    parser = subparsers.add_parser("report", help="turn Allure results into an HTML report (Allure 3), "
+                                                  "compare two runs (--compare BASE NEW --html FILE), or write a "
+                                                  "run's paper tables (--tables RUN)",
                                    description=__doc__.split("\n\n")[0] if __doc__ else None)
     # results and -o default to None so that giving them with --compare is noticed (the defaults apply later)
     parser.add_argument("results", nargs="?", default=None,
@@ -136,7 +143,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     compare.add_argument("--html", metavar="FILE",
                          help="write the self-contained HTML comparison with plots (needs matplotlib: "
                               "pip install 'pytest-cua[report]')")
-    compare.add_argument("--markdown", metavar="FILE", help="write the comparison as markdown (a CI comment)")
+    compare.add_argument("--markdown", metavar="FILE",
+                         help="write the comparison as markdown (a CI comment); with --tables, the tables")
     compare.add_argument("--alpha", type=_probability, default=None,
                          help="significance level; intervals are at 1 - alpha (default 0.05)")
     compare.add_argument("--max-drop", type=_fraction, default=None,
@@ -144,4 +152,5 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                               "pass the gate (default 0)")
     compare.add_argument("--quarantine-flaky", action="store_true",
                          help="leave the tasks flaky in either run out of the figures and the gate")
+    tables_command.add_arguments(parser)
     parser.set_defaults(func=functools.partial(_run, parser))

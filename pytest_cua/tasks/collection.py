@@ -54,10 +54,10 @@ def _registered_markers(config: pytest.Config) -> set[str]:
 
 
 def _marks_for(config: pytest.Config, task: Task, registered: set[str],
-               time_limit_s: float | None) -> list[pytest.MarkDecorator]:
+               time_limit_s: float | None, suite: Suite | None = None) -> list[pytest.MarkDecorator]:
     """persona, difficulty and level as markers named after their values (``-m "sales and hard"``,
-    ``-m L2``), ``template_<name>`` and ``app_<name>``, and ``question`` for question tasks; with
-    pytest-timeout, the task's backstop timeout."""
+    ``-m L2``), ``template_<name>`` and ``app_<name>``, ``question`` for question tasks and the suite's own
+    (``Suite.markers``: ProSoft's ``domain_<name>``); with pytest-timeout, the task's backstop timeout."""
     names: list[str] = []
     for value in (task.persona, task.difficulty, task.level):
         if value:
@@ -68,6 +68,8 @@ def _marks_for(config: pytest.Config, task: Task, registered: set[str],
         names.append(_mark_name("app_", str(app)))
     if task.is_question:
         names.append("question")
+    if suite is not None:
+        names.extend(n for n in (_mark_name("", str(m)) for m in suite.markers(task)) if n not in names)
     for name in names:
         if name not in registered:  # dynamic values are registered so --strict-markers accepts them
             config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
@@ -99,14 +101,15 @@ def parametrize_tasks(metafunc: pytest.Metafunc, *, trials: int = 1, time_limit_
     loaded = _loaded_tasks(metafunc.config, suite)
     registered = _registered_markers(metafunc.config)  # _marks_for adds the new ones to it
     if trials == 1:
-        params = [pytest.param(task, id=task.id, marks=_marks_for(metafunc.config, task, registered, time_limit_s))
+        params = [pytest.param(task, id=task.id,
+                               marks=_marks_for(metafunc.config, task, registered, time_limit_s, suite))
                   for task in loaded.tasks]
         metafunc.parametrize(TASK_ARG, params)
         return
     # --cua-trials K: K tests per task, next to each other, ids <task id>-trial<n> (-k and --lf see them)
     params = []
     for task in loaded.tasks:
-        marks = _marks_for(metafunc.config, task, registered, time_limit_s)
+        marks = _marks_for(metafunc.config, task, registered, time_limit_s, suite)
         params.extend(pytest.param(task, n, id=trial_id(task.id, n), marks=marks) for n in range(1, trials + 1))
     metafunc.parametrize([TASK_ARG, TRIAL_ARG], params)
 

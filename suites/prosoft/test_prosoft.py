@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from pytest_cua import LoadedTasks, Suite, Task, fixtures_dir
 
+from .domains import check_apps, domain_markers
 from .templates import TEMPLATES
 
 
@@ -24,7 +25,8 @@ class ProSoftSuite(Suite):
     Its own task fields, read by the docker environment: ``apps`` (also markers ``app_<name>``), ``start_files``,
     ``start_command`` / ``start_commands``, ``window`` and ``window_timeout_s`` (the window that must show before
     the agent starts), ``settle`` (False: no wait for the screen to settle) and ``artifacts`` (the files copied out
-    for the evaluator)."""
+    for the evaluator). Each task is marked with its programs' ProSoftArena domains (``domain_<name>``, from
+    ``domains.py``); an app with no domain there is a collection error of its task file."""
 
     task_fields = ("apps", "start_files", "start_command", "start_commands", "window", "window_timeout_s",
                    "artifacts", "settle")
@@ -33,6 +35,13 @@ class ProSoftSuite(Suite):
         loaded = super().load(config)
         loaded.tasks[:] = [_packaged_start_files(task) for task in loaded.tasks]
         return loaded
+
+    def check_task(self, task: Task) -> None:
+        super().check_task(task)
+        check_apps(task)
+
+    def markers(self, task: Task) -> Sequence[str]:
+        return domain_markers(task)
 
 
 def _packaged_start_files(task: Task) -> Task:
