@@ -346,6 +346,7 @@ def cua_episode(cua_task: "Task", cua_suite: Suite, cua_env: Environment, cua_ag
         pytest.skip(f"the run's cost cap is reached: ${ledger.total():.4f} of --cua-max-cost ${ledger.cap_usd:g} "
                     "spent; task not started")
     kinds = _observation_kinds(pytestconfig, cua_suite, cua_agent)
+    _cua_state.observation = "+".join(sorted(kinds))  # the setting every record names (ProSoftArena's ablations)
     context = AgentContext(
         env=env, observation_kinds=kinds, demos=cua_settings.demos,
         solve=(lambda: template.solve(cua_task, env)) if template is not None and template.has("solve") else None,

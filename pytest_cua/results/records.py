@@ -48,6 +48,7 @@ class TaskState:
     reset_s: float | None = None
     eval_s: float | None = None
     start_s: float | None = None  # the environment's start of the task (begin_task, arrange): a program's start-up
+    observation: str | None = None  # the observation setting the episode ran under ("som+screenshot")
     trajectory: str | None = None
     reports: dict[str, Any] = field(default_factory=dict)  # when -> TestReport
     trial: int = 1
@@ -302,6 +303,7 @@ def build_record(item: pytest.Item, state: TaskState) -> dict[str, Any]:
         "agent": state.agent,
         "environment": state.environment,
         "trajectory": state.trajectory,
+        "observation": state.observation,
         "trial": state.trial,
         "trials": item.config.stash[SETTINGS_KEY].trials,
         "attempt": len(earlier) + 1,
