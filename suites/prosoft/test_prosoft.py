@@ -56,7 +56,7 @@ def _packaged_start_files(task: Task) -> Task:
 
 CUA_SUITE = ProSoftSuite("prosoft", environment="docker", tasks=("tasks/*.json",), templates=TEMPLATES,
                          observation_kinds=("screenshot", "axtree", "som"), default_observation_kinds=("screenshot",),
-                         environment_options={"image": "cua-desktop-pro", "memory": "4g", "cpus": 2.0})
+                         environment_options={"image": "cua-desktop-arena", "memory": "4g", "cpus": 2.0})
 
 
 def test_task(cua_result):

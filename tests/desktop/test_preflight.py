@@ -47,9 +47,9 @@ def test_an_image_that_cannot_be_built_here_names_the_missing_programs_and_what_
     path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not d.rstrip("/").endswith("sbin"))
     proc = _run(tmp_path, "-p", "tests.desktop.unbuilt_image_plugin", env={"PATH": path})
     out = _one_error_and_nothing_ran(proc, tmp_path)
-    assert "docker image 'cua-desktop-pro' is not built, and building it needs debootstrap, chroot, which this " \
+    assert "docker image 'cua-desktop-arena' is not built, and building it needs debootstrap, chroot, which this " \
         "machine lacks: run `bash scripts/install.sh --docker` (as root), then `pytest-cua image build " \
-        "cua-desktop-pro`; `pytest-cua doctor` lists everything this machine lacks" in out, out
+        "cua-desktop-arena`; `pytest-cua doctor` lists everything this machine lacks" in out, out
 
 
 @pytest.mark.parametrize("serial", [False, True], ids=["xdist", "one-process"])

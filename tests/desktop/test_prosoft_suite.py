@@ -25,7 +25,7 @@ pytestmark = pytest.mark.docker
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suites" / "prosoft"
-PRO_IMAGE = "cua-desktop-pro"
+PRO_IMAGE = "cua-desktop-arena"
 RUN_TIMEOUT_S = 3600
 
 

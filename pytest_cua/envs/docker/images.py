@@ -124,27 +124,33 @@ def image_state(client: Any, image: str, recipe_hash: str | None) -> str:
 
 
 def build_image(recipe: Recipe, *, force: bool = False, progress: Progress = print,
-                client: Any = None) -> BuildResult:
-    """Build ``recipe`` (and its bases when needed); skip it when its image carries the same recipe hash.
+                client: Any = None, need_rootfs: bool = False) -> BuildResult:
+    """Build ``recipe`` (and its bases when needed); skip it when its image carries the same recipe hash (and,
+    with ``need_rootfs``, its root file system tarball is in the cache: a recipe built on it starts there).
     Builds of one recipe are serialised across this machine's processes (xdist workers share the build folder):
-    a process that waited for another's build finds the image built and skips."""
+    a process that waited for another's build finds the image built and skips; the chroot stages of all recipes
+    are serialised too (they share apt's download cache and its lock)."""
     client = client or docker_client()
     digest = recipe.recipe_hash()
-    skipped = _unchanged(client, recipe, digest, force, progress)
+    tar_path = cache_dir() / "rootfs" / f"{recipe.name}-{digest}.tar"
+
+    def wanted() -> bool:  # decided again under the lock: another process may have built it meanwhile
+        return force or (need_rootfs and not tar_path.is_file())
+
+    skipped = None if wanted() else _unchanged(client, recipe, digest, False, progress)
     if skipped is not None:
         return skipped
     with file_lock(f"image-build-{recipe.name}"):
-        skipped = None if force else _unchanged(client, recipe, digest, False, progress)
+        skipped = None if wanted() else _unchanged(client, recipe, digest, False, progress)
         if skipped is not None:
             return skipped
-        tar_path = cache_dir() / "rootfs" / f"{recipe.name}-{digest}.tar"
         if recipe.base is not None:
-            base_tar = cache_dir() / "rootfs" / f"{recipe.base.name}-{recipe.base.recipe_hash()}.tar"
             # the base's root file system tarball is where this build starts: rebuild the base when it is gone
             # (its own "built in" line; this image's time counts its own stage only)
-            build_image(recipe.base, force=not base_tar.is_file(), progress=progress, client=client)
+            build_image(recipe.base, progress=progress, client=client, need_rootfs=True)
         started = time.monotonic()
-        _RootfsBuild(recipe, digest, progress).run(tar_path)
+        with file_lock("image-build-chroot"):
+            _RootfsBuild(recipe, digest, progress).run(tar_path)
         _import(client, recipe, digest, tar_path, progress)
         seconds = time.monotonic() - started
     size = client.images.get(recipe.image).attrs.get("Size", 0)
