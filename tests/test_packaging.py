@@ -56,6 +56,9 @@ EXTRAS: dict[str, str] = {
     "allure": "allure",
     "allure_commons": "allure",
     "matplotlib": "report",  # pytest-cua report --compare --html
+    "cv2": "desktop",  # the vision marks of windows without a tree (--cua-observe som+vision)
+    "ezdxf": "desktop",  # the ProSoft LibreCAD evaluators
+    "scipy": "generators",  # the ProSoft task generators' expected statistics
 }
 # files that never run on the host: the executor and its op modules, copied into each desktop container at its
 # creation; the image recipes install what they import
