@@ -1,11 +1,12 @@
 """A desktop suite that cannot get a desktop on this machine is one message before any task runs, naming what to
 run (issue: 42 ``FileNotFoundError: 'debootstrap'`` tracebacks, one per task, when the image could not be built).
 
-Runs the real ProSoft suite (its six ``app_calc and L1`` tasks) with two xdist workers against the real dockerd."""
+Runs the real ProSoft suite (its ``app_calc and L1`` tasks) with two xdist workers against the real dockerd."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ def _one_error_and_nothing_ran(proc: subprocess.CompletedProcess[str], tmp_path:
     out = proc.stdout
     assert proc.returncode not in (0, 5), out + proc.stderr
     assert out.count("ERROR collecting suites/prosoft/test_prosoft.py") == 1, out
-    assert "(suite 'prosoft': none of its 6 collected task(s) ran)" in out
+    assert re.search(r"\(suite 'prosoft': none of its \d+ collected task\(s\) ran\)", out), out
     assert " passed" not in out and "INTERNALERROR" not in out and "Traceback" not in out
     records = tmp_path / "reports" / "runs"
     assert not list(records.glob("*/records/*.json")), "a task ran"
