@@ -40,7 +40,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from pytest_cua.actions import Action, ActionResult
+from pytest_cua.actions import TARGET_FIELDS, Action, ActionResult
 from pytest_cua.envs.base import Environment, EnvironmentCrash, ProvisioningError, Snapshot
 from pytest_cua.envs.docker.axtree import target_point
 from pytest_cua.envs.docker.client import ExecutorClient, ExecutorError, executor_bundle
@@ -51,6 +51,7 @@ from pytest_cua.envs.docker.observation import observe
 from pytest_cua.envs.docker.options import DockerSettings
 from pytest_cua.envs.docker.overlay import upper_diff
 from pytest_cua.envs.docker.startup import start_task
+from pytest_cua.envs.docker.task_io import copy_artifacts, send_action
 from pytest_cua.observations import Observation
 
 if TYPE_CHECKING:
@@ -62,8 +63,6 @@ EXPECTED_DIFF = ("/tmp/.X0-lock", "/tmp/.X11-unix", "/tmp/cua-", "/root/.cache/o
                  "/var/cache/fontconfig", "/var/lib/xkb", "/run/cua", "/usr/sbin/docker-init",
                  "/opt/cua", "/tmp/dbus-")  # /opt/cua: the executor, copied in at creation; a bus's autolaunch file
 HOME_SKIP = (".cache/openbox", ".Xauthority")
-TARGET_FIELDS = ("target", "source", "destination")
-TERMINAL_TYPES = ("done", "answer", "fail", "ask")
 
 
 class DockerEnvironment(Environment):
@@ -292,25 +291,10 @@ class DockerEnvironment(Environment):
         start_task(self._box(), task, files_roots=self.files_roots, window_timeout_s=self.settings.window_timeout_s)
 
     def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
-        box = self._box()
-        out: dict[str, Any] = {}
-        folder = self.artifacts_dir / task.id
-        artifacts = task.extra.get("artifacts") or {}
-        if not isinstance(artifacts, Mapping):
-            raise ProvisioningError(f"task {task.id!r}: field 'artifacts' must map names to container paths")
-        for name, path in sorted(artifacts.items()):
-            try:
-                out[name] = box.client.get_file(str(path), folder / f"{name}{Path(str(path)).suffix}")
-            except ExecutorError as exc:
-                if exc.broken:
-                    raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
-                # a missing artifact is the agent's shortfall: the evaluator sees it absent
-        if failed:
-            folder.mkdir(parents=True, exist_ok=True)
-            shot = folder / "final-screen.png"
-            shot.write_bytes(box.client.screenshot())
-            out["final_screen"] = shot
-        return out
+        return copy_artifacts(self._box(), task, self.artifacts_dir / task.id, failed=failed, crash=self._crash)
+
+    def _crash(self, exc: ExecutorError) -> EnvironmentCrash:
+        return EnvironmentCrash(f"container {self._box().container.name}: {exc}")
 
     # --- agent interface ---------------------------------------------------------------------------------------
 
@@ -318,25 +302,7 @@ class DockerEnvironment(Environment):
         return observe(self._box(), kinds)
 
     def act(self, action: Action) -> ActionResult:
-        started = time.monotonic()
-        if action.kind in TERMINAL_TYPES:
-            return ActionResult(action, ok=True, duration_s=0.0)
-        box = self._box()
-        sent: Action = action
-        detail: dict[str, Any] = {}
-        if any(isinstance(getattr(action, f, None), str) for f in TARGET_FIELDS):
-            try:
-                sent, detail = self._resolve(box, action)
-            except LookupError as exc:
-                return ActionResult(action, ok=False, error=str(exc.args[0]), duration_s=time.monotonic() - started)
-        try:
-            box.client.request("act", action=sent.to_dict())
-        except ExecutorError as exc:
-            if exc.broken:
-                raise EnvironmentCrash(f"container {box.container.name}: {exc}") from None
-            return ActionResult(action, ok=False, error=str(exc).split(": ", 1)[-1],
-                                duration_s=time.monotonic() - started, detail=detail)
-        return ActionResult(action, ok=True, duration_s=time.monotonic() - started, detail=detail)
+        return send_action(self._box(), action, resolve=self._resolve, crash=self._crash)
 
     @staticmethod
     def _resolve(box: Box, action: Action) -> tuple[Action, dict[str, Any]]:

@@ -33,9 +33,10 @@ from pytest_cua.actions import Action, ActionResult
 from pytest_cua.envs.base import Environment, EnvironmentCrash, ProvisioningError, Snapshot
 from pytest_cua.envs.docker.client import ExecutorError
 from pytest_cua.envs.docker.containers import HOME, Box, slug
-from pytest_cua.envs.docker.environment import TARGET_FIELDS, TERMINAL_TYPES, DockerEnvironment
+from pytest_cua.envs.docker.environment import DockerEnvironment
 from pytest_cua.envs.docker.observation import observe
 from pytest_cua.envs.docker.startup import start_task
+from pytest_cua.envs.docker.task_io import copy_artifacts, send_action
 from pytest_cua.envs.vm.disk import GuestDisk, build_disk, disk_state, guest_disk
 from pytest_cua.envs.vm.leftovers import sweep
 from pytest_cua.envs.vm.machine import Guest, process_start, state_root
@@ -202,24 +203,11 @@ class VmEnvironment(Environment):
         start_task(box, task, files_roots=self.files_roots, window_timeout_s=self.settings.window_timeout_s)
 
     def end_task(self, task: "Task", *, failed: bool) -> dict[str, Any]:
-        box = self._box()
-        out: dict[str, Any] = {}
-        folder = self.artifacts_dir / task.id
-        artifacts = task.extra.get("artifacts") or {}
-        if not isinstance(artifacts, Mapping):
-            raise ProvisioningError(f"task {task.id!r}: field 'artifacts' must map names to guest paths")
-        for name, path in sorted(artifacts.items()):
-            try:
-                out[name] = box.client.get_file(str(path), folder / f"{name}{Path(str(path)).suffix}")
-            except ExecutorError as exc:
-                if exc.broken:
-                    raise EnvironmentCrash(f"guest {box.container.name}: {exc}") from None
-        if failed:
-            folder.mkdir(parents=True, exist_ok=True)
-            shot = folder / "final-screen.png"
-            shot.write_bytes(box.client.screenshot())
-            out["final_screen"] = shot
-        return out
+        return copy_artifacts(self._box(), task, self.artifacts_dir / task.id, failed=failed, crash=self._crash,
+                              paths="guest paths")
+
+    def _crash(self, exc: ExecutorError) -> EnvironmentCrash:
+        return EnvironmentCrash(f"guest {self._box().container.name}: {exc}{self._guest().why_dead()}")
 
     # --- agent interface ---------------------------------------------------------------------------------------
 
@@ -227,25 +215,7 @@ class VmEnvironment(Environment):
         return observe(self._box(), kinds)
 
     def act(self, action: Action) -> ActionResult:
-        started = time.monotonic()
-        if action.kind in TERMINAL_TYPES:
-            return ActionResult(action, ok=True, duration_s=0.0)
-        box = self._box()
-        sent: Action = action
-        detail: dict[str, Any] = {}
-        if any(isinstance(getattr(action, f, None), str) for f in TARGET_FIELDS):
-            try:
-                sent, detail = DockerEnvironment._resolve(box, action)
-            except LookupError as exc:
-                return ActionResult(action, ok=False, error=str(exc.args[0]), duration_s=time.monotonic() - started)
-        try:
-            box.client.request("act", action=sent.to_dict())
-        except ExecutorError as exc:
-            if exc.broken:
-                raise EnvironmentCrash(f"guest {box.container.name}: {exc}{self._guest().why_dead()}") from None
-            return ActionResult(action, ok=False, error=str(exc).split(": ", 1)[-1],
-                                duration_s=time.monotonic() - started, detail=detail)
-        return ActionResult(action, ok=True, duration_s=time.monotonic() - started, detail=detail)
+        return send_action(self._box(), action, resolve=DockerEnvironment._resolve, crash=self._crash)
 
     def run(self, argv: Sequence[str], timeout: float = 60) -> dict[str, Any]:
         """Run a command in the guest (evaluators); for host-side code only, as ``DockerEnvironment.run``."""
