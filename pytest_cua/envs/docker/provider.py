@@ -6,9 +6,9 @@ sweep of a dead worker's containers and images.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
+from pytest_cua.envs.docker.startup import files_roots
 from pytest_cua.envs.base import EnvContext, EnvironmentProvider, ProvisioningError
 from pytest_cua.envs.docker.environment import DockerEnvironment
 from pytest_cua.envs.docker.leftovers import sweep
@@ -52,13 +52,7 @@ class DockerProvider(EnvironmentProvider):
             settings = resolve_settings(ctx.config, ctx.suite)
         except ValueError as exc:
             raise ProvisioningError(str(exc)) from None
-        roots = []
-        base_dir = getattr(ctx.suite, "base_dir", None) if ctx.suite is not None else None
-        if base_dir is not None:
-            roots.append(Path(base_dir))
-        rootpath = getattr(ctx.config, "rootpath", None)
-        if rootpath is not None:
-            roots.append(Path(rootpath))
+        roots = files_roots(ctx)
         env = DockerEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id,
                                 artifacts_dir=ctx.artifacts_dir, files_roots=roots)
         try:

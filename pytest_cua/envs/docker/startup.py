@@ -25,6 +25,19 @@ if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
 
 
+def files_roots(ctx: Any) -> list[Path]:
+    """Where a task's relative start files are looked up (an ``EnvContext``): the suite's folder, then the run's
+    root folder."""
+    roots = []
+    base_dir = getattr(ctx.suite, "base_dir", None) if ctx.suite is not None else None
+    if base_dir is not None:
+        roots.append(Path(base_dir))
+    rootpath = getattr(ctx.config, "rootpath", None)
+    if rootpath is not None:
+        roots.append(Path(rootpath))
+    return roots
+
+
 def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_timeout_s: float) -> None:
     """Put the task's start files in the container, run its start commands and wait for their windows (and
     for the screen to settle); a bad field or a window that does not come is a ``ProvisioningError``."""

@@ -9,9 +9,9 @@ back at the end of the run, ``config.add_cleanup``). A suite may also name ``env
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from pytest_cua.envs.docker.startup import files_roots
 from pytest_cua.envs.base import EnvContext, EnvironmentProvider, ProvisioningError
 from pytest_cua.envs.vm.environment import VmEnvironment
 from pytest_cua.envs.vm.options import (OPTION_NAMES, VmSettingsError, add_vm_options, desktop_choice,
@@ -56,13 +56,7 @@ class VmProvider(EnvironmentProvider):
             settings = resolve_settings(ctx.config, ctx.suite)
         except VmSettingsError as exc:
             raise ProvisioningError(str(exc)) from None
-        roots = []
-        base_dir = getattr(ctx.suite, "base_dir", None) if ctx.suite is not None else None
-        if base_dir is not None:
-            roots.append(Path(base_dir))
-        rootpath = getattr(ctx.config, "rootpath", None)
-        if rootpath is not None:
-            roots.append(Path(rootpath))
+        roots = files_roots(ctx)
         env = VmEnvironment(settings, run_id=ctx.run_id, worker_id=ctx.worker_id, artifacts_dir=ctx.artifacts_dir,
                             files_roots=roots)
         try:
