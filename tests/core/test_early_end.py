@@ -194,7 +194,7 @@ def test_a_controller_killed_mid_run_leaves_a_summary_that_says_it_is_incomplete
     kv_suite("t.json", [task(f"k{i}") for i in range(4)])
     marks = tmp_path / "marks"
     marks.mkdir()
-    proc = _inner(pytester, "--agent", "oracle", "--cua-run-id", "killed", env={"KV_SLOW_RESTORE": f"30:{marks}"})
+    proc = _inner(pytester, "--agent", "oracle", "--cua-run-id", "killed", env={"KV_SLOW_RESTORE": f"4:{marks}"})
     try:
         deadline = time.monotonic() + WAIT_S
         summary = pytester.path / "reports" / "summary.json"
