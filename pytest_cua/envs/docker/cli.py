@@ -55,20 +55,29 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def _image_build(args: argparse.Namespace) -> int:
-    from pytest_cua.envs.docker.images import ImageBuildError, build_image, docker_client
-    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
+    from pytest_cua.envs.docker.images import build_image, docker_client
 
     # a terminated build must still unmount its chroot: turn SIGTERM into an exception
     signal.signal(signal.SIGTERM, _interrupt)
     if getattr(args, "vm", False):
         return _vm_disk_build(args)
     client = docker_client()
+    return _build_each(args.names, lambda recipe: build_image(recipe, force=args.force, progress=_progress,
+                                                              client=client), "pytest-cua image build")
+
+
+def _build_each(names: list[str], build: Any, prefix: str) -> int:
+    """Build each named recipe with ``build(recipe)`` (its result has ``describe()``); a recipe or build error is
+    one line on stderr and exit status 1, and the other names are still built."""
+    from pytest_cua.envs.docker.images import ImageBuildError
+    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
+
     status = 0
-    for name in args.names:
+    for name in names:
         try:
-            result = build_image(load_recipe(name), force=args.force, progress=_progress, client=client)
+            result = build(load_recipe(name))
         except (RecipeError, ImageBuildError) as exc:
-            print(f"pytest-cua image build: {exc}", file=sys.stderr)
+            print(f"{prefix}: {exc}", file=sys.stderr)
             status = 1
             continue
         print(result.describe())
@@ -123,20 +132,10 @@ def _docker_sweep(args: argparse.Namespace) -> int:
 
 
 def _vm_disk_build(args: argparse.Namespace) -> int:
-    from pytest_cua.envs.docker.images import ImageBuildError
-    from pytest_cua.envs.docker.recipes import RecipeError, load_recipe
     from pytest_cua.envs.vm.disk import build_disk
 
-    status = 0
-    for name in args.names:
-        try:
-            disk, _ = build_disk(load_recipe(name), force=args.force, progress=_progress)
-        except (RecipeError, ImageBuildError) as exc:
-            print(f"pytest-cua image build --vm: {exc}", file=sys.stderr)
-            status = 1
-            continue
-        print(disk.describe())
-    return status
+    return _build_each(args.names, lambda recipe: build_disk(recipe, force=args.force, progress=_progress)[0],
+                       "pytest-cua image build --vm")
 
 
 def _vm_sweep(args: argparse.Namespace) -> int:
