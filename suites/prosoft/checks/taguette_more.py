@@ -7,14 +7,19 @@ Kinds (ground-truth keys in brackets):
 - ``taguette_project_meta``: the start project's name and description edited on its Project info tab [``name``,
   ``description``]: the project that holds the start documents (Taguette keeps its id) carries them; a new
   project of that name does not count
-- ``taguette_tag_edit``: a tag's description changed [``tag``, ``description``]: the tag keeps the highlights
-  it had at the start (a tag deleted and created again loses them)
+- ``taguette_tag_edit``: a tag's description changed [``tag``, ``description``, ``was``: its name at the start,
+  default ``tag``]: the tag keeps the highlights it had at the start (a tag deleted and created again loses them)
 - ``taguette_highlight_delete``: a highlight deleted [``document``, ``text``]: no highlight of the document covers
   the text any more; every other highlight of the start database is still there with its tags; the codebook
   keeps its tags (deleting the tag instead leaves the passage highlighted, untagged)
 - ``taguette_highlight_tags``: the tags of an existing highlight changed [``document``, ``text``, ``tags``]: the
   start highlight covering the text (same offsets) carries exactly ``tags``; no highlight was added or removed
   (a second highlight over the same passage is not an edit)
+- ``taguette_recode``: a passage highlighted anew where other highlights were deleted [``document``, ``text``,
+  ``tags``, ``deleted``: [[document, text], ...] the start highlights the task deletes]: ``taguette_highlight``'s
+  milestones, the earlier highlights kept except those deleted
+- ``taguette_codebook_descriptions``: the codebook exported as CSV [``artifact`` (default "codebook"),
+  ``descriptions`` {tag: description}]: Taguette's codebook CSV whose rows of those tags carry those descriptions
 
 A missing database fails every milestone (the agent never saved); a file that is not a Taguette database fails
 them naming it.
@@ -25,8 +30,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
-from ..artifacts import Check, squash
-from .taguette import PROJECT, _db, _project, _require, start_db
+from ..artifacts import Check, artifact, squash
+from .taguette import PROJECT, _db, _project, _read_csv, _require, highlight_checks, start_db
 
 
 def _start_project_id() -> int:
@@ -66,7 +71,7 @@ def project_meta_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
 
 def tag_edit_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     _require(truth, "taguette_tag_edit", "tag", "description")
-    tag, want = str(truth["tag"]), str(truth["description"])
+    tag, want, was = str(truth["tag"]), str(truth["description"]), str(truth.get("was", truth["tag"]))
 
     def found() -> tuple[Any, tuple[int, str]]:
         db = _db(ctx)
@@ -81,7 +86,7 @@ def tag_edit_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     def check_highlights() -> None:
         db, (tag_id, _) = found()
         start = start_db()
-        before = start.highlights_of(start.tags(1)[tag][0])
+        before = start.highlights_of(start.tags(1)[was][0])
         got = db.highlights_of(tag_id)
         assert got == before, (f"tag {tag!r} holds {len(got)} highlight(s), not its {len(before)} of the start "
                                "(deleted and created again?)")
@@ -156,9 +161,40 @@ def highlight_tags_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
             ("no highlight added or removed (the existing one edited)", check_count)]
 
 
+def recode_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    _require(truth, "taguette_recode", "document", "text", "tags", "deleted")
+    deleted = {_span_key(_start_highlight(str(d), squash(str(t)))) for d, t in truth["deleted"]}
+
+    def check_kept() -> None:
+        db = _db(ctx)
+        after = {_span_key(h) for h in db.highlights(_project(db, truth))}
+        lost = [f"{d} {s}-{e}" for d, s, e in (_span_key(h) for h in start_db().highlights(1))
+                if (d, s, e) not in deleted and (d, s, e) not in after]
+        assert not lost, f"highlights of the start project removed besides the one to delete: {lost}"
+    checks = [c for c in highlight_checks(ctx, truth) if c[0] != "the earlier highlights are kept"]
+    return [*checks, ("the other earlier highlights are kept", check_kept)]
+
+
+def codebook_descriptions_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    _require(truth, "taguette_codebook_descriptions", "descriptions")
+    name = truth.get("artifact", "codebook")
+    want = {str(k): str(v) for k, v in truth["descriptions"].items()}
+
+    def check() -> None:
+        rows = _read_csv(artifact(ctx, name))
+        assert rows and {"tag", "description"} <= set(rows[0]), (
+            f"{name}: not Taguette's codebook CSV (columns {list(rows[0]) if rows else []})")
+        got = {r["tag"]: squash(r["description"] or "") for r in rows}
+        wrong = {t: got.get(t) for t, d in want.items() if got.get(t) != squash(d)}
+        assert not wrong, f"{name}: descriptions {wrong}, expected {want}"
+    return [(f"{name} is the codebook with the new descriptions of {', '.join(sorted(want))}", check)]
+
+
 KINDS = {
     "taguette_project_meta": project_meta_checks,
     "taguette_tag_edit": tag_edit_checks,
     "taguette_highlight_delete": highlight_delete_checks,
     "taguette_highlight_tags": highlight_tags_checks,
+    "taguette_recode": recode_checks,
+    "taguette_codebook_descriptions": codebook_descriptions_checks,
 }

@@ -1,0 +1,228 @@
+"""Writes tasks/vscode_more.json: more VS Code tasks (code-server 4.100, VS Code 1.100, in a Chromium app window),
+L1 and L2, on the operations the first ones (``make/vscode.py``) leave out: workspace settings, tasks.json, user
+snippets, Format Document, Rename Symbol, and L2 tasks that chain them with the first ones' operations. Run
+``python suites/prosoft/make/vscode_more.py`` from the repository root.
+
+The tasks start as the first ones do (``make/vscode.py``'s START: code-server on 127.0.0.1:8080 with the start
+user settings, the workspace /root/work/project); some add ``fixtures/prosoft/apps_more/vscode`` files to the
+workspace (``make_fixtures.py`` there: a minified ``defaults.json``, two ES modules in ``web/``). Evaluators:
+``checks/vscode.py`` and ``checks/vscode_more.py`` on the files VS Code wrote.
+
+Demonstrations use VS Code's keyboard surface as the first ones do (F1, Ctrl+,, Ctrl+P to open a file by name,
+Shift+Alt+F to format, F2 to rename the symbol under the cursor, Ctrl+G line:column, Ctrl+S). VS Code closes
+brackets and quotes as they are typed and types over a closing one typed next: JSON is typed on one line so
+that every closing character lands on the one VS Code inserted.
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+base = _load("vscode_make", HERE / "vscode.py")
+fx = base.fx
+more = _load("apps_more_fixtures", HERE.parents[2] / "fixtures" / "prosoft" / "apps_more" / "make_fixtures.py")
+
+PROJECT, USER, CARD = base.PROJECT, base.USER, base.CARD
+LIMITS, LIMITS_L2 = base.LIMITS, base.LIMITS_L2
+MORE = "fixtures/prosoft/apps_more/vscode"
+START = base.START
+START_JSON = {**START, "start_files": [*START["start_files"],
+                                       {"src": f"{MORE}/defaults.json", "dest": f"{PROJECT}/defaults.json"}]}
+START_WEB = {**START, "start_files": [*START["start_files"],
+                                      *({"src": f"{MORE}/web/{n}", "dest": f"{PROJECT}/web/{n}"} for n in more.WEB)]}
+WORKSPACE = f"{PROJECT}/.vscode/settings.json"
+TASKS = f"{PROJECT}/.vscode/tasks.json"
+SNIPPETS = f"{USER}/snippets/python.json"
+KW = {"tags": ["vscode"], "apps": ["vscode"], "knowledge": CARD + (
+    " Workspace settings: the Settings editor's Workspace tab (written to .vscode/settings.json); tasks: "
+    "'Tasks: Configure Task' (.vscode/tasks.json); snippets: 'Snippets: Configure Snippets'; Shift+Alt+F formats "
+    "the document; F2 renames the symbol under the cursor in every file.")}
+
+TEST_TASK = {"label": "test", "command": "python -m unittest discover", "type": "shell"}
+SNIPPET = {"prefix": "bp", "body": ["breakpoint()"], "description": "Stop in the debugger"}
+TRIM = {"files.trimTrailingWhitespace": True}
+FORMAT_ON_SAVE = {"editor.formatOnSave": True}
+
+
+def workspace_checkbox(query):
+    """Ctrl+, (the search focused), the Workspace tab, the setting's id, its check box (the first result's)."""
+    return [K("ctrl", ","), WIN("^Settings - "), W(2), C(306, 128), W(1), C(640, 94), K("ctrl", "a"), T(query), W(2),
+            C(331, 226), W(1.5)]
+
+
+def quick_open(name):
+    """Ctrl+P, the file's name, Enter: its editor opens."""
+    return [C(800, 400), W(0.5), K("ctrl", "p"), W(1.2), T(name), W(1.5), P("enter"),
+            WIN(f"^{Path(name).name.replace('.', '[.]')} - project - code-server$"), W(1.5)]
+
+
+def format_and_save(name):
+    return [*quick_open(name), K("shift", "alt", "f"), W(2), K("ctrl", "s"), SAVED(f"{PROJECT}/{name}")]
+
+
+def configure_task(label, command):
+    """'Tasks: Configure Task', 'Create tasks.json file from template', 'Others': VS Code opens tasks.json with
+    an "echo" shell task; its label and command lines (6 and 8) are replaced."""
+    return [C(800, 400), W(0.5), *base.palette("Tasks: Configure Task", wait=2), W(1), T("Create tasks.json"),
+            W(1), P("enter"), W(1.5), T("Others"), W(1), P("enter"),
+            WIN("^tasks[.]json - project - code-server$"), W(2),
+            *replace_line(6, f'"label": "{label}",'), *replace_line(8, f'"command": "{command}"'),
+            K("ctrl", "s"), SAVED(TASKS)]
+
+
+def replace_line(number, text):
+    """Ctrl+G to the line, its text after the indentation deleted, the new text typed (VS Code closes each
+    quote at the end of a line and types over the closing one)."""
+    return [K("ctrl", "g"), W(1), T(f"{number}\n"), W(0.8), P("end"), K("shift", "home"), P("delete"), T(text),
+            W(0.5)]
+
+
+def python_snippet(name, snippet):
+    """'Snippets: Configure Snippets', 'python' (User/snippets/python.json opens with its commented example),
+    the snippet typed on one line before the closing brace."""
+    body = ", ".join(f'"{line}"' for line in snippet["body"])
+    line = (f'"{name}": {{"prefix": "{snippet["prefix"]}", "body": [{body}], '
+            f'"description": "{snippet["description"]}"}}')
+    return [C(800, 400), W(0.5), *base.palette("Snippets: Configure Snippets", wait=2), W(1), T("python"), W(1.5),
+            P("enter"), WIN("^python[.]json - project - code-server$"), W(2), K("ctrl", "end"), P("up"), P("end"),
+            P("enter"), T(line), W(0.5), K("ctrl", "s"), SAVED(SNIPPETS)]
+
+
+def replace_constant(old, new):
+    return [C(800, 400), W(0.5), K("ctrl", "shift", "h"), W(1.5), T(old), W(8), C(185, 140), W(0.5), T(new),
+            W(1.5), K("ctrl", "alt", "enter"), W(1.5), P("enter"), W(2.5)]
+
+
+WORKSPACE_ART = {"workspace": WORKSPACE, "settings": f"{USER}/settings.json"}
+
+tasks = [
+    task("vscode-workspace-setting", "L1",
+         "VS Code is open on the folder 'project'. In this folder's workspace settings (the Settings editor's "
+         "Workspace tab, not the user settings), turn on Files: Trim Trailing Whitespace.",
+         "vscode_workspace_setting", {"values": TRIM}, START, workspace_checkbox("files.trimTrailingWhitespace"),
+         artifacts=WORKSPACE_ART, **KW, **LIMITS),
+    task("vscode-test-task", "L1",
+         "VS Code is open on the folder 'project'. Create the workspace's tasks.json (Tasks: Configure Task) with a "
+         "shell task labelled 'test' that runs 'python -m unittest discover'.",
+         "vscode_task", TEST_TASK, START, configure_task(TEST_TASK["label"], TEST_TASK["command"]),
+         artifacts={"tasks": TASKS}, **KW, **LIMITS),
+    task("vscode-python-snippet", "L1",
+         "VS Code is open on the folder 'project'. Add a user snippet for Python (Snippets: Configure Snippets) "
+         "with the prefix 'bp' that inserts 'breakpoint()', described as 'Stop in the debugger'.",
+         "vscode_snippet", SNIPPET, START, python_snippet("Breakpoint", SNIPPET),
+         artifacts={"snippets": SNIPPETS}, **KW, **LIMITS),
+    task("vscode-format-json", "L1",
+         "VS Code is open on the folder 'project'. The file defaults.json is one long line: format it with Format "
+         "Document (4-space indentation) and save it.",
+         "vscode_json_format", {"artifact": "defaults", "source": "apps_more/vscode/defaults.json"}, START_JSON,
+         format_and_save("defaults.json"), artifacts={"defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS),
+]
+
+RUN_TASK = {"label": "run", "command": "python app.py", "type": "shell"}
+CHECK_TASK = {"label": "check", "command": "node --check web/cart.js", "type": "shell"}
+TAB_COMPLETION = {"editor.tabCompletion": "on"}
+NEW_NAME = "priceExVat"
+# the Explorer's rows with defaults.json in the workspace (names sorted without regard to case)
+ROW_JSON = {name: 122 + 22 * k for k, name in enumerate(sorted([*fx.PROJECT, "defaults.json"], key=str.lower))}
+
+
+def rename_symbol(path, line, column, new):
+    """The file opened, the cursor put on the symbol (Ctrl+G line:column), F2, the new name, Enter; then
+    'File: Save All' (the rename also changed files that are not open). The TypeScript service that renames
+    JavaScript starts with the first JavaScript editor: the wait before F2 is its start."""
+    return [*quick_open(path), W(6), K("ctrl", "g"), W(1), T(f"{line}:{column}\n"), W(1), P("f2"), W(2.5),
+            K("ctrl", "a"), T(new), W(0.5), P("enter"), W(3), *base.palette("File: Save All")]
+
+
+def explorer_rename(rows, old, new):
+    return [C(112, rows[old]), W(1), P("f2"), W(0.8), K("ctrl", "a"), T(f"{new}\n"), W(2)]
+
+
+def edit_timeout():
+    return [C(112, ROW_JSON["config.py"]), WIN("^config[.]py - project - code-server$"), W(1.5), K("ctrl", "g"),
+            W(1), T("2\n"), W(0.8), P("end"), K("shift", "home"), T("TIMEOUT = 30"), W(0.5), K("ctrl", "s"),
+            SAVED(f"{PROJECT}/config.py")]
+
+
+WEB = {"prices": f"{PROJECT}/web/prices.js", "cart": f"{PROJECT}/web/cart.js"}
+REPLACED = {n: f"{PROJECT}/{n}.py" for n in ("app", "config", "utils")}
+
+tasks += [
+    task("vscode-workspace-test-setup", "L2",
+         "VS Code is open on the folder 'project'. Set the workspace up for testing: in the workspace settings (not "
+         "the user settings) turn on Files: Trim Trailing Whitespace, and create the workspace's tasks.json with a "
+         "shell task labelled 'test' that runs 'python -m unittest discover'.",
+         "pipeline", {"steps": [{"template": "vscode_workspace_setting", "values": TRIM},
+                                {"template": "vscode_task", **TEST_TASK}]}, START,
+         [*workspace_checkbox("files.trimTrailingWhitespace"), K("ctrl", "w"), W(1),
+          *configure_task(TEST_TASK["label"], TEST_TASK["command"])],
+         artifacts={**WORKSPACE_ART, "tasks": TASKS}, **KW, **LIMITS_L2),
+    task("vscode-json-style", "L2",
+         "VS Code is open on the folder 'project'. Make the JSON style stick: format defaults.json with Format "
+         "Document (4-space indentation) and save it, and turn on Editor: Format On Save in this folder's workspace "
+         "settings (not the user settings).",
+         "pipeline", {"steps": [
+             {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"},
+             {"template": "vscode_workspace_setting", "values": FORMAT_ON_SAVE}]}, START_JSON,
+         [*format_and_save("defaults.json"), *workspace_checkbox("editor.formatOnSave")],
+         artifacts={"defaults": f"{PROJECT}/defaults.json", **WORKSPACE_ART}, **KW, **LIMITS_L2),
+    task("vscode-js-rename-and-check", "L2",
+         f"VS Code is open on the folder 'project'. In web/prices.js, rename the function netPrice to {NEW_NAME} "
+         f"with Rename Symbol (F2), so that web/cart.js follows, save both files, and add a workspace tasks.json "
+         f"with a shell task labelled 'check' that runs 'node --check web/cart.js'.",
+         "pipeline", {"steps": [
+             {"template": "vscode_replace", "artifacts": ["prices", "cart"], "old": "netPrice", "new": NEW_NAME,
+              "counts": {"prices": 1, "cart": 2},
+              "sources": {"prices": "apps_more/vscode/web/prices.js", "cart": "apps_more/vscode/web/cart.js"}},
+             {"template": "vscode_task", **CHECK_TASK}]}, START_WEB,
+         [*rename_symbol("web/prices.js", 1, 17, NEW_NAME), SAVED(WEB["prices"]), SAVED(WEB["cart"]),
+          *configure_task(CHECK_TASK["label"], CHECK_TASK["command"])],
+         artifacts={**WEB, "tasks": TASKS}, **KW, **LIMITS_L2),
+    task("vscode-snippet-setup", "L2",
+         "VS Code is open on the folder 'project'. Add a user snippet for Python with the prefix 'bp' that inserts "
+         "'breakpoint()', described as 'Stop in the debugger', and set the user setting Editor: Tab Completion to "
+         "'on' so that a prefix followed by Tab inserts it.",
+         "pipeline", {"steps": [{"template": "vscode_snippet", **SNIPPET},
+                                {"template": "vscode_setting", "artifact": "settings", "values": TAB_COMPLETION,
+                                 "keeps": base.KEEP}]}, START,
+         [*python_snippet("Breakpoint", SNIPPET), *base.setting_choice("editor.tabCompletion", 1)],
+         artifacts={"snippets": SNIPPETS, **base.SETTINGS}, **KW, **LIMITS_L2),
+    task("vscode-refactor-and-run-task", "L2",
+         "VS Code is open on the folder 'project'. Rename the constant MAX_RETRIES to MAX_ATTEMPTS everywhere in the "
+         "project (Replace in Files, files saved), and add a workspace tasks.json with a shell task labelled 'run' "
+         "that runs 'python app.py'.",
+         "pipeline", {"steps": [
+             {"template": "vscode_replace", "artifacts": ["app", "config", "utils"], "old": "MAX_RETRIES",
+              "new": "MAX_ATTEMPTS", "counts": {"app": 2, "config": 1, "utils": 2},
+              "sources": {n: f"vscode/project/{n}.py" for n in ("app", "config", "utils")}},
+             {"template": "vscode_task", **RUN_TASK}]}, START,
+         [*replace_constant("MAX_RETRIES", "MAX_ATTEMPTS"), *configure_task(RUN_TASK["label"], RUN_TASK["command"])],
+         artifacts={**REPLACED, "tasks": TASKS}, **KW, **LIMITS_L2),
+    task("vscode-release-prep", "L2",
+         "VS Code is open on the folder 'project'. Prepare the release: in config.py change the timeout from 10 to "
+         "30 (the line 'TIMEOUT = 10' becomes 'TIMEOUT = 30'), rename notes.txt to roadmap.md in the Explorer, and "
+         "format defaults.json with Format Document (4-space indentation); save every file.",
+         "pipeline", {"steps": [
+             {"template": "vscode_file", "artifact": "config", "lines": ["MAX_RETRIES = 3", "TIMEOUT = 30"]},
+             {"template": "vscode_file", "artifact": "renamed", "lines": fx.PROJECT["notes.txt"].splitlines(),
+              "absent": ["old"]},
+             {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"}]},
+         START_JSON,
+         [*edit_timeout(), *explorer_rename(ROW_JSON, "notes.txt", "roadmap.md"), *format_and_save("defaults.json")],
+         artifacts={"config": f"{PROJECT}/config.py", "renamed": f"{PROJECT}/roadmap.md", "old": f"{PROJECT}/notes.txt",
+                    "defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS_L2),
+]
+
+if __name__ == "__main__":
+    write("vscode_more", tasks)
