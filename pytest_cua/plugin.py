@@ -9,6 +9,8 @@ reporting in ``pytest_cua.results.reporter``. This module only wires them up.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 
 from typing import Any, Generator
 
@@ -20,7 +22,7 @@ from pytest_cua.tasks import collection
 
 from pytest_cua.episode.settings import SETTINGS_KEY, resolve_settings
 from pytest_cua.results import records
-from pytest_cua.results.runs import INTERRUPTED_KEY, run_store
+from pytest_cua.results.runs import INTERRUPTED_KEY, SIGINT_KEY, run_store, sigint_seen
 from pytest_cua.results.reporter import junit_properties_of_unfinished
 from pytest_cua.agents.models.options import add_model_options
 from pytest_cua.episode.judge import add_judge_options
@@ -238,6 +240,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     return None
 
 
+def _has_cua_items(session: pytest.Session) -> bool:
+    return any(getattr(getattr(item, "module", None), collection.SUITE_ATTRIBUTE, None) is not None
+               for item in session.items)
+
+
 class EarlyEnd:
     """Ctrl-C, ``pytest.exit`` or quitting ``--pdb`` ends the session early: noted in the config's stash, so that
     what fails to roll back or close after it (a terminal's Ctrl-C signals the whole process group: Chromium is
@@ -245,6 +252,40 @@ class EarlyEnd:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self._previous: Any = None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """In a session of CUA tasks, note a Ctrl-C as it arrives, then raise it as Python does: should the
+        KeyboardInterrupt land where Python can only print it (a weakref callback, a ``__del__``), the note still
+        ends the run as one."""
+        if not _has_cua_items(session) or threading.current_thread() is not threading.main_thread() \
+                or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return  # SIGINT is ignored or someone else's: left as it is
+        self._previous = signal.default_int_handler
+
+        def on_sigint(signum: int, frame: Any) -> None:
+            self.config.stash[SIGINT_KEY] = True
+            signal.default_int_handler(signum, frame)
+
+        signal.signal(signal.SIGINT, on_sigint)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """A Ctrl-C Python swallowed: no further task starts; the session ends as interrupted."""
+        if sigint_seen(self.config):
+            raise KeyboardInterrupt("Ctrl-C (noted when it arrived)")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+        """After the test's fixtures are torn down: a Ctrl-C Python swallowed ends the session here."""
+        if sigint_seen(self.config) and INTERRUPTED_KEY not in self.config.stash:
+            raise KeyboardInterrupt("Ctrl-C (noted when it arrived)")
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         self.config.stash[INTERRUPTED_KEY] = excinfo.typename
@@ -260,8 +301,7 @@ class EarlyEnd:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """A session that collected a CUA suite redacts its logs, reports and Allure results; any other session
     (a project that only has pytest-cua installed) is left exactly as it is."""
-    if any(getattr(getattr(item, "module", None), collection.SUITE_ATTRIBUTE, None) is not None
-           for item in session.items):
+    if _has_cua_items(session):
         handlers = redaction.install_log_redaction(redaction.session_log_handlers(session.config))
         session.config.stash[_REDACTING] = (handlers, redaction.install_allure_redaction())
 

@@ -116,9 +116,20 @@ class RunStore:
 INTERRUPTED_KEY = pytest.StashKey[str]()
 
 
+#: set by the session's SIGINT handler the moment a Ctrl-C arrives: Python raises the KeyboardInterrupt wherever the
+#: main thread is, and when that is a weakref callback or a ``__del__`` it is printed as "Exception ignored" and
+#: lost; this flag is not, so the run still ends as an interrupt
+SIGINT_KEY = pytest.StashKey[bool]()
+
+
 def interrupted(config: pytest.Config) -> str | None:
     """Why the session was interrupted (None when it was not)."""
-    return config.stash.get(INTERRUPTED_KEY, None)
+    return config.stash.get(INTERRUPTED_KEY, None) or ("KeyboardInterrupt" if sigint_seen(config) else None)
+
+
+def sigint_seen(config: pytest.Config) -> bool:
+    """Whether a Ctrl-C reached this process during the session (even one Python swallowed)."""
+    return config.stash.get(SIGINT_KEY, False)
 
 
 def run_store(config: pytest.Config) -> RunStore:

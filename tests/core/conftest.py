@@ -39,6 +39,15 @@ class KV(Environment):
     def restore(self, snapshot, scope=None):
         if os.environ.get("KV_RESTORE_FAILS") and getattr(self, "crashed", False):
             raise EnvironmentCrash("the store cannot be restored after the crash")
+        swallow = os.environ.get("KV_SWALLOW_SIGINT")  # FOLDER: say so there, then lose a Ctrl-C as a weakref
+        if swallow:                                      # callback does, and find the store gone
+            with open(os.path.join(swallow, f"restoring-{os.getpid()}-{time.time_ns()}"), "w"):
+                pass
+            try:
+                time.sleep(60)
+            except KeyboardInterrupt:
+                pass
+            raise EnvironmentCrash("the store disconnected")
         slow = os.environ.get("KV_SLOW_RESTORE")  # "SECONDS:FOLDER": say so in FOLDER, then take that long
         if slow:
             seconds, folder = slow.split(":", 1)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import task
+from .conftest import read_summary, task
 
 WAIT_S = 120  # the inner run reaching the point where it is interrupted (a bound, never a sleep)
 
@@ -94,6 +94,35 @@ def test_ctrl_c_during_a_rollback_keeps_every_reported_result(pytester, kv_suite
     outcomes = resumed.parseoutcomes()
     assert outcomes.get("passed", 0) == 6 - len(records)  # only what had no record runs again
     assert _summary_ids(pytester) == {f"c{i}" for i in range(6)}
+
+
+def test_a_ctrl_c_python_swallows_still_ends_the_run_as_an_interrupt(pytester, kv_suite, tmp_path: Path):
+    """A KeyboardInterrupt raised inside a weakref callback or ``__del__`` is printed and lost (a CI run met it:
+    the rollback then found Chromium gone, and the run went on and ended with exit code 1): the session's SIGINT
+    handler notes the Ctrl-C, so the run still ends as pytest's interrupt, with its summary, and no task after."""
+    kv_suite("t.json", [task(f"c{i}") for i in range(4)])
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = _inner(pytester, "--agent", "oracle", "--cua-run-id", "lost", env={"KV_SWALLOW_SIGINT": str(marks)})
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not list(marks.iterdir()) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert list(marks.iterdir()), "no rollback started"
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    out = (pytester.path / "inner.log").read_text()
+    assert proc.returncode == 2, out[-4000:]
+    assert "EnvironmentCrash" not in out and "INTERNALERROR" not in out, out[-4000:]
+    assert len(list(marks.iterdir())) == 1, "a task ran after the Ctrl-C"
+    summary = read_summary(pytester)
+    assert summary["run"]["complete"] is False
+    assert [t["id"] for t in summary["tasks"]] == ["c0"]
+    assert "--cua-resume lost" in out
 
 
 @pytest.mark.parametrize("how", [["-x"], ["--maxfail", "1"], ["--pdb"]])
