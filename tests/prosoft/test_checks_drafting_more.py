@@ -1,0 +1,273 @@
+"""The evaluators of the drafting tasks added by make/librecad_more.py, make/pipelines_more.py and make/l4_more.py,
+without docker: the result each task asks for passes every milestone, near misses (the right operation with a
+wrong parameter, the right entity on the wrong layer, the change never saved, another file type under the
+expected name) fail the milestone that names them, and a missing artifact fails every milestone without an
+error. Drawings are built here with ezdxf from the start files, the way LibreCAD saves them (DXF 2007); the
+ground truths are the generated tasks' (suites/prosoft/tasks/*_more.json).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from .evaluation import failed, milestones, truth_of
+
+ezdxf = pytest.importorskip("ezdxf")
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAN = ROOT / "fixtures" / "prosoft" / "librecad" / "plan.dxf"
+ROOM = ROOT / "fixtures" / "prosoft" / "drafting_more" / "room.dxf"
+LC = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/librecad_more.json").read_text())["tasks"]}
+Edit = Callable[[Any], None]
+
+
+def truth(task_id: str) -> dict[str, Any]:
+    return truth_of(LC, task_id, "dxf_more")
+
+
+def start_of(task_id: str) -> Path:
+    return ROOM if any(f["dest"].endswith("room.dxf") for f in LC[task_id]["start_files"]) else PLAN
+
+
+def run(task_id: str, path: Path | None) -> dict[str, str | None]:
+    return milestones("dxf_more", truth(task_id), {"drawing": path} if path else {})
+
+
+def drawing(tmp_path: Path, start: Path, edit: Edit, name: str = "saved.dxf") -> Path:
+    """``start`` with ``edit(doc)`` applied, saved as LibreCAD saves (DXF 2007)."""
+    doc = ezdxf.readfile(str(start))
+    edit(doc)
+    doc.dxfversion = "AC1021"
+    path = tmp_path / name
+    doc.saveas(str(path))
+    return path
+
+
+def both(*edits: Edit) -> Edit:
+    def edit(doc: Any) -> None:
+        for e in edits:
+            e(doc)
+    return edit
+
+
+def noop(doc: Any) -> None:
+    return None
+
+
+def line(a: tuple[float, float], b: tuple[float, float], layer: str = "0") -> Edit:
+    return lambda doc: doc.modelspace().add_line(a, b, dxfattribs={"layer": layer})
+
+
+def circle(c: tuple[float, float], r: float, layer: str = "0") -> Edit:
+    return lambda doc: doc.modelspace().add_circle(c, r, dxfattribs={"layer": layer})
+
+
+def arc(c: tuple[float, float], r: float, start: float, end: float, layer: str = "0") -> Edit:
+    return lambda doc: doc.modelspace().add_arc(c, r, start, end, dxfattribs={"layer": layer})
+
+
+def arc3(p1: tuple[float, float], p2: tuple[float, float], p3: tuple[float, float], layer: str = "0") -> Edit:
+    """An arc through three points, stored counter-clockwise as LibreCAD stores a clockwise one (start and end
+    swapped)."""
+    (ax, ay), (bx, by), (cx, cy) = p1, p2, p3
+    d = 2 * (ax * (by - cy) + bx * (cy - ay) + cx * (ay - by))
+    ux = ((ax**2 + ay**2) * (by - cy) + (bx**2 + by**2) * (cy - ay) + (cx**2 + cy**2) * (ay - by)) / d
+    uy = ((ax**2 + ay**2) * (cx - bx) + (bx**2 + by**2) * (ax - cx) + (cx**2 + cy**2) * (bx - ax)) / d
+    r = math.dist((ux, uy), p1)
+    a1, a3 = (math.degrees(math.atan2(y - uy, x - ux)) % 360 for x, y in (p1, p3))
+    return arc((ux, uy), r, min(a1, a3), max(a1, a3), layer)
+
+
+def poly(points: list[tuple[float, float]], closed: bool = True, layer: str = "0", repeat_first: bool = False
+         ) -> Edit:
+    pts = [*points, points[0]] if repeat_first else points
+    return lambda doc: doc.modelspace().add_lwpolyline(pts, close=closed and not repeat_first,
+                                                       dxfattribs={"layer": layer})
+
+
+def erase(kind: str, test: Callable[[Any], bool]) -> Edit:
+    def edit(doc: Any) -> None:
+        for e in list(doc.modelspace().query(kind)):
+            if test(e):
+                doc.modelspace().delete_entity(e)
+    return edit
+
+
+def text(value: str, at: tuple[float, float], height: float = 5, layer: str = "0") -> Edit:
+    return lambda doc: doc.modelspace().add_text(value, height=height, dxfattribs={"layer": layer, "insert": at})
+
+
+def hatch(boundary: list[tuple[float, float]], pattern: str = "ANSI31", scale: float = 1.0, layer: str = "0",
+          solid: bool = False) -> Edit:
+    def edit(doc: Any) -> None:
+        h = doc.modelspace().add_hatch(dxfattribs={"layer": layer})
+        if solid:
+            h.set_solid_fill()
+        else:
+            h.set_pattern_fill(pattern, scale=scale)
+        h.paths.add_polyline_path(boundary, is_closed=True)
+    return edit
+
+
+def insert(block: str, at: tuple[float, float], rotation: float = 0, scale: float = 1, layer: str = "0") -> Edit:
+    return lambda doc: doc.modelspace().add_blockref(
+        block, at, dxfattribs={"layer": layer, "rotation": rotation, "xscale": scale, "yscale": scale})
+
+
+def layer_state(name: str, hidden: bool | None = None, locked: bool | None = None, off: bool = False) -> Edit:
+    def edit(doc: Any) -> None:
+        layer = doc.layers.get(name)
+        if hidden is not None:
+            layer.off() if off and hidden else (layer.freeze() if hidden else layer.thaw())
+        if locked is not None:
+            layer.lock() if locked else layer.unlock()
+    return edit
+
+
+def move_line(start: tuple[float, float], end: tuple[float, float], new_start: tuple[float, float],
+              new_end: tuple[float, float]) -> Edit:
+    def edit(doc: Any) -> None:
+        for e in doc.modelspace().query("LINE"):
+            if tuple(e.dxf.start)[:2] == start and tuple(e.dxf.end)[:2] == end:
+                e.dxf.start, e.dxf.end = new_start, new_end
+    return edit
+
+
+# the right drawing of each task and its near misses: (what is wrong, the edit, the milestone(s) that must fail)
+RIGHT: dict[str, Edit] = {}
+NEAR: dict[str, list[tuple[str, Edit, list[str]]]] = {}
+
+
+def case(task_id: str, right: Edit, *near: tuple[str, Edit, list[str]]) -> None:
+    RIGHT[task_id], NEAR[task_id] = right, list(near)
+
+
+def labels(task_id: str, *prefixes: str) -> list[str]:
+    """The task's milestone labels that start with one of ``prefixes`` (after the artifact name)."""
+    names = list(milestones("dxf_more", truth(task_id), {}))
+    out = [n for n in names if any(n.startswith(f"drawing {p}") for p in prefixes)]
+    assert out, (task_id, prefixes, names)
+    return out
+
+
+TABLE = [(120, 15), (180, 15), (150, 40)]
+case("librecad-arc", arc3((50, 0), (42, 16), (30, 20)),
+     ("the arc the other way round (270 degrees)", arc((30, 0), 20, 90, 0), ["has arc"]),
+     ("radius 25", arc((30, 0), 25, 0, 90), ["has arc"]),
+     ("a full circle instead of the arc", circle((30, 0), 20), ["has arc"]),
+     ("on layer WALLS", arc((30, 0), 20, 0, 90, layer="WALLS"), ["has arc"]))
+case("librecad-polyline", poly(TABLE),
+     ("left open", poly(TABLE, closed=False), ["has closed polyline"]),
+     ("a vertex at (150, 45)", poly([(120, 15), (180, 15), (150, 45)]), ["has closed polyline"]),
+     ("three separate lines", both(line(TABLE[0], TABLE[1]), line(TABLE[1], TABLE[2]), line(TABLE[2], TABLE[0])),
+      ["has closed polyline"]),
+     ("on layer COLUMNS", poly(TABLE, layer="COLUMNS"), ["has closed polyline"]))
+case("librecad-offset", line((0, 110), (200, 110)),
+     ("offset to the outside (y = 130)", line((0, 130), (200, 130)), ["has line ["]),
+     ("offset by 15", line((0, 105), (200, 105)), ["has line ["]),
+     ("the wall itself moved instead of copied", move_line((200, 120), (0, 120), (200, 110), (0, 110)), ["keeps"]))
+case("librecad-mirror", circle((50, 60), 10, layer="COLUMNS"),
+     ("mirrored about y = 60 (onto itself)", circle((150, 60), 10, layer="COLUMNS"), ["has circle"]),
+     ("the original not kept", both(erase("CIRCLE", lambda e: True), circle((50, 60), 10, layer="COLUMNS")),
+      ["keeps"]),
+     ("the copy on layer 0", circle((50, 60), 10), ["has circle"]))
+RUG = [(20, 20), (60, 20), (60, 50), (20, 50)]
+case("librecad-rug-hatch", both(hatch(RUG, "ANSI31", 0.5, layer="FURNITURE"), layer_state("NOTES", hidden=True)),
+     ("hatched at scale 1", both(hatch(RUG, "ANSI31", 1.0, layer="FURNITURE"), layer_state("NOTES", hidden=True)),
+      ["has hatch"]),
+     ("solid fill instead of ANSI31",
+      both(hatch(RUG, solid=True, layer="FURNITURE"), layer_state("NOTES", hidden=True)), ["has hatch"]),
+     ("the hatch on layer 0 (FURNITURE not made current)",
+      both(hatch(RUG, "ANSI31", 0.5), layer_state("NOTES", hidden=True)), ["has hatch"]),
+     ("the whole room hatched", both(hatch([(0, 0), (160, 0), (160, 100), (0, 100)], "ANSI31", 0.5,
+                                           layer="FURNITURE"), layer_state("NOTES", hidden=True)), ["has hatch"]),
+     ("NOTES switched off rather than frozen: hidden all the same (passes but for the hatch)",
+      both(hatch(RUG, "ANSI31", 1.0, layer="FURNITURE"), layer_state("NOTES", hidden=True, off=True)), ["has hatch"]),
+     ("WALLS hidden instead of NOTES",
+      both(hatch(RUG, "ANSI31", 0.5, layer="FURNITURE"), layer_state("WALLS", hidden=True)),
+      ["layer NOTES", "layer WALLS"]),
+     ("the note erased instead of hidden",
+      both(hatch(RUG, "ANSI31", 0.5, layer="FURNITURE"), erase("TEXT", lambda e: True)), ["layer NOTES", "keeps"]))
+CHAIRS = both(insert("CHAIR", (120, 30), 90, layer="FURNITURE"), insert("CHAIR", (140, 30), 90, layer="FURNITURE"))
+case("librecad-chairs", both(CHAIRS, layer_state("WALLS", locked=True)),
+     ("not rotated", both(insert("CHAIR", (120, 30), layer="FURNITURE"), insert("CHAIR", (140, 30), layer="FURNITURE"),
+                          layer_state("WALLS", locked=True)), ["has insert"]),
+     ("the second chair at (150, 30)", both(insert("CHAIR", (120, 30), 90, layer="FURNITURE"),
+                                            insert("CHAIR", (150, 30), 90, layer="FURNITURE"),
+                                            layer_state("WALLS", locked=True)), ["has insert of block CHAIR at [140"]),
+     ("WALLS frozen instead of locked", both(CHAIRS, layer_state("WALLS", hidden=True)), ["layer WALLS"]),
+     ("WALLS locked and hidden", both(CHAIRS, layer_state("WALLS", hidden=True, locked=True)), ["layer WALLS"]),
+     ("the chairs on layer 0", both(insert("CHAIR", (120, 30), 90), insert("CHAIR", (140, 30), 90),
+                                    layer_state("WALLS", locked=True)), ["has insert"]),
+     ("chairs drawn as loose lines (the block exploded)",
+      both(line((115, 25), (125, 25)), line((135, 25), (145, 25)), layer_state("WALLS", locked=True)),
+      ["has insert"]))
+TRIMMED = move_line((80, -10), (80, 110), (80, 0), (80, 100))
+
+
+def vdim(p1: tuple[float, float], p2: tuple[float, float], x: float) -> Edit:
+    def edit(doc: Any) -> None:
+        doc.modelspace().add_linear_dim(base=(x, p1[1]), p1=p1, p2=p2, angle=90).render()
+    return edit
+
+
+case("librecad-trim-partition", both(TRIMMED, vdim((80, 0), (80, 100), 90)),
+     ("only the bottom end trimmed", both(move_line((80, -10), (80, 110), (80, 0), (80, 110)),
+                                          vdim((80, 0), (80, 100), 90)), ["has line ["]),
+     ("a new line drawn over the partition, which is left as it was",
+      both(line((80, 0), (80, 100), layer="WALLS"), vdim((80, 0), (80, 100), 90)), ["no longer has"]),
+     ("the partition erased and redrawn on layer 0",
+      both(erase("LINE", lambda e: e.dxf.start[1] < 0), line((80, 0), (80, 100)), vdim((80, 0), (80, 100), 90)),
+      ["has line ["]),
+     ("the dimension measures the old length (120)", both(TRIMMED, vdim((80, -10), (80, 110), 90)),
+      ["has linear dimension"]))
+case("librecad-door", both(line((30, 0), (30, 20), layer="WALLS"), arc((30, 0), 20, 0, 90, layer="WALLS")),
+     ("the leaf on layer 0", both(line((30, 0), (30, 20)), arc((30, 0), 20, 0, 90, layer="WALLS")), ["has line ["]),
+     ("the swing opening outwards (below the wall)",
+      both(line((30, 0), (30, 20), layer="WALLS"), arc((30, 0), 20, 270, 0, layer="WALLS")), ["has arc"]),
+     ("no swing", line((30, 0), (30, 20), layer="WALLS"), ["has arc"]))
+case("librecad-mirror-offset", both(circle((50, 60), 10, layer="COLUMNS"), line((0, 10), (200, 10))),
+     ("the column moved, not copied", both(erase("CIRCLE", lambda e: True), circle((50, 60), 10, layer="COLUMNS"),
+                                           line((0, 10), (200, 10))), ["keeps"]),
+     ("the beam outside the room", both(circle((50, 60), 10, layer="COLUMNS"), line((0, -10), (200, -10))),
+      ["has line ["]),
+     ("the beam along the top wall", both(circle((50, 60), 10, layer="COLUMNS"), line((0, 110), (200, 110))),
+      ["has line ["]))
+
+
+@pytest.mark.parametrize("task_id", sorted(LC))
+def test_the_asked_drawing_passes_and_the_start_file_does_not(tmp_path: Path, task_id: str) -> None:
+    assert task_id in RIGHT, f"{task_id}: no right drawing in this test (add a case)"
+    result = run(task_id, drawing(tmp_path, start_of(task_id), RIGHT[task_id]))
+    assert not failed(result), result
+    # the change never saved: the start file as it was
+    assert failed(run(task_id, drawing(tmp_path, start_of(task_id), noop, name="unsaved.dxf")))
+
+
+@pytest.mark.parametrize("task_id,what,edit,prefixes",
+                         [(t, what, edit, p) for t, cases in sorted(NEAR.items()) for what, edit, p in cases])
+def test_near_misses_fail_the_milestone_that_names_them(tmp_path: Path, task_id: str, what: str, edit: Edit,
+                                                        prefixes: list[str]) -> None:
+    result = run(task_id, drawing(tmp_path, start_of(task_id), edit))
+    assert set(failed(result)) == set(labels(task_id, *prefixes)), (what, result)
+
+
+@pytest.mark.parametrize("task_id", sorted(LC))
+def test_a_missing_drawing_fails_every_milestone(task_id: str) -> None:
+    result = run(task_id, None)
+    assert result and all(message and "was not produced" in message for message in result.values())
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 not a dxf", "0\nSECTION\n2\nENTITIES\n".encode(),
+                                     "<svg xmlns='http://www.w3.org/2000/svg'/>".encode()])
+@pytest.mark.parametrize("task_id", sorted(LC))
+def test_another_file_under_the_drawings_name_fails_without_an_error(tmp_path: Path, content: bytes,
+                                                                     task_id: str) -> None:
+    (tmp_path / "room.dxf").write_bytes(content)
+    result = run(task_id, tmp_path / "room.dxf")
+    assert result and all(message for message in result.values())
