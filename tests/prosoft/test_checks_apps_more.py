@@ -381,12 +381,12 @@ def test_json_format(tmp_path: Path) -> None:
     assert len(failed(vs("vscode-format-json", "vscode_json_format", {"defaults": path}))) == 2
 
 
-def highlights_csv(path: Path, rows: list[tuple[str, str, str]]) -> Path:
+def highlights_csv(path: Path, rows: list[tuple[str, str, str]], ids: list[int] | None = None) -> Path:
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["id", "document", "tag", "content"])
-        for n, (doc, tag, text) in enumerate(rows, 1):
-            writer.writerow([n, doc, tag, text])
+        for n, (doc, tag, text) in enumerate(rows):
+            writer.writerow([ids[n] if ids else n + 1, doc, tag, text])
     return path
 
 
@@ -441,11 +441,20 @@ def test_retag_and_export(tmp_path: Path) -> None:
     path, conn = db_copy(tmp_path)
     conn.execute("INSERT INTO highlight_tags VALUES (?, ?)", (highlight_id(conn, B[3]), tag_id(conn, "isolation")))
     conn.commit()
+    # as Taguette 1.5.2 exported it in the container: a row per tag of each highlight in the view
     both = highlights_csv(tmp_path / "isolation.csv", [("Interview A", "isolation", A[1]),
-                                                       ("Interview B", "isolation", B[3])])
+                                                       ("Interview B", "isolation", B[3]),
+                                                       ("Interview B", "loneliness", B[3])], ids=[1, 6, 6])
     assert not failed(run_all(task, {"db": path, "highlights": both}))
     before = highlights_csv(tmp_path / "before.csv", [("Interview A", "isolation", A[1])])  # exported first
     assert failed(run_all(task, {"db": path, "highlights": before})) == [
+        "highlights holds exactly the highlights tagged 'isolation'"]
+    # the export of every tag (See all highlights) under the expected name
+    everything = highlights_csv(tmp_path / "all.csv", [("Interview A", "isolation", A[1]),
+                                                       ("Interview B", "isolation", B[3]),
+                                                       ("Interview B", "loneliness", B[3]),
+                                                       ("Interview A", "commute", A[3])], ids=[1, 6, 6, 3])
+    assert failed(run_all(task, {"db": path, "highlights": everything})) == [
         "highlights holds exactly the highlights tagged 'isolation'"]
 
 

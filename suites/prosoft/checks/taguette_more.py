@@ -18,6 +18,10 @@ Kinds (ground-truth keys in brackets):
 - ``taguette_recode``: a passage highlighted anew where other highlights were deleted [``document``, ``text``,
   ``tags``, ``deleted``: [[document, text], ...] the start highlights the task deletes]: ``taguette_highlight``'s
   milestones, the earlier highlights kept except those deleted
+- ``taguette_tag_view_export``: the highlights of one tag exported as CSV (Export this view) [``artifact``
+  (default "highlights"), ``tag``, ``passages``: [[document, text], ...]]: the rows of that tag are exactly the
+  passages; Taguette writes a row per tag of each highlight, so rows of other tags are allowed only for a
+  highlight (the ``id`` column) that also has a row of the tag (the export of every tag has others)
 - ``taguette_codebook_descriptions``: the codebook exported as CSV [``artifact`` (default "codebook"),
   ``descriptions`` {tag: description}]: Taguette's codebook CSV whose rows of those tags carry those descriptions
 
@@ -175,6 +179,24 @@ def recode_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     return [*checks, ("the other earlier highlights are kept", check_kept)]
 
 
+def tag_view_export_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    _require(truth, "taguette_tag_view_export", "tag", "passages")
+    name = truth.get("artifact", "highlights")
+    tag = str(truth["tag"])
+    want = sorted((str(d), squash(str(t))) for d, t in truth["passages"])
+
+    def check() -> None:
+        rows = _read_csv(artifact(ctx, name))
+        assert rows and {"id", "document", "tag", "content"} <= set(rows[0]), (
+            f"{name}: not Taguette's highlights CSV (columns {list(rows[0]) if rows else []})")
+        ids = {r["id"] for r in rows if r["tag"] == tag}
+        other = sorted({r["tag"] for r in rows if r["id"] not in ids})
+        assert not other, f"{name}: holds highlights without the tag {tag!r} (tagged {other})"
+        got = sorted((r["document"], squash(r["content"])) for r in rows if r["tag"] == tag)
+        assert got == want, f"{name}: passages tagged {tag!r} {got}, expected {want}"
+    return [(f"{name} holds exactly the highlights tagged {tag!r}", check)]
+
+
 def codebook_descriptions_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     _require(truth, "taguette_codebook_descriptions", "descriptions")
     name = truth.get("artifact", "codebook")
@@ -196,5 +218,6 @@ KINDS = {
     "taguette_highlight_delete": highlight_delete_checks,
     "taguette_highlight_tags": highlight_tags_checks,
     "taguette_recode": recode_checks,
+    "taguette_tag_view_export": tag_view_export_checks,
     "taguette_codebook_descriptions": codebook_descriptions_checks,
 }

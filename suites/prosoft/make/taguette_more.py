@@ -43,21 +43,23 @@ RENAMED = "Remote work study 2025"
 RENAMED_DESCRIPTION = "Interviews of the 2025 wave about working from home."
 
 # points on the 1280x800 app window (measured on its screenshots)
-ADD_DOCUMENT = (262, 163)  # Documents tab: "Add a document"
-ADD_DIALOG = {"name": (383, 300), "file": (725, 300), "import": (791, 496)}
-PROJECT_FIELDS = {"name": (160, 205), "description": (160, 290), "blur": (160, 700)}
-HIGHLIGHT_DIALOG_DELETE = (760, 510)
+ADD_DOCUMENT = (225, 208)  # Documents tab: "Add a document"
+ADD_DIALOG = {"name": (440, 342), "file": (705, 340), "import": (886, 534)}
+CHOOSER_OPEN = (1152, 771)  # the file chooser's Open button
+PROJECT_FIELDS = {"name": (158, 252), "description": (150, 358), "blur": (160, 700)}
+HIGHLIGHT_DIALOG_DELETE = (787, 572)
 TAG_DESCRIPTION = base.TAG_DIALOG["description"]
 
 KW = {"tags": ["taguette"], "apps": ["taguette"], "knowledge": CARD}
 
 
 def add_document(name):
-    """Documents tab, Add a document, the name, the file (Chromium's chooser: Ctrl+L, the path), Import; the
-    new document opens in the view."""
+    """Documents tab, Add a document, the name, the file (Chromium's chooser: Ctrl+L, the path, End to take
+    the chooser's completion, Open; Enter there closes the chooser without a file), Import; the new document
+    opens in the view."""
     return [C(*base.TAB["documents"]), W(1), C(*ADD_DOCUMENT), W(1.5), C(*ADD_DIALOG["name"]), T(name),
-            C(*ADD_DIALOG["file"]), WIN("^Open File$"), W(1), K("ctrl", "l"), W(0.5), T(IMPORT), W(0.5),
-            P("enter"), GONE("^Open File$"), W(1), C(*ADD_DIALOG["import"]), W(3)]
+            C(*ADD_DIALOG["file"]), WIN("^Open File$"), W(1.5), K("ctrl", "l"), W(0.5), T(IMPORT), W(1),
+            P("end"), W(0.5), C(*CHOOSER_OPEN), GONE("^Open File$"), W(1), C(*ADD_DIALOG["import"]), W(3)]
 
 
 def edit_project(name, description):
@@ -161,7 +163,7 @@ tasks += [
          "pipeline", {"steps": [
              {"template": "taguette_highlight_tags", "document": "Interview B", "text": B[3],
               "tags": ["isolation", "loneliness"]},
-             {"template": "taguette_highlights_export", "artifact": "highlights", "tag": "isolation",
+             {"template": "taguette_tag_view_export", "artifact": "highlights", "tag": "isolation",
               "passages": passages_with("isolation", [("Interview B", B[3])])}]}, START,
          [*base.open_document("Interview B"), *toggle_tag(3, "isolation"), *base.export_tag_csv("isolation")],
          artifacts=highlights_export("isolation"), **KW, **LIMITS_L2),
