@@ -4,12 +4,12 @@ each kind is one more core function of the editor. Every kind takes ``artifact``
 
 - ``chem_charge``: charges put on atoms (BKChem's charge marks) [``smiles``: the structure without charges;
   ``charges`` {element: charge}: the atom(s) of that element carry it, every other atom none; ``keeps``]
-- ``chem_bond_type``: a bond's drawing type changed (BKChem's wedge, hatch, bold ... bond tools) in a CDML
-  drawing [``source``: the start file; ``bond`` [i, j]: its atoms' indexes in that file; ``type``: the CDML type
-  letter, "w" wedge, "h" hatch, "b" bold, "a" any, "n" normal]: the bond between the start file's atoms i and j
-  (found by their places) has that type; and the structure is the start file's (``same_as`` it)
-- ``chem_text``: texts placed on the paper (BKChem's text tool) in a CDML drawing [``texts`` [strings]: each is
-  one ``<text>`` of the drawing; ``smiles`` or ``same_as``: the structure that must still be there]
+- ``chem_transform``: the structure mirrored (Object > Vertical / Horizontal mirror) in a CDML drawing [``source``:
+  the start file; ``transform``: "mirror_x" (left-right) or "mirror_y" (top-bottom); ``tol`` cm, default 0.05]:
+  every atom of the start file, mirrored, has a saved atom of its element there (both taken relative to the
+  centre of their bounding box, wherever the mirror put the molecule), and the structure is unchanged
+- ``chem_name``: a molecule's name (Chemistry > Set molecule name) in a CDML drawing [``name``; ``smiles`` or
+  ``same_as``: the structure that must be there]
 - ``chem_svg``: the drawing exported as SVG (File > Export > SVG) [``bonds``: at least that many line segments
   drawn; ``labels`` [strings]: atom labels and texts shown as SVG text]
 - ``chem_align``: molecules aligned (the Align menu) in a CDML drawing [``source``: the start file with several
@@ -28,8 +28,34 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..artifacts import Check, artifact, load
-from .chem import (FORMATS, Graph, _cm, _fixture, _keeps_check, describe, formula, parse_cdml, parse_smiles,
+from .chem import (FORMATS, Graph, _fixture, _keeps_check, describe, formula, parse_cdml, parse_smiles,
                    read_graph, signature)
+
+
+# the charge field of a V2000 atom line (columns 37-39): 1 = +3, 2 = +2, 3 = +1, 5 = -1, 6 = -2, 7 = -3
+_MOL_CHARGE = {1: 3, 2: 2, 3: 1, 5: -1, 6: -2, 7: -3}
+
+
+def molfile_atom_charges(text: str) -> dict[int, int]:
+    """Charges a V2000 molfile gives in its atom block (BKChem writes them there, with no ``M  CHG`` line)."""
+    lines = text.splitlines()
+    if len(lines) < 4 or not lines[3][:3].strip().isdigit():
+        return {}
+    out = {}
+    for k, line in enumerate(lines[4:4 + int(lines[3][:3])]):
+        field = line[36:39].strip()
+        if field.isdigit() and int(field) in _MOL_CHARGE:
+            out[k] = _MOL_CHARGE[int(field)]
+    return out
+
+
+def read_structure(path: Path, fmt: str) -> Graph:
+    """``chem.read_graph``, and for a molfile without ``M  CHG`` lines the atom block's charges (which the
+    V2000 format defines as the same charges)."""
+    graph = read_graph(path, fmt)
+    if fmt == "mol" and not graph.charges:
+        graph.charges.update(molfile_atom_charges(path.read_text(encoding="utf-8", errors="replace")))
+    return graph
 
 
 def _loader(ctx: Any, truth: Mapping[str, Any], kind: str, fmt: str | None = None) -> tuple[str, Callable[[], Graph]]:
@@ -37,7 +63,7 @@ def _loader(ctx: Any, truth: Mapping[str, Any], kind: str, fmt: str | None = Non
     fmt = fmt or str(truth.get("format", "cdml")).lower()
     if fmt not in FORMATS:
         raise ValueError(f"{kind}: format {fmt!r} unknown (known: {', '.join(FORMATS)})")
-    return name, lambda: read_graph(artifact(ctx, name), fmt)
+    return name, lambda: read_structure(artifact(ctx, name), fmt)
 
 
 def _structure_check(name: str, load_graph: Callable[[], Graph], want: Graph, label: str) -> Check:
@@ -82,63 +108,70 @@ def charge_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
-# --- bond types ------------------------------------------------------------------------------------------------
+# --- transforms ---------------------------------------------------------------------------------------------
 
-def cdml_bond_types(text: str) -> list[tuple[tuple[float, float], tuple[float, float], str]]:
-    """(start point, end point, CDML type such as "n1", "w1", "h1") of every bond of a CDML drawing."""
-    from lxml import etree
-
-    root = etree.fromstring(text.encode())
-    points: dict[str, tuple[float, float]] = {}
-    for atom in root.iter("{*}atom"):
-        point = next((p for p in atom if isinstance(p.tag, str) and etree.QName(p).localname == "point"), None)
-        if point is not None:
-            points[atom.get("id", "")] = (_cm(point.get("x")), _cm(point.get("y")))
-    return [(points[b.get("start")], points[b.get("end")], b.get("type", "n1")) for b in root.iter("{*}bond")
-            if b.get("start") in points and b.get("end") in points]
+TRANSFORMS: dict[str, Callable[[float, float], tuple[float, float]]] = {
+    "mirror_x": lambda x, y: (-x, y), "mirror_y": lambda x, y: (x, -y)}
 
 
-def bond_type_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    name = truth.get("artifact", "molecule")
+def _centred(atoms: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """The atoms relative to the centre of their bounding box, sorted."""
+    xs, ys = [a[1] for a in atoms], [a[2] for a in atoms]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    return sorted((e, x - cx, y - cy) for e, x, y in atoms)
+
+
+def _same_places(got: list[tuple[str, float, float]], want: list[tuple[str, float, float]], tol: float) -> bool:
+    """Each expected atom has a distinct saved atom of its element within ``tol`` cm (both centred)."""
+    if len(got) != len(want):
+        return False
+    free = list(_centred(got))
+    for e, x, y in _centred(want):
+        match = next((a for a in free if a[0] == e and math.dist(a[1:], (x, y)) <= tol), None)
+        if match is None:
+            return False
+        free.remove(match)
+    return True
+
+
+def transform_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    name, load_graph = _loader(ctx, {**truth, "format": "cdml"}, "chem_transform")
+    kind = str(truth["transform"])
+    if kind not in TRANSFORMS:
+        raise ValueError(f"chem_transform: transform {kind!r} unknown (known: {', '.join(TRANSFORMS)})")
     source = read_graph(_fixture(truth["source"]), "cdml")
-    i, j = (int(k) for k in truth["bond"])
-    kind = str(truth["type"])[0].lower()
-    a, b = source.atoms[i][1:], source.atoms[j][1:]
-    names = {"n": "normal", "w": "wedge", "h": "hatch", "b": "bold", "a": "any", "d": "dashed"}
+    tol = float(truth.get("tol", 0.05))
+    want = [(e, *TRANSFORMS[kind](x, y)) for e, x, y in source.atoms]
 
-    def check_type() -> None:
-        read_graph(artifact(ctx, name), "cdml")  # a CDML drawing, else the miss names what the file is
-        bonds = load(ctx, name, "text", lambda p: cdml_bond_types(p.read_text(encoding="utf-8", errors="replace")))
-        found = [t for s, e, t in bonds if (math.dist(s, a) < 0.05 and math.dist(e, b) < 0.05)
-                 or (math.dist(s, b) < 0.05 and math.dist(e, a) < 0.05)]
-        assert found, f"{name}: no bond between the atoms at {a} and {b} cm"
-        assert found[0][:1] == kind, f"{name}: that bond is {names.get(found[0][:1], found[0])} ({found[0]}), expected {names.get(kind, kind)}"
-    _, load_graph = _loader(ctx, {**truth, "format": "cdml"}, "chem_bond_type")
-    return [(f"{name} bond {i}-{j} is a {names.get(kind, kind)} bond", check_type),
+    def check_places() -> None:
+        got = load_graph()
+        assert _same_places(got.atoms, want, tol), (
+            f"{name}: the atoms are not those of {Path(truth['source']).name} after {kind.replace('_', ' ')} "
+            f"(saved, centred: {[(e, round(x, 2), round(y, 2)) for e, x, y in _centred(got.atoms)]})")
+    return [(f"{name} is {Path(truth['source']).name} after {kind.replace('_', ' ')}", check_places),
             _structure_check(name, load_graph, source, Path(truth["source"]).name)]
 
 
-# --- texts -----------------------------------------------------------------------------------------------------
+# --- molecule names -------------------------------------------------------------------------------------------
 
-def cdml_texts(text: str) -> list[str]:
-    """The texts (``<text><ftext>...``) of a CDML drawing, markup inside them dropped."""
+def cdml_names(text: str) -> list[str]:
+    """The ``name`` of each molecule of a CDML drawing (Chemistry > Set molecule name)."""
     from lxml import etree
 
     root = etree.fromstring(text.encode())
-    return [" ".join("".join(t.itertext()).split()) for t in root.iter("{*}text")]
+    return [m.get("name", "") for m in root.iter("{*}molecule")]
 
 
-def text_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    name, load_graph = _loader(ctx, {**truth, "format": "cdml"}, "chem_text")
-    checks: list[Check] = []
-    for wanted in truth.get("texts") or []:
-        def check_text(wanted: str = wanted) -> None:
-            read_graph(artifact(ctx, name), "cdml")  # a CDML drawing, else the miss names what the file is
-            texts = load(ctx, name, "text", lambda p: cdml_texts(p.read_text(encoding="utf-8", errors="replace")))
-            assert wanted in texts, f"{name}: no text {wanted!r} on the paper (texts: {texts!r})"
-        checks.append((f"{name} shows the text {wanted!r}", check_text))
-    want, label = _expected(truth, "chem_text")
-    return checks + [_structure_check(name, load_graph, want, label)]
+def name_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    name, load_graph = _loader(ctx, {**truth, "format": "cdml"}, "chem_name")
+    wanted = str(truth["name"])
+
+    def check_name() -> None:
+        read_graph(artifact(ctx, name), "cdml")  # a CDML drawing, else the miss names what the file is
+        names = load(ctx, name, "text", lambda p: cdml_names(p.read_text(encoding="utf-8", errors="replace")))
+        assert wanted in names, f"{name}: no molecule named {wanted!r} (names: {names!r})"
+    want, label = _expected(truth, "chem_name")
+    return [(f"{name} molecule named {wanted!r}", check_name), _structure_check(name, load_graph, want, label)]
 
 
 # --- SVG export ------------------------------------------------------------------------------------------------
@@ -226,5 +259,5 @@ def align_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
             (f"{name} molecules aligned {edge}", check_edge)]
 
 
-KINDS = {"chem_charge": charge_checks, "chem_bond_type": bond_type_checks, "chem_text": text_checks,
+KINDS = {"chem_charge": charge_checks, "chem_transform": transform_checks, "chem_name": name_checks,
          "chem_svg": svg_checks, "chem_align": align_checks}

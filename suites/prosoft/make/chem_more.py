@@ -1,15 +1,16 @@
 """Writes tasks/chem_more.json: more BKChem tasks (the ChemDraw stand-in), L1 and L2, each L1 one more core function
-of the editor than ``make/chem.py`` covers: a ring template, a charge mark, a text on the paper, an SVG export, a
-wedge bond; the L2 tasks combine them with the first functions (element, SMILES, exports) and the Align menu. Run
+of the editor than ``make/chem.py`` covers: a ring template, a charge mark, a molecule's name, an SVG export, a
+mirror; the L2 tasks combine them with the first functions (element, SMILES, exports) and the Align menu. Run
 ``python suites/prosoft/make/chem_more.py`` from the repository root.
 
 Start files: ``fixtures/prosoft/multisim_chem_more/`` (hexane, propylamine, two chains in one drawing) and, read-only,
-``fixtures/prosoft/chem/`` (propane, butane, ethanol). Evaluators: ``checks/chem_more.py`` (``chem_charge``,
-``chem_bond_type``, ``chem_text``, ``chem_svg``, ``chem_align``) and ``checks/chem.py`` (``chem_extend``,
+``fixtures/prosoft/chem/`` (propane, ethanol). Evaluators: ``checks/chem_more.py`` (``chem_charge``,
+``chem_transform``, ``chem_name``, ``chem_svg``, ``chem_align``) and ``checks/chem.py`` (``chem_extend``,
 ``chem_smiles``). The screen geometry and the ways around BKChem's quirks are those of ``make/chem.py``: its tools
 and menus are clicked; atoms are clicked at the screen points where BKChem draws them, after the pointer rests on
-them; every tool here is used with a click (no drags: the executor's click moves the pointer while the button is
-down, which BKChem would take for a drag).
+them. BKChem's text tool and its bond-type tools (wedge, hatch) are not used: the executor's click (pyautogui) moves
+the pointer while the button is down, even a bare press and release, and BKChem takes that for a drag there (the
+text is not started, the bond not changed); the charge marks and templates act on the press and work.
 """
 import sys
 from pathlib import Path
@@ -19,15 +20,15 @@ from chem import (CARD, CHAIN, LIMITS, MENU, TOOLS, W, atom_point, click, export
                   read_smiles, save_as, set_element)
 from chem import SAVE as SAVE_MENU  # noqa: E402
 from chem import start as chem_start  # noqa: E402
-from common import SAVED, WIN, K, P, T, task, write  # noqa: E402
+from common import GONE, SAVED, WIN, K, P, T, task, write  # noqa: E402
 
 MORE = "fixtures/prosoft/multisim_chem_more"
 WORK = "/root/work"
 
 TEMPLATES = {"benzene": (26, 101), "cyclohexane": (212, 101)}  # the template tool's second row
 MARK_TOOL, MARKS = (181, 70), {"plus": (150, 101), "minus": (181, 101)}  # charge marks
-TEXT_TOOL = (274, 70)
-WEDGE = (294, 101)  # the draw tool's bond types: normal 263, wedge 294, hatch 325
+OBJECT, MIRRORS = (147, 41), {"vertical": (168, 160), "horizontal": (168, 178)}  # Object > ... mirror
+SET_NAME = (227, 258)  # Chemistry > Set molecule name
 ALIGN, ALIGN_ITEMS = (101, 41), {"top": (96, 61)}
 SVG_ITEM = (259, 205)  # File > Export > SVG
 
@@ -51,14 +52,18 @@ def charge(atom_cm, sign="plus"):
     return [click(MARK_TOOL), W(0.6), click(MARKS[sign]), W(0.5), *point_at(atom_point(*atom_cm)), W(1)]
 
 
-def text(words, paper_px=(400, 420)):
-    """The text tool, a click on the paper, the words typed (they go to the field above the paper), Enter."""
-    return [click(TEXT_TOOL), W(0.6), *point_at(paper_px), W(0.8), T(words), W(0.3), P("enter"), W(1)]
+def select_all():
+    return [click(TOOLS["edit"]), W(0.5), K("ctrl", "shift", "a"), W(0.5)]
 
 
-def wedge(atom_a, atom_b):
-    mid = ((atom_a[0] + atom_b[0]) / 2, (atom_a[1] + atom_b[1]) / 2)
-    return [click(TOOLS["draw"]), W(0.6), click(WEDGE), W(0.5), *point_at(atom_point(*mid)), W(1)]
+def set_name(name):
+    """Everything selected, Chemistry > Set molecule name, the name typed, Tab to OK, Space."""
+    return [*select_all(), click(MENU["chemistry"]), W(0.8), click(SET_NAME), WIN("^Name$"), W(0.5), T(name), W(0.3),
+            P("tab"), P("space"), GONE("^Name$"), W(0.8)]
+
+
+def mirror(which):
+    return [*select_all(), click(OBJECT), W(0.8), click(MIRRORS[which]), W(1)]
 
 
 def export_svg(path):
@@ -67,8 +72,7 @@ def export_svg(path):
 
 
 def align(edge):
-    return [click(TOOLS["edit"]), W(0.5), K("ctrl", "shift", "a"), W(0.5), click(ALIGN), W(0.8),
-            click(ALIGN_ITEMS[edge]), W(1)]
+    return [*select_all(), click(ALIGN), W(0.8), click(ALIGN_ITEMS[edge]), W(1)]
 
 
 def keeps_more(source, atoms):
@@ -77,10 +81,10 @@ def keeps_more(source, atoms):
 
 CARD_MORE = (CARD + " The template tool (the ring icon) shows ring templates (benzene, cyclohexane, ...): a click "
              "on the paper places one, a click on an atom builds the ring on that atom. The charge tool (the "
-             "circled plus) adds a plus or minus charge mark to the atom clicked. The text tool (A2b) places a "
-             "text where the paper is clicked: type it, then Enter. The draw tool's second row holds bond types "
-             "(wedge, hatch, ...): a click on a bond gives it that type. Align > Top/Bottom/... aligns the "
-             "selected molecules; File > Export > SVG writes a picture.")
+             "circled plus) adds a plus or minus charge mark to the atom clicked. With the molecule selected (edit "
+             "mode, Ctrl+Shift+A selects everything): Chemistry > Set molecule name names it, Object > Vertical "
+             "mirror flips it left to right (Horizontal mirror top to bottom), Align > Top/Bottom/... aligns the "
+             "selected molecules. File > Export > SVG writes a picture.")
 TAGS = {"tags": ["bkchem"], "apps": ["bkchem"], "knowledge": CARD_MORE, **LIMITS}
 
 tasks = [
@@ -97,11 +101,11 @@ tasks = [
          "chem_charge", {"artifact": "molecule", "format": "cdml", "smiles": "CCCN", "charges": {"N": 1},
                          "keeps": keeps_more("propylamine.cdml", range(4))}, start("propylamine.cdml"),
          [*charge(CHAIN[3]), *SAVE_MENU], artifacts={"molecule": f"{WORK}/propylamine.cdml"}, **TAGS),
-    task("chem-text-caption", "L1",
-         "hexane.cdml is open in BKChem. Put the text 'n-Hexane' on the paper below the molecule (BKChem's text "
-         "tool) and save the file.",
-         "chem_text", {"artifact": "molecule", "texts": ["n-Hexane"], "same_as": "multisim_chem_more/hexane.cdml"},
-         start("hexane.cdml"), [*text("n-Hexane"), *SAVE_MENU], artifacts={"molecule": f"{WORK}/hexane.cdml"},
+    task("chem-molecule-name", "L1",
+         "hexane.cdml is open in BKChem. Name the molecule 'n-hexane' (Chemistry > Set molecule name, with the "
+         "molecule selected) and save the file.",
+         "chem_name", {"artifact": "molecule", "name": "n-hexane", "same_as": "multisim_chem_more/hexane.cdml"},
+         start("hexane.cdml"), [*set_name("n-hexane"), *SAVE_MENU], artifacts={"molecule": f"{WORK}/hexane.cdml"},
          **TAGS),
     task("chem-export-svg", "L1",
          "ethanol.cdml (C-C-O) is open in BKChem. Export the drawing as an SVG picture to /root/work/ethanol.svg "
@@ -109,13 +113,14 @@ tasks = [
          "chem_svg", {"artifact": "drawing", "bonds": 2, "labels": ["O"]},
          start("ethanol.cdml", "fixtures/prosoft/chem"), export_svg(f"{WORK}/ethanol.svg"),
          artifacts={"drawing": f"{WORK}/ethanol.svg"}, **TAGS),
-    task("chem-wedge-bond", "L1",
-         "butane.cdml (a chain of four carbons) is open in BKChem. Make the middle bond of the chain, between the "
-         "second and the third carbon from the left, a wedge bond (the draw tool's wedge bond type), and save the "
-         "file.",
-         "chem_bond_type", {"artifact": "molecule", "source": "chem/butane.cdml", "bond": [1, 2], "type": "w"},
-         start("butane.cdml", "fixtures/prosoft/chem"), [*wedge(CHAIN[1], CHAIN[2]), *SAVE_MENU],
-         artifacts={"molecule": f"{WORK}/butane.cdml"}, **TAGS),
+    task("chem-mirror", "L1",
+         "propylamine.cdml (CCCN, the nitrogen at the right end) is open in BKChem. Mirror the molecule left to "
+         "right (Object > Vertical mirror, with the molecule selected) so that the nitrogen ends up on the left, "
+         "and save the file.",
+         "chem_transform", {"artifact": "molecule", "source": "multisim_chem_more/propylamine.cdml",
+                            "transform": "mirror_x"},
+         start("propylamine.cdml"), [*mirror("vertical"), *SAVE_MENU],
+         artifacts={"molecule": f"{WORK}/propylamine.cdml"}, **TAGS),
     task("chem-ethylbenzene-molfile", "L2",
          "propane.cdml is open in BKChem. Turn it into ethylbenzene by building a benzene ring (the ring template) "
          "on the carbon at the right end of the chain, save the file, and export the structure as an MDL Molfile "
@@ -145,11 +150,12 @@ tasks = [
                          "keeps": keeps("propane.cdml", [0, 1])}, start("propane.cdml", "fixtures/prosoft/chem"),
          [*set_element(CHAIN[2], "O"), *charge(CHAIN[2], "minus"), *SAVE_MENU],
          artifacts={"molecule": f"{WORK}/propane.cdml"}, **TAGS),
-    task("chem-cyclohexane-caption", "L2",
-         "BKChem is open with an empty drawing. Place a cyclohexane ring (the ring template) on the paper, put the "
-         "text 'Cyclohexane' below it, and save the drawing in BKChem's format as /root/work/cyclohexane.cdml.",
-         "chem_text", {"artifact": "molecule", "texts": ["Cyclohexane"], "smiles": "C1CCCCC1"}, start(),
-         [*template("cyclohexane", paper_px=(300, 300)), *text("Cyclohexane", (280, 400)),
+    task("chem-cyclohexane-named", "L2",
+         "BKChem is open with an empty drawing. Place a cyclohexane ring (the ring template) on the paper, name "
+         "the molecule 'cyclohexane' (Chemistry > Set molecule name), and save the drawing in BKChem's format as "
+         "/root/work/cyclohexane.cdml.",
+         "chem_name", {"artifact": "molecule", "name": "cyclohexane", "smiles": "C1CCCCC1"}, start(),
+         [*template("cyclohexane", paper_px=(300, 300)), *set_name("cyclohexane"),
           *save_as(f"{WORK}/cyclohexane.cdml")],
          artifacts={"molecule": f"{WORK}/cyclohexane.cdml"}, **TAGS),
     task("chem-align-top-svg", "L2",
