@@ -24,6 +24,8 @@ host. ``checks/circuit.py`` holds the first two kinds (``spice_value``, ``spice_
   "..."}} (a symbol's fields as saved), ``numbers`` {ref: {"number": x, "rel": r}} (a value read as a SPICE
   number: a resistor chosen to meet a target, written as ``7.15k``, ``7k15`` or ``7150``), ``keep_values``
   {ref: value} (one milestone: the parts the task did not touch)
+- ``kicad_erc``: ``artifact`` (default ``report``); the report KiCad's Electrical Rules Checker saves (Save...):
+  ``errors`` (the count its closing line gives), ``violations`` {type: symbol reference or ""} (each listed)
 
 A missing file, or one that is not of the kind asked for (an empty file, a PNG under a ``.csv`` name, a KiCad
 schematic saved as the netlist), fails its milestones naming the artifact; it is never an evaluator error.
@@ -373,6 +375,49 @@ def fields_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+# --- KiCad's ERC report -----------------------------------------------------------------------------------------
+
+def parse_erc_report(text: str) -> dict[str, Any]:
+    """{"errors", "warnings", "violations": [(type, severity, [where lines])]} of the report KiCad 6's
+    Electrical Rules Checker saves; AssertionError when the text is not one."""
+    assert text.lstrip().startswith("ERC report"), "not an ERC report (it does not start with 'ERC report')"
+    total = re.search(r"\*\*\s*ERC messages:\s*(\d+)\s+Errors\s+(\d+)\s+Warnings\s+(\d+)", text)
+    assert total, "no '** ERC messages: N  Errors N  Warnings N' line: the checker was not run"
+    violations = []
+    for match in re.finditer(r"^\[([a-z_]+)\]:.*\n\s*; Severity: (\w+)((?:\n\s+@.*)*)", text, re.MULTILINE):
+        violations.append((match.group(1), match.group(2), [w.strip() for w in match.group(3).splitlines() if w.strip()]))
+    return {"errors": int(total.group(2)), "warnings": int(total.group(3)), "violations": violations}
+
+
+def erc_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    """``kicad_erc``: ``artifact`` (default ``report``); ``errors`` (how many); ``violations`` {type: symbol
+    reference it names, or ""}: each an error or warning of that type the report lists (on that symbol)."""
+    name = truth.get("artifact", "report")
+
+    def report() -> dict[str, Any]:
+        path = artifact(ctx, name, "text")
+        try:
+            return parse_erc_report(path.read_text(encoding="utf-8", errors="replace"))
+        except AssertionError as exc:
+            raise AssertionError(f"{name} ({path.name}): {exc}; it is {identify(path)}") from None
+
+    checks: list[Check] = []
+    if "errors" in truth:
+        def check_errors() -> None:
+            got = report()["errors"]
+            assert got == int(truth["errors"]), f"{name}: {got} error(s), expected {truth['errors']}"
+        checks.append((f"{name} counts {truth['errors']} error(s)", check_errors))
+    for kind, ref in sorted((truth.get("violations") or {}).items()):
+        def check_violation(kind: str = kind, ref: str = ref) -> None:
+            found = [v for v in report()["violations"] if v[0] == kind]
+            assert found, f"{name}: no {kind} violation (found: {sorted({v[0] for v in report()['violations']})})"
+            if ref:
+                assert any(re.search(rf"Symbol {re.escape(ref)} ", w) for v in found for w in v[2]), (
+                    f"{name}: the {kind} violations name {[w for v in found for w in v[2]]}, not {ref}")
+        checks.append((f"{name} lists {kind}{' on ' + ref if ref else ''}", check_violation))
+    return checks
+
+
 KINDS: dict[str, Callable[[EvalContext, Mapping[str, Any]], list[Check]]] = {
     "spice_values": values_checks, "spice_raw": raw_checks, "kicad_sim_csv": sim_csv_checks,
-    "spice_netlist": netlist_checks, "kicad_fields": fields_checks}
+    "spice_netlist": netlist_checks, "kicad_fields": fields_checks, "kicad_erc": erc_checks}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
-from common import GONE, SAVED, WIN, C, P, T, W, task, write  # noqa: E402
+from common import GONE, SAVE, SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
 from circuit import CARD, I_LED, say, start  # noqa: E402
 
 ROOT = HERE.parents[3]
@@ -161,7 +161,7 @@ ngspice_tasks = [
 
 KICAD_CFG = "/root/.config/kicad/6.0"
 ENG = "fixtures/prosoft/engineering"
-KICAD_TAGS = {"tags": ["kicad", "electronics", "simulation"], "apps": ["kicad"]}
+KICAD_TAGS = {"tags": ["kicad", "electronics", "simulation"], "apps": ["kicad"], "max_steps": 120}
 
 
 def kicad(name, artifacts, folder=MORE, project=None):
@@ -255,5 +255,117 @@ kicad_sim_tasks = [
          simulate("ac", ["20", "10", "100k"], "V(/out)", f"{WORK}/bode.csv"), knowledge=SIM_CARD, **KICAD_TAGS),
 ]
 
+# --- KiCad's schematic editor: fields, SPICE netlist, ERC, and edits simulated -----------------------------------
+
+SYMBOL_AT = {"R1": (500, 286), "C1": (571, 320), "R2": (571, 320)}  # symbol bodies as the editor opens the sheets
+
+
+def edit_value(ref, new):
+    """Select the symbol, V (Edit Value): the dialog opens with the value selected; Enter confirms."""
+    return [C(*SYMBOL_AT[ref]), W(1), P("v"), W(2.5), K("ctrl", "a"), T(new + "\n"), W(1.5), P("escape"), W(0.5)]
+
+
+def edit_footprint(ref, footprint):
+    """Select the symbol, E (Symbol Properties): the Reference cell is being edited; the first Down ends that edit,
+    two more reach the Footprint row, whose value typing replaces; Enter commits it; OK."""
+    return [C(*SYMBOL_AT[ref]), W(1), P("e"), WIN("^Symbol Properties", 30), W(1.5), P("down"), W(0.4), P("down"),
+            W(0.4), P("down"), W(0.4), T(footprint), W(0.4), P("enter"), W(1), C(1002, 679),
+            GONE("Symbol Properties", 30), W(0.5)]
+
+
+def spice_netlist(path):
+    """File > Export > Netlist..., the Spice tab, Export Netlist, the path."""
+    return [C(19, 31), W(1.5), C(52, 234), W(1), P("right"), W(0.5), P("down"), P("enter"), WIN("^Export Netlist", 30),
+            W(1.5), C(664, 380), W(1), C(849, 582), WIN("^Save Netlist File", 30), W(1), K("ctrl", "a"),
+            T(path + "\n"), SAVED(path)]
+
+
+def erc_report(path):
+    """Inspect > Electrical Rules Checker, Run ERC, Save..., the path."""
+    return [C(210, 31), W(1), C(288, 56), WIN("^Electrical Rules Checker", 30), W(1.5), C(952, 607), W(5),
+            C(953, 553), WIN("^Save Report to File", 30), W(1), K("ctrl", "a"), T(path + "\n"), SAVED(path)]
+
+
+EDIT_CARD = ["In KiCad's schematic editor, select a symbol and press V to edit its value, E for all its fields "
+             "(Reference, Value, Footprint, ...); Ctrl+S saves. File > Export > Netlist... writes netlists (the "
+             "Spice tab a SPICE netlist); Inspect > Electrical Rules Checker runs ERC (Run ERC) and saves its "
+             "report (Save...)."]
+R_0805 = "Resistor_SMD:R_0805_2012Metric"
+RC_VALUES = {"V1": FX.RC_STEP_SOURCE, "R1": "1k", "C1": "1u"}
+TAU_22 = 2.2e-3
+R2_FOR_5V = 10e3 * 5 / (12 - 5)  # 7142.857 ohm
+
+kicad_edit_tasks = [
+    task("kicad-sch-footprint", "L1",
+         "rc_sim.kicad_sch is open in KiCad's schematic editor. Assign the footprint "
+         "Resistor_SMD:R_0805_2012Metric to resistor R1 (its Footprint field, in the symbol's properties) and save "
+         "the schematic.",
+         "kicad_fields", {"fields": {"R1": {"Footprint": R_0805}, "C1": {"Footprint": ""}}, "keep_values": RC_VALUES},
+         kicad("rc_sim.kicad_sch", {"schematic": f"{WORK}/rc_sim.kicad_sch"}),
+         [*edit_footprint("R1", R_0805), *SAVE], knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
+    task("kicad-spice-netlist", "L1",
+         "rc_sim.kicad_sch is open in KiCad's schematic editor. Export its netlist in SPICE format to "
+         "/root/work/rc.cir (File > Export > Netlist..., the Spice tab).",
+         "spice_netlist", {"artifact": "netlist", "elements": {
+             "V1": {"nodes": ["in", "0"], "value": FX.RC_STEP_SOURCE}, "R1": {"nodes": ["in", "out"], "value": "1k"},
+             "C1": {"nodes": ["out", "0"], "value": "1u"}}},
+         kicad("rc_sim.kicad_sch", {"netlist": f"{WORK}/rc.cir"}), spice_netlist(f"{WORK}/rc.cir"),
+         knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
+    task("kicad-erc-report", "L1",
+         "rc_sim.kicad_sch is open in KiCad's schematic editor. Run the electrical rules check (Inspect > "
+         "Electrical Rules Checker, Run ERC) and save its report to /root/work/erc.rpt.",
+         "kicad_erc", {"artifact": "report", "errors": 1, "violations": {"power_pin_not_driven": "#PWR01"}},
+         kicad("rc_sim.kicad_sch", {"report": f"{WORK}/erc.rpt"}), erc_report(f"{WORK}/erc.rpt"),
+         knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
+    task("kicad-sim-edit-transient", "L2",
+         "rc_sim.kicad_sch (an RC low-pass: a 0 to 5 V step, R1 1k, C1 1u) is open in KiCad's schematic editor. "
+         "Change C1's value to 2.2u and save the schematic; then in KiCad's simulator run a transient analysis "
+         "from 0 to 10 ms with a 10 us step, plot V(/out), and save the plot's data as CSV to /root/work/step.csv.",
+         "pipeline", {"steps": [
+             {"template": "kicad_sch", "values": {"C1": "2.2u"}, "keep_values": {"R1": "1k", "V1": FX.RC_STEP_SOURCE}},
+             {"template": "kicad_sim_csv", "artifact": "data", "signal": "V(/out)", "x_range": [0, 10e-3],
+              "tolerance": 0.02, "points": [[t, round(FX.rc_step(t, TAU_22), 4)] for t in (1e-3, 2.2e-3, 5e-3, 10e-3)]}]},
+         kicad("rc_sim.kicad_sch", {"schematic": f"{WORK}/rc_sim.kicad_sch", "data": f"{WORK}/step.csv"}),
+         [*edit_value("C1", "2.2u"), *SAVE, *simulate("tran", ["10u", "10m"], "V(/out)", f"{WORK}/step.csv")],
+         knowledge=SIM_CARD + EDIT_CARD, **KICAD_TAGS),
+    task("kicad-sim-design-divider", "L2",
+         "divider_sim.kicad_sch (V1 across R1 10k and R2 4.7k, the output V(/out) between them) is open in KiCad's "
+         "schematic editor. Choose a new value for R2 so that the output is 5 V when V1 is 12 V (within 1 %), set "
+         "it and save the schematic; then in KiCad's simulator sweep V1 from 0 to 12 V in steps of 0.5 V (DC "
+         "sweep), plot V(/out), and save the plot's data as CSV to /root/work/sweep.csv.",
+         "pipeline", {"steps": [
+             {"template": "kicad_fields", "numbers": {"R2": {"number": round(R2_FOR_5V, 3), "rel": 0.01}},
+              "keep_values": {"R1": "10k", "V1": "dc 12"}},
+             {"template": "kicad_sim_csv", "artifact": "data", "signal": "V(/out)", "x_range": [0, 12],
+              "tolerance": 0.05, "min_rows": 20, "points": [[6, 2.5], [12, 5.0]]}]},
+         kicad("divider_sim.kicad_sch", {"schematic": f"{WORK}/divider_sim.kicad_sch", "data": f"{WORK}/sweep.csv"}),
+         [*edit_value("R2", "7.15k"), *SAVE,
+          *simulate("dc", ["0", "12", "0.5"], "V(/out)", f"{WORK}/sweep.csv", source=True)],
+         knowledge=SIM_CARD + EDIT_CARD + ["A divider's output is Vin * R2 / (R1 + R2)."], **KICAD_TAGS),
+    task("kicad-spice-netlist-value", "L2",
+         "rc_sim.kicad_sch is open in KiCad's schematic editor. Change R1's value to 2.2k, save the schematic, and "
+         "export the netlist in SPICE format to /root/work/rc.cir (File > Export > Netlist..., the Spice tab).",
+         "pipeline", {"steps": [
+             {"template": "kicad_sch", "values": {"R1": "2.2k"}, "keep_values": {"C1": "1u", "V1": FX.RC_STEP_SOURCE}},
+             {"template": "spice_netlist", "artifact": "netlist", "elements": {
+                 "R1": {"nodes": ["in", "out"], "value": "2.2k"}, "C1": {"nodes": ["out", "0"], "value": "1u"}}}]},
+         kicad("rc_sim.kicad_sch", {"schematic": f"{WORK}/rc_sim.kicad_sch", "netlist": f"{WORK}/rc.cir"}),
+         [*edit_value("R1", "2.2k"), *SAVE, *spice_netlist(f"{WORK}/rc.cir")], knowledge=EDIT_CARD,
+         **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
+    task("kicad-sim-edit-ac", "L2",
+         "rc_sim.kicad_sch (an RC low-pass, R1 1k and C1 1u) is open in KiCad's schematic editor. Change R1's "
+         "value to 10k (moving the corner down to 15.9 Hz) and save the schematic; then in KiCad's simulator run an "
+         "AC analysis from 1 Hz to 10 kHz with 20 points per decade, plot V(/out), and save the plot's data as CSV "
+         "to /root/work/bode.csv.",
+         "pipeline", {"steps": [
+             {"template": "kicad_sch", "values": {"R1": "10k"}, "keep_values": {"C1": "1u", "V1": FX.RC_STEP_SOURCE}},
+             {"template": "kicad_sim_csv", "artifact": "data", "signal": "V(/out)", "x_range": [1, 1e4],
+              "tolerance": 0.1, "log_x": True,
+              "points": [[f, round(FX.rc_gain_db(f, 10e-3), 3)] for f in (1, 10, 100, 1000)]}]},
+         kicad("rc_sim.kicad_sch", {"schematic": f"{WORK}/rc_sim.kicad_sch", "data": f"{WORK}/bode.csv"}),
+         [*edit_value("R1", "10k"), *SAVE, *simulate("ac", ["20", "1", "10k"], "V(/out)", f"{WORK}/bode.csv")],
+         knowledge=SIM_CARD + EDIT_CARD, **KICAD_TAGS),
+]
+
 if __name__ == "__main__":
-    write("circuit_more", ngspice_tasks + kicad_sim_tasks)
+    write("circuit_more", ngspice_tasks + kicad_sim_tasks + kicad_edit_tasks)
