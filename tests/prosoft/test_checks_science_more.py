@@ -284,12 +284,13 @@ def test_l2_layers(tmp_path):
     from suites.prosoft.make.qgis_more import CITY, PARKS, SCIENCE
 
     def buffer_union(d: float, ids: Sequence[int]) -> list[dict[str, Any]]:
-        return [feature({"fid_area": 1}, {"type": "MultiPolygon", "coordinates": [[buffered_ring(i, d)] for i in ids]})]
+        return [feature({"id": ids[0], "landuse": "park"},
+                        {"type": "MultiPolygon", "coordinates": [[buffered_ring(i, d)] for i in ids]})]
 
     assert not failed(run("qgis-parks-buffer-dissolved", {"layer": gpkg(tmp_path / "z.gpkg", buffer_union(15, PARKS))}))
     result = run("qgis-parks-buffer-dissolved", {"layer": gpkg(tmp_path / "z10.gpkg", buffer_union(10, PARKS))})
-    assert failed(result) == ["layer polygon areas"]
-    apart = [feature({"fid_area": 1}, {"type": "Polygon", "coordinates": [buffered_ring(i, 15)]}) for i in PARKS]
+    assert failed(result) == ["layer total area"]
+    apart = [feature({"id": i}, {"type": "Polygon", "coordinates": [buffered_ring(i, 15)]}) for i in PARKS]
     result = run("qgis-parks-buffer-dissolved", {"layer": gpkg(tmp_path / "apart.gpkg", apart)})  # not dissolved
     assert "layer has 1 features" in failed(result)
 
@@ -575,3 +576,27 @@ def test_l2_results(tmp_path):
     assert failed(run("imagej-calibrated-areas", {"results": pixels})) == ["results Area values"]
     result = run("imagej-calibrated-areas", {"results": png_named(tmp_path / "x.csv")})
     assert all_fail(result, "a PNG image"), result
+
+
+# --- GIMP (tasks/gimp_l2_more.json) ------------------------------------------------------------------------------
+
+def test_gimp_posterize_rotate_tiff(tmp_path):
+    from suites.prosoft.checks.gimp_more import transform_more
+
+    group = tasks("gimp_l2_more")
+    truth = truth_of(group, "gimp-posterize-rotate-tiff", "gimp_adjusted")
+    poster = Image.open(FIX / "design" / "poster.png").convert("RGB")
+
+    def check(image: Image.Image, name: str, fmt: str = "TIFF") -> list[str]:
+        path = tmp_path / name
+        image.save(path, fmt)
+        return failed(milestones("gimp_adjusted", truth, {"image": path}))
+
+    assert check(transform_more(poster, [["posterize", 4], ["rotate", 90]]), "good.tif") == []
+    content = "image shows design/poster.png after posterize 4, rotate 90"
+    assert check(transform_more(poster, [["posterize", 4], ["rotate", 270]]), "ccw.tif") == [content]
+    assert check(transform_more(poster, [["rotate", 90]]), "plain.tif") == [content]  # not posterized
+    assert check(transform_more(poster, [["posterize", 4]]), "unrotated.tif") == ["image is 200x300 px", content]
+    assert check(transform_more(poster, [["posterize", 4], ["rotate", 90]]), "png.tif", "PNG") == ["image is a TIFF file"]
+    result = milestones("gimp_adjusted", truth, {})
+    assert all_fail(result, "not produced")

@@ -7,8 +7,9 @@ Kinds and their ground truth:
 - ``gis_layer``: every key of ``qgis.py``'s ``geojson`` (``artifact``, ``count``, ``ids``, ``fields``, ``values``,
   ``areas``, ``bounds``, ``geometry``, ``id_field``, ``tolerance``, ``area_tolerance``) on a GeoJSON file or a
   GeoPackage (its first feature table, read here with sqlite3 and a WKB parser), plus ``format`` ("GeoPackage"
-  or "GeoJSON": what the file must be by its content) and ``points`` {id: [x, y]} (each feature's point, within
-  ``point_tolerance``, default 0.01, in the file's units).
+  or "GeoJSON": what the file must be by its content), ``points`` {id: [x, y]} (each feature's point, within
+  ``point_tolerance``, default 0.01, in the file's units) and ``total_area`` (the polygons' areas added up, within
+  ``area_tolerance``: for a result whose features carry no telling id, such as one dissolved feature).
 - ``qgs_layer``: a project (``.qgs``, or ``.qgz`` holding one) and one of its layers (``layer``: a substring of
   its data source, default the first layer): ``subset`` {"table": start file (relative to fixtures/prosoft) whose
   features the filter is run on, "id_field": "id", "ids": [..]}: the layer's provider filter keeps exactly these
@@ -24,6 +25,7 @@ Kinds and their ground truth:
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import struct
 import tempfile
@@ -34,7 +36,7 @@ from typing import Any, Callable, Mapping
 from pytest_cua import fixtures_dir
 
 from ..artifacts import Check, artifact, identify, load, reading
-from .qgis import _id_text, _points, features, geojson_checks, project_root
+from .qgis import _id_text, _points, features, geojson_checks, polygon_area, project_root
 
 FIXTURES = fixtures_dir("prosoft")
 SQLITE = b"SQLite format 3\x00"
@@ -183,7 +185,16 @@ def gis_layer_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
         folder = Path(tempfile.mkdtemp(prefix="gis_layer_"))
         view = SimpleNamespace(artifacts=_AsGeoJSON(ctx.artifacts, folder), task=getattr(ctx, "task", None),
                                env=getattr(ctx, "env", None))
-        checks += geojson_checks(view, {k: v for k, v in truth.items() if k not in ("format", "points")})
+        checks += geojson_checks(view, {k: v for k, v in truth.items() if k not in ("format", "points", "total_area")})
+    if truth.get("total_area"):
+        want_total = float(truth["total_area"])
+
+        def check_total() -> None:
+            got = sum(polygon_area(f.get("geometry") or {}) for f in layer_features(ctx, name))
+            rel = float(truth.get("area_tolerance", 0.001))
+            assert math.isclose(got, want_total, rel_tol=rel), (
+                f"{name}: the polygons cover {got:.1f} in all, expected {want_total} (±{rel:.1%})")
+        checks.append((f"{name} total area", check_total))
     if truth.get("points"):
         def check_points() -> None:
             items = layer_features(ctx, name)

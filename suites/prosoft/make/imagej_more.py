@@ -24,7 +24,7 @@ _spec.loader.exec_module(SCIENCE)
 STACK_DISKS, STACK_SIZE = SCIENCE.STACK_DISKS, SCIENCE.STACK_SIZE
 
 WORK = "/root/work"
-HIGH = {"max_steps": 60, "time_limit_s": 900}
+LIMITS = {"L1": {"max_steps": 60, "time_limit_s": 900}, "L2": {"max_steps": 100, "time_limit_s": 1200}}
 CELLS = "imaging/cells.tif"
 STACK = "science_more/stack.tif"
 # the background of cells.tif is 12..27, its cells 160..220; the stack's maximum projection: background up to 25,
@@ -96,7 +96,7 @@ IJ_CARD = ("ImageJ 1.53: Ctrl+L (Command Finder) runs any command by name. Proce
 
 def ij_task(id, level, instruction, template, truth, start, demo, out, artifact="image", knowledge=None):
     return task(id, level, instruction, template, truth, start, demo, tags=["imagej"], artifacts={artifact: out},
-                knowledge=knowledge, **HIGH)
+                knowledge=knowledge, **LIMITS[level])
 
 
 tasks = [

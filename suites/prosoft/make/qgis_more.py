@@ -219,7 +219,7 @@ tasks = [
          "parcels.geojson is open in QGIS. Buffer only the park parcels (landuse = 'park') by 15 metres, with the "
          "buffers dissolved into a single feature, and save it as a GeoPackage to /root/work/park_zone.gpkg.",
          "gis_layer", {"artifact": "layer", "format": "GeoPackage", "count": 1,
-                       "areas": {"1": round(sum(buffered_area(i, 15) for i in PARKS), 1)}, "id_field": "fid_area",
+                       "total_area": round(sum(buffered_area(i, 15) for i in PARKS), 1),
                        "area_tolerance": 0.002},
          qgis({"layer": f"{WORK}/park_zone.gpkg"}),
          [*SELECT_PARKS, *buffer(15, f"{WORK}/park_zone.gpkg", selected=True, dissolve=True)], tags=["qgis", "gis"], knowledge=KNOW),
