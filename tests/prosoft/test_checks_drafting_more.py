@@ -271,3 +271,103 @@ def test_another_file_under_the_drawings_name_fails_without_an_error(tmp_path: P
     (tmp_path / "room.dxf").write_bytes(content)
     result = run(task_id, tmp_path / "room.dxf")
     assert result and all(message for message in result.values())
+
+
+# --- the pipelines' own kinds: svg_layers and impress_svg_layers ----------------------------------------------------
+PIPES = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/pipelines_more.json").read_text())["tasks"]}
+LC_NS = "https://librecad.org"
+
+
+def plain_svg(layers: dict[str, list[str]], texts: list[str] = (), lc: bool = True) -> bytes:
+    """An SVG as LibreCAD's plain export writes it (a group per layer, ``lc:layername``), with ``texts`` added
+    as Inkscape adds a text; ``lc`` False: the groups without their layer names (a redrawn picture)."""
+    groups = "".join(
+        f'<g {"lc:layername=" + repr(name) if lc else ""} fill="none" stroke="black">{"".join(shapes)}</g>'
+        for name, shapes in layers.items())
+    words = "".join(f'<text x="10" y="10"><tspan>{t}</tspan></text>' for t in texts)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:lc="{LC_NS}" width="200mm" height="135mm" '
+            f'viewBox="0 0 200 135">{groups}{words}</svg>').encode()
+
+
+WALLS4 = ['<line x1="0" y1="135" x2="200" y2="135"/>'] * 4
+PLAN_LAYERS = {"0": [], "COLUMNS": ['<circle cx="150" cy="75" r="10"/>'], "WALLS": WALLS4,
+               "FURNITURE": ['<circle cx="100" cy="75" r="15"/>']}
+
+
+def pipe_step(task_id: str, template: str, index: int = 0) -> dict[str, Any]:
+    return [dict(s) for s in PIPES[task_id]["ground_truth"]["steps"] if s["template"] == template][index]
+
+
+def svg_file(tmp_path: Path, data: bytes, name: str = "sheet.svg") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_the_exported_and_titled_plan_passes_its_svg_steps(tmp_path: Path) -> None:
+    plan = pipe_step("pipe-librecad-inkscape-impress", "svg_layers", 0)
+    sheet = pipe_step("pipe-librecad-inkscape-impress", "svg_layers", 1)
+    assert not failed(milestones("svg_layers", plan, {"plan_svg": svg_file(tmp_path, plain_svg(PLAN_LAYERS))}))
+    titled = svg_file(tmp_path, plain_svg(PLAN_LAYERS, ["Ground floor"]))
+    assert not failed(milestones("svg_layers", sheet, {"sheet": titled}))
+
+
+@pytest.mark.parametrize("what,data,missed", [
+    ("exported before the table was drawn (no FURNITURE layer)",
+     plain_svg({k: v for k, v in PLAN_LAYERS.items() if k != "FURNITURE"}, ["Ground floor"]), ["layer FURNITURE"]),
+    ("the title never added", plain_svg(PLAN_LAYERS), ["has the text"]),
+    ("the title misspelt", plain_svg(PLAN_LAYERS, ["Groundfloor"]), ["has the text"]),
+    ("a redrawn picture: the same shapes, no layers",
+     plain_svg(PLAN_LAYERS, ["Ground floor"], lc=False), ["layer COLUMNS", "layer FURNITURE", "layer WALLS"]),
+    ("one wall lost", plain_svg({**PLAN_LAYERS, "WALLS": WALLS4[:3]}, ["Ground floor"]), ["layer WALLS"]),
+])
+def test_sheet_near_misses_fail_the_milestone_that_names_them(tmp_path: Path, what: str, data: bytes,
+                                                              missed: list[str]) -> None:
+    truth = pipe_step("pipe-librecad-inkscape-impress", "svg_layers", 1)
+    result = milestones("svg_layers", truth, {"sheet": svg_file(tmp_path, data)})
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+@pytest.mark.parametrize("content", [b"", PLAN.read_bytes(), b"\x89PNG\r\n\x1a\n0000"])
+def test_another_file_under_the_svgs_name_fails_without_an_error(tmp_path: Path, content: bytes) -> None:
+    truth = pipe_step("pipe-librecad-inkscape-impress", "svg_layers", 1)
+    result = milestones("svg_layers", truth, {"sheet": svg_file(tmp_path, content)})
+    assert result and all(message for message in result.values())
+
+
+def _deck(tmp_path: Path, picture: tuple[str, bytes] | None, title: str = "Floor plan") -> Path:
+    from .test_checks_office import deck, picture_frame
+
+    slides = [(t, []) for t in PIPES["pipe-librecad-inkscape-impress"]["ground_truth"]["steps"][-1]["titles"][:3]]
+    slides.append((title, []))
+    if picture is None:
+        return deck(tmp_path, slides)
+    return deck(tmp_path, slides, extra={4: picture_frame(picture[0])}, files={picture[0]: picture[1]})
+
+
+def test_the_slide_with_the_titled_plan_passes(tmp_path: Path) -> None:
+    truth = pipe_step("pipe-librecad-inkscape-impress", "impress_svg_layers")
+    path = _deck(tmp_path, ("Pictures/sheet.svg", plain_svg(PLAN_LAYERS, ["Ground floor"])))
+    assert not failed(milestones("impress_svg_layers", truth, {"deck": path}))
+
+
+@pytest.mark.parametrize("what,picture,title,missed", [
+    ("no picture on the slide", None, "Floor plan", ["shows the SVG"]),
+    ("LibreCAD's export without Inkscape's title", ("Pictures/p.svg", plain_svg(PLAN_LAYERS)), "Floor plan",
+     ["shows the SVG"]),
+    ("a PNG of the plan instead of the SVG", ("Pictures/p.png", b"\x89PNG\r\n\x1a\n" + b"0" * 64), "Floor plan",
+     ["shows the SVG"]),
+    ("the slide titled otherwise", ("Pictures/s.svg", plain_svg(PLAN_LAYERS, ["Ground floor"])), "Plan",
+     ["slide titles"]),
+])
+def test_slide_near_misses_fail_the_milestone_that_names_them(tmp_path: Path, what: str, picture: Any, title: str,
+                                                              missed: list[str]) -> None:
+    truth = pipe_step("pipe-librecad-inkscape-impress", "impress_svg_layers")
+    result = milestones("impress_svg_layers", truth, {"deck": _deck(tmp_path, picture, title)})
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def test_a_missing_deck_fails_every_milestone_without_an_error() -> None:
+    truth = pipe_step("pipe-librecad-inkscape-impress", "impress_svg_layers")
+    result = milestones("impress_svg_layers", truth, {})
+    assert result and all(message and "was not produced" in message for message in result.values())
