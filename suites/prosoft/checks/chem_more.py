@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..artifacts import Check, artifact, load
+from ..artifacts import Check, artifact, identify, load
 from .chem import (FORMATS, Graph, _fixture, _keeps_check, describe, formula, parse_cdml, parse_smiles,
                    read_graph, signature)
 
@@ -58,12 +58,21 @@ def read_structure(path: Path, fmt: str) -> Graph:
     return graph
 
 
+def read_artifact(ctx: Any, name: str, fmt: str) -> Graph:
+    """Artifact ``name`` read as ``fmt``; a file that is not one fails naming the artifact and what it is."""
+    path = artifact(ctx, name)
+    try:
+        return read_structure(path, fmt)
+    except AssertionError as exc:
+        raise AssertionError(f"artifact {name!r}: {exc}; it is {identify(path)}") from None
+
+
 def _loader(ctx: Any, truth: Mapping[str, Any], kind: str, fmt: str | None = None) -> tuple[str, Callable[[], Graph]]:
     name = truth.get("artifact", "molecule")
     fmt = fmt or str(truth.get("format", "cdml")).lower()
     if fmt not in FORMATS:
         raise ValueError(f"{kind}: format {fmt!r} unknown (known: {', '.join(FORMATS)})")
-    return name, lambda: read_structure(artifact(ctx, name), fmt)
+    return name, lambda: read_artifact(ctx, name, fmt)
 
 
 def _structure_check(name: str, load_graph: Callable[[], Graph], want: Graph, label: str) -> Check:
@@ -167,7 +176,7 @@ def name_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     wanted = str(truth["name"])
 
     def check_name() -> None:
-        read_graph(artifact(ctx, name), "cdml")  # a CDML drawing, else the miss names what the file is
+        read_artifact(ctx, name, "cdml")  # a CDML drawing, else the miss names the artifact and what it is
         names = load(ctx, name, "text", lambda p: cdml_names(p.read_text(encoding="utf-8", errors="replace")))
         assert wanted in names, f"{name}: no molecule named {wanted!r} (names: {names!r})"
     want, label = _expected(truth, "chem_name")
@@ -236,7 +245,7 @@ def align_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     before = cdml_molecules(_fixture(truth["source"]).read_text(encoding="utf-8"))
 
     def molecules() -> list[Graph]:
-        read_graph(artifact(ctx, name), "cdml")  # a CDML drawing, else the miss names what the file is
+        read_artifact(ctx, name, "cdml")  # a CDML drawing, else the miss names the artifact and what it is
         return load(ctx, name, "text", lambda p: cdml_molecules(p.read_text(encoding="utf-8", errors="replace")))
 
     def check_same() -> None:
