@@ -210,7 +210,7 @@ def tiff_calibration(path: Any) -> tuple[str, float, float]:
 
     with Image.open(path) as image:
         assert image.format == "TIFF", f"{path.name}: a {image.format} file, not a TIFF"
-        tags = image.tag_v2
+        tags = image.tag_v2  # type: ignore[attr-defined]
         description = str(tags.get(270, ""))
         fields = dict(line.split("=", 1) for line in description.splitlines() if "=" in line)
         x, y = tags.get(282), tags.get(283)

@@ -185,7 +185,8 @@ def gis_layer_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
         folder = Path(tempfile.mkdtemp(prefix="gis_layer_"))
         view = SimpleNamespace(artifacts=_AsGeoJSON(ctx.artifacts, folder), task=getattr(ctx, "task", None),
                                env=getattr(ctx, "env", None))
-        checks += geojson_checks(view, {k: v for k, v in truth.items() if k not in ("format", "points", "total_area")})
+        own = ("format", "points", "total_area")
+        checks += geojson_checks(view, {k: v for k, v in truth.items() if k not in own})  # type: ignore[arg-type]
     if truth.get("total_area"):
         want_total = float(truth["total_area"])
 
