@@ -116,6 +116,15 @@ def schematic(path: Path, name: str = "rc_sim", values: Mapping[str, str] = (), 
     return text(path, sch)
 
 
+def board(path: Path, *vias: tuple[float, float], net: int = 0, layers: str = '"F.Cu" "B.Cu"') -> Path:
+    """The engineering tasks' divider.kicad_pcb with vias added as pcbnew 6 saves a free via."""
+    pcb = (FIX / "engineering" / "divider.kicad_pcb").read_text().rstrip()
+    assert pcb.endswith(")")
+    added = "".join(f'  (via (at {x:g} {y:g}) (size 0.8) (drill 0.4) (layers {layers}) (free) (net {net}) '
+                    f'(tstamp 7a093753-1a76-474f-b7fe-a22db60645f{k}))\n' for k, (x, y) in enumerate(vias))
+    return text(path, pcb[:-1] + added + ")\n")
+
+
 ERC_RPT = """ERC report (Mon Dec  7 01:48:28 2026, Encoding UTF8)
 
 ***** Sheet /
@@ -249,7 +258,7 @@ def right_artifacts(t: Path) -> dict[str, dict[str, Path]]:
                                               {"V(/out) (mag)": FX.rc_gain_db, "V(/out) (phase)": lambda f: -45.0})},
         "kicad-sch-footprint": {"schematic": schematic(t / "fp.kicad_sch", footprints={
             "R1": "Resistor_SMD:R_0805_2012Metric"})},
-        "kicad-spice-netlist": {"netlist": spice_netlist(t / "rc.cir")},
+        "kicad-pcb-via": {"board": board(t / "v.kicad_pcb", (121.92, 119.38))},
         "kicad-erc-report": {"report": text(t / "erc.rpt", ERC_RPT)},
         "kicad-sim-edit-transient": {"schematic": schematic(t / "e.kicad_sch", values={"C1": "2.2u"}),
                                      "data": sim_csv(t / "s2.csv", steps(10e-3, 1e-5), {"V(/out)": rc(2.2e-3)})},
@@ -343,6 +352,10 @@ def rc_csv(t: Path, f: Callable[[float], float] = FX.rc_step, stop: float = 5e-3
     return {"data": sim_csv(t / "step.csv", steps(stop, 1e-5), {signal: f}, per_point=per_point)}
 
 
+def value_and_netlist(t: Path, netlist: Path) -> dict[str, Path]:
+    return {"schematic": schematic(t / "s.kicad_sch", values={"R1": "2.2k"}), "netlist": netlist}
+
+
 TF = {"transfer_function": 0.3197279, "output_impedance_at_v(out)": 3197.279}
 RAW_XS = steps(5e-3, 1e-5)
 CASES: list[Case] = [
@@ -392,23 +405,46 @@ CASES: list[Case] = [
                                     {"V(/out) (mag)": lambda f: 10 ** (FX.rc_gain_db(f) / 20)})},
          {"data passes (10, -0.017)", "data passes (100, -1.445)", "data passes (159.15, -3.01)",
           "data passes (1000, -16.07)", "data passes (10000, -35.97)"}, task="kicad-sim-ac-bode"),
-    # spice_netlist
-    Case("spice_netlist/correct", "correct", lambda t: {"netlist": spice_netlist(t / "rc.cir")}, set(),
-         task="kicad-spice-netlist"),
-    Case("spice_netlist/equivalent: node 0 and 1000", "equivalent",
-         lambda t: {"netlist": text(t / "rc.cir", f"* rc\nV1 in 0 {FX.RC_STEP_SOURCE}\nR1 in out 1000\n"
-                                                  "C1 out 0 1e-6\n.end\n")}, set(), task="kicad-spice-netlist"),
-    Case("spice_netlist/wrong-param: R1 2.2k", "wrong-param",
-         lambda t: {"netlist": spice_netlist(t / "rc.cir", r1="2.2k")}, {"netlist R1 in out 1k"},
-         task="kicad-spice-netlist"),
+    # spice_netlist (the pipeline's second step: R1 changed to 2.2k, saved, the SPICE netlist exported)
+    Case("spice_netlist/correct", "correct", lambda t: value_and_netlist(t, spice_netlist(t / "rc.cir", r1="2.2k")),
+         set(), task="kicad-spice-netlist-value"),
+    Case("spice_netlist/equivalent: node 0, 2200 and 1e-6", "equivalent",
+         lambda t: value_and_netlist(t, text(t / "rc.cir", f"* rc\nV1 in 0 {FX.RC_STEP_SOURCE}\nR1 in out 2200\n"
+                                                            "C1 out 0 1e-6\n.end\n")),
+         set(), task="kicad-spice-netlist-value"),
+    Case("spice_netlist/unsaved: exported before the change", "unsaved",
+         lambda t: value_and_netlist(t, spice_netlist(t / "rc.cir")), {"netlist R1 in out 2.2k"},
+         task="kicad-spice-netlist-value"),
     Case("spice_netlist/wrong-param: C1 across in", "wrong-param",
-         lambda t: {"netlist": text(t / "rc.cir", f".title x\nV1 /in GND {FX.RC_STEP_SOURCE}\nR1 /in /out 1k\n"
-                                                  "C1 /in GND 1u\n.end\n")}, {"netlist C1 out 0 1u"},
-         task="kicad-spice-netlist"),
-    Case("spice_netlist/wrong-place", "wrong-place", lambda t: {}, ALL, task="kicad-spice-netlist"),
+         lambda t: value_and_netlist(t, text(t / "rc.cir", f".title x\nV1 /in GND {FX.RC_STEP_SOURCE}\n"
+                                                           "R1 /in /out 2.2k\nC1 /in GND 1u\n.end\n")),
+         {"netlist C1 out 0 1u"}, task="kicad-spice-netlist-value"),
+    Case("spice_netlist/wrong-place", "wrong-place",
+         lambda t: {"schematic": schematic(t / "s.kicad_sch", values={"R1": "2.2k"})},
+         {"netlist is a SPICE netlist", "netlist R1 in out 2.2k", "netlist C1 out 0 1u"},
+         task="kicad-spice-netlist-value"),
     Case("spice_netlist/wrong-type: the KiCad netlist", "wrong-type",
-         lambda t: {"netlist": text(t / "rc.cir", '(export (version "E")\n  (components))\n')}, ALL,
-         task="kicad-spice-netlist", says="not a SPICE netlist"),
+         lambda t: value_and_netlist(t, text(t / "rc.cir", '(export (version "E")\n  (components))\n')),
+         {"netlist is a SPICE netlist", "netlist R1 in out 2.2k", "netlist C1 out 0 1u"},
+         task="kicad-spice-netlist-value", says="not a SPICE netlist"),
+    # kicad_via
+    Case("kicad_via/correct", "correct", lambda t: {"board": board(t / "b.kicad_pcb", (121.92, 119.38))}, set(),
+         task="kicad-pcb-via"),
+    Case("kicad_via/wrong-param: one grid step off", "wrong-param",
+         lambda t: {"board": board(t / "b.kicad_pcb", (124.46, 119.38))}, {"board via at (121.92, 119.38)"},
+         task="kicad-pcb-via"),
+    Case("kicad_via/wrong-param: two vias", "wrong-param",
+         lambda t: {"board": board(t / "b.kicad_pcb", (121.92, 119.38), (124.46, 119.38))}, {"board has 1 via(s)"},
+         task="kicad-pcb-via"),
+    Case("kicad_via/wrong-param: a blind via", "wrong-param",
+         lambda t: {"board": board(t / "b.kicad_pcb", (121.92, 119.38), layers='"F.Cu" "In1.Cu"')},
+         {"board via at (121.92, 119.38)"}, task="kicad-pcb-via", says="not F.Cu-B.Cu"),
+    Case("kicad_via/unsaved", "unsaved",
+         lambda t: {"board": copy(FIX / "engineering" / "divider.kicad_pcb", t / "b.kicad_pcb")},
+         {"board via at (121.92, 119.38)", "board has 1 via(s)"}, task="kicad-pcb-via"),
+    Case("kicad_via/wrong-type: the schematic", "wrong-type",
+         lambda t: {"board": copy(FIX / "engineering" / "divider.kicad_sch", t / "b.kicad_pcb")}, ALL,
+         task="kicad-pcb-via", says="board"),
     # kicad_fields
     Case("kicad_fields/correct", "correct",
          lambda t: {"schematic": schematic(t / "s.kicad_sch", footprints={"R1": "Resistor_SMD:R_0805_2012Metric"})},

@@ -24,6 +24,8 @@ host. ``checks/circuit.py`` holds the first two kinds (``spice_value``, ``spice_
   "..."}} (a symbol's fields as saved), ``numbers`` {ref: {"number": x, "rel": r}} (a value read as a SPICE
   number: a resistor chosen to meet a target, written as ``7.15k``, ``7k15`` or ``7150``), ``keep_values``
   {ref: value} (one milestone: the parts the task did not touch)
+- ``kicad_via``: ``artifact`` (default ``board``); a saved KiCad board: ``vias`` [{"at": [x, y], "tol": mm}] (a
+  through via at each place), ``count`` (how many vias), ``keep_at`` {ref: [x, y]} (footprints left in place)
 - ``kicad_erc``: ``artifact`` (default ``report``); the report KiCad's Electrical Rules Checker saves (Save...):
   ``errors`` (the count its closing line gives), ``violations`` {type: symbol reference or ""} (each listed)
 
@@ -42,7 +44,7 @@ from pytest_cua import EvalContext
 
 from ..artifacts import Check, artifact, identify, load, squash
 from .circuit import NUMBER, interpolate, printed_value
-from .kicad import read, schematic_parts
+from .kicad import Sexp, board_footprints, child, children, read, schematic_parts
 
 Curve = tuple[list[float], list[float]]
 
@@ -336,6 +338,16 @@ def netlist_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+def _kicad_file(ctx: EvalContext, name: str, head: str, reader: Callable[[Sexp], Any]) -> Any:
+    """``reader`` of artifact ``name`` parsed as a ``(head ...)`` KiCad file; a file of another kind fails naming
+    the artifact."""
+    try:
+        return load(ctx, name, "text", lambda p: reader(read(p, head)))
+    except AssertionError as exc:
+        message = str(exc)
+        raise AssertionError(message if message.startswith("artifact") else f"artifact {name!r}: {message}") from None
+
+
 # --- KiCad schematic fields ------------------------------------------------------------------------------------------
 
 def fields_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
@@ -343,7 +355,7 @@ def fields_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     checks: list[Check] = []
 
     def parts() -> dict[str, dict[str, Any]]:
-        return load(ctx, name, "text", lambda p: schematic_parts(read(p, "kicad_sch")))
+        return _kicad_file(ctx, name, "kicad_sch", schematic_parts)
 
     def part(ref: str) -> dict[str, Any]:
         found = parts()
@@ -418,6 +430,54 @@ def erc_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+# --- KiCad board: vias ----------------------------------------------------------------------------------------------
+
+def board_vias(tree: Sexp) -> list[dict[str, Any]]:
+    """Each via of a board: {"at": (x, y), "size", "drill", "layers"}."""
+    out = []
+    for via in children(tree, "via"):
+        at, size, drill, layers = child(via, "at"), child(via, "size"), child(via, "drill"), child(via, "layers")
+        if at is None or len(at) < 3:
+            continue
+        out.append({"at": (float(at[1]), float(at[2])), "size": float(size[1]) if size is not None else math.nan,
+                     "drill": float(drill[1]) if drill is not None else math.nan,
+                     "layers": [str(x) for x in layers[1:]] if layers is not None else []})
+    return out
+
+
+def via_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    """``kicad_via``: ``artifact`` (default ``board``); ``vias`` [{"at": [x, y], "tol": mm (default 0.05)}]: a
+    through via (F.Cu to B.Cu) at each place; ``count``: how many vias the board has; ``keep_at`` {ref: [x, y]}:
+    footprints the task did not ask to move (one milestone)."""
+    name = truth.get("artifact", "board")
+    checks: list[Check] = []
+
+    def board() -> Sexp:
+        return _kicad_file(ctx, name, "kicad_pcb", lambda tree: tree)
+
+    for spec in truth.get("vias") or []:
+        def check_via(spec: Mapping[str, Any] = spec) -> None:
+            vias = board_vias(board())
+            x, y = spec["at"]
+            near = [v for v in vias if math.dist(v["at"], (x, y)) <= float(spec.get("tol", 0.05))]
+            assert near, f"{name}: no via at ({x:g}, {y:g}) (vias at {[v['at'] for v in vias] or 'none'})"
+            assert {"F.Cu", "B.Cu"} <= set(near[0]["layers"]), f"{name}: the via joins {near[0]['layers']}, not F.Cu-B.Cu"
+        checks.append((f"{name} via at ({spec['at'][0]:g}, {spec['at'][1]:g})", check_via))
+    if "count" in truth:
+        def check_count() -> None:
+            n = len(board_vias(board()))
+            assert n == int(truth["count"]), f"{name}: {n} via(s), expected {truth['count']}"
+        checks.append((f"{name} has {truth['count']} via(s)", check_count))
+    if truth.get("keep_at"):
+        def check_keep() -> None:
+            fps = board_footprints(board())
+            moved = [ref for ref, (x, y) in sorted(truth["keep_at"].items())
+                     if ref not in fps or math.dist(fps[ref]["at"][:2], (x, y)) > 0.01]
+            assert not moved, f"{name}: footprints the task did not ask to move were moved or removed: {', '.join(moved)}"
+        checks.append((f"{name} footprints in place", check_keep))
+    return checks
+
+
 KINDS: dict[str, Callable[[EvalContext, Mapping[str, Any]], list[Check]]] = {
     "spice_values": values_checks, "spice_raw": raw_checks, "kicad_sim_csv": sim_csv_checks,
-    "spice_netlist": netlist_checks, "kicad_fields": fields_checks, "kicad_erc": erc_checks}
+    "spice_netlist": netlist_checks, "kicad_fields": fields_checks, "kicad_erc": erc_checks, "kicad_via": via_checks}

@@ -1,11 +1,12 @@
 """Writes tasks/circuit_more.json: more of Multisim's stand-ins, run in cua-desktop-arena: ngspice's own console (an
 xterm titled "ngspice", as in ``make/circuit.py``) and KiCad 6's schematic editor with its simulator (Inspect >
-Simulator, which runs ngspice through libngspice), plus schematic tasks in KiCad's editor.
+Simulator, which runs ngspice through libngspice), plus tasks in KiCad's schematic and PCB editors.
 
 Start files: ``fixtures/prosoft/multisim_chem_more/`` (``make_fixtures.py`` there: the simulator's schematics, the
 RLC netlist, and the closed-form figures) and, read-only, ``fixtures/prosoft/circuit/`` (the first netlists) and
 ``fixtures/prosoft/engineering/`` (KiCad's settings, the divider schematic). Evaluators: ``checks/circuit_more.py``
-(``spice_values``, ``spice_raw``, ``kicad_sim_csv``, ``spice_netlist``, ``kicad_fields``) and the first kinds
+(``spice_values``, ``spice_raw``, ``kicad_sim_csv``, ``spice_netlist``, ``kicad_fields``, ``kicad_erc``,
+``kicad_via``) and the first kinds
 (``spice_value``, ``spice_wave``, ``kicad_sch``, ``kicad_netlist``). Run from the repository root::
 
     python suites/prosoft/make/circuit_more.py
@@ -24,10 +25,12 @@ MORE = "fixtures/prosoft/multisim_chem_more"
 WORK = "/root/work"
 
 
-def _fixtures():  # type: ignore[no-untyped-def]
+def _fixtures(folder="multisim_chem_more"):  # type: ignore[no-untyped-def]
+    """A fixture folder's make_fixtures.py, loaded by path (several folders have one of that name)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("multisim_chem_more_fixtures", ROOT / MORE / "make_fixtures.py")
+    spec = importlib.util.spec_from_file_location(f"{folder}_fixtures", ROOT / "fixtures" / "prosoft" / folder
+                                                  / "make_fixtures.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -35,6 +38,7 @@ def _fixtures():  # type: ignore[no-untyped-def]
 
 
 FX = _fixtures()
+ENG_FX = _fixtures("engineering")
 TAGS = ["ngspice", "electronics", "circuit"]
 APPS = ["ngspice"]
 
@@ -258,6 +262,22 @@ kicad_sim_tasks = [
 # --- KiCad's schematic editor: fields, SPICE netlist, ERC, and edits simulated -----------------------------------
 
 SYMBOL_AT = {"R1": (500, 286), "C1": (571, 320), "R2": (571, 320)}  # symbol bodies as the editor opens the sheets
+PCB_AT = ENG_FX.PCB_AT  # the engineering tasks' board: footprint places (mm)
+PCB_CARD = ["PCB editor: the right toolbar's Add Vias tool (the orange ring) places a via where the board is "
+            "clicked, snapped to the grid; Escape ends the tool; Ctrl+S saves."]
+
+
+def pcb(name, artifacts):
+    """KiCad's PCB editor with the engineering tasks' board (read-only there) and KiCad's settings."""
+    data = kicad(name, artifacts, folder=ENG, project="divider.kicad_pro")
+    data.update(start_command=["pcbnew", f"{WORK}/{name}"], window=f"^{Path(name).stem} .*PCB Editor")
+    return data
+
+
+def board_px(x, y):
+    """The board view fits the outline (100, 100)-(140, 125) mm to x 100-980, y 149-698 px (22 px per mm), as the
+    engineering tasks measured it."""
+    return C(round(100 + (x - 100) * 22), round(149 + (y - 100) * 21.96))
 
 
 def edit_value(ref, new):
@@ -303,14 +323,15 @@ kicad_edit_tasks = [
          "kicad_fields", {"fields": {"R1": {"Footprint": R_0805}, "C1": {"Footprint": ""}}, "keep_values": RC_VALUES},
          kicad("rc_sim.kicad_sch", {"schematic": f"{WORK}/rc_sim.kicad_sch"}),
          [*edit_footprint("R1", R_0805), *SAVE], knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
-    task("kicad-spice-netlist", "L1",
-         "rc_sim.kicad_sch is open in KiCad's schematic editor. Export its netlist in SPICE format to "
-         "/root/work/rc.cir (File > Export > Netlist..., the Spice tab).",
-         "spice_netlist", {"artifact": "netlist", "elements": {
-             "V1": {"nodes": ["in", "0"], "value": FX.RC_STEP_SOURCE}, "R1": {"nodes": ["in", "out"], "value": "1k"},
-             "C1": {"nodes": ["out", "0"], "value": "1u"}}},
-         kicad("rc_sim.kicad_sch", {"netlist": f"{WORK}/rc.cir"}), spice_netlist(f"{WORK}/rc.cir"),
-         knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
+    task("kicad-pcb-via", "L1",
+         "divider.kicad_pcb is open in KiCad's PCB editor. Place a through via (the Add Vias tool) at X = 121.92 mm, "
+         "Y = 119.38 mm (a point of the 2.54 mm grid; the status bar shows the pointer's position) and save the "
+         "board.",
+         "kicad_via", {"artifact": "board", "vias": [{"at": [121.92, 119.38], "tol": 0.05}], "count": 1,
+                       "keep_at": {ref: list(at) for ref, at in PCB_AT.items()}},
+         pcb("divider.kicad_pcb", {"board": f"{WORK}/divider.kicad_pcb"}),
+         [W(2), C(1078, 309), W(1.5), board_px(121.92, 119.38), W(1.5), P("escape"), W(0.5), P("escape"), W(0.5),
+          *SAVE], knowledge=EDIT_CARD + PCB_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
     task("kicad-erc-report", "L1",
          "rc_sim.kicad_sch is open in KiCad's schematic editor. Run the electrical rules check (Inspect > "
          "Electrical Rules Checker, Run ERC) and save its report to /root/work/erc.rpt.",
