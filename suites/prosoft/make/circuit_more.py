@@ -6,8 +6,7 @@ Start files: ``fixtures/prosoft/multisim_chem_more/`` (``make_fixtures.py`` ther
 RLC netlist, and the closed-form figures) and, read-only, ``fixtures/prosoft/circuit/`` (the first netlists) and
 ``fixtures/prosoft/engineering/`` (KiCad's settings, the divider schematic). Evaluators: ``checks/circuit_more.py``
 (``spice_values``, ``spice_raw``, ``kicad_sim_csv``, ``spice_netlist``, ``kicad_fields``, ``kicad_erc``,
-``kicad_via``) and the first kinds
-(``spice_value``, ``spice_wave``, ``kicad_sch``, ``kicad_netlist``). Run from the repository root::
+``kicad_via``) and the first kinds (``spice_value``, ``spice_wave``, ``kicad_sch``). Run from the repository root::
 
     python suites/prosoft/make/circuit_more.py
 """
@@ -25,12 +24,11 @@ MORE = "fixtures/prosoft/multisim_chem_more"
 WORK = "/root/work"
 
 
-def _fixtures(folder="multisim_chem_more"):  # type: ignore[no-untyped-def]
-    """A fixture folder's make_fixtures.py, loaded by path (several folders have one of that name)."""
+def _fixtures():  # type: ignore[no-untyped-def]
+    """This round's make_fixtures.py, loaded by path (several fixture folders have one of that name)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(f"{folder}_fixtures", ROOT / "fixtures" / "prosoft" / folder
-                                                  / "make_fixtures.py")
+    spec = importlib.util.spec_from_file_location("multisim_chem_more_fixtures", ROOT / MORE / "make_fixtures.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -38,7 +36,7 @@ def _fixtures(folder="multisim_chem_more"):  # type: ignore[no-untyped-def]
 
 
 FX = _fixtures()
-ENG_FX = _fixtures("engineering")
+ENG_FX = FX.ENG  # fixtures/prosoft/engineering/make_fixtures.py, which it loads
 TAGS = ["ngspice", "electronics", "circuit"]
 APPS = ["ngspice"]
 
