@@ -364,6 +364,7 @@ def test_filter_is_judged_by_what_it_keeps(tmp_path):
         z.writestr("readme.txt", "x")
     result = run("qgis-filter-residential", {"project": not_project})
     assert all_fail(result, "is not a QGIS project"), result
+    assert all_fail(run("qgis-filter-residential", {}), "not produced")  # saved elsewhere
 
 
 def test_categorized_style_needs_the_field_and_every_category(tmp_path):
@@ -509,6 +510,7 @@ def test_mask_either_polarity_passes_a_wrong_threshold_or_a_grey_picture_fails(t
     result = run("imagej-mask", {"image": save(Image.fromarray(np.where(a > 100, 255, 0).astype(np.uint8)),
                                                tmp_path / "m.tif")})
     assert failed(result) == ["image is a PNG file"]
+    assert all_fail(run("imagej-mask", {}), "not produced")
 
 
 def calibrated(path: Path, unit: str | None, pixels_per_unit: float | None, image: Image.Image | None = None) -> Path:
@@ -536,6 +538,7 @@ def test_calibration_read_from_the_tiff(tmp_path):
     png = save(cells(), tmp_path / "g.png")
     result = run("imagej-set-scale", {"image": png})
     assert set(failed(result)) == {"image calibrated in micron", "image pixel size 0.2"} and "not a TIFF" in says(result)
+    assert all_fail(run("imagej-set-scale", {}), "not produced")
 
 
 def test_l2_pictures(tmp_path):
