@@ -230,6 +230,13 @@ def test_erc_report_reader() -> None:
     assert [v[0] for v in got["violations"]] == ["power_pin_not_driven", "lib_symbol_issues", "lib_symbol_issues"]
 
 
+def test_erc_violations_on_a_named_symbol(tmp_path: Path) -> None:
+    truth = {"artifact": "report", "violations": {"power_pin_not_driven": "#PWR01", "lib_symbol_issues": "C1"}}
+    result = milestones("kicad_erc", truth, {"report": text(tmp_path / "erc.rpt", ERC_RPT)})
+    assert failed(result) == ["report lists lib_symbol_issues on C1"]
+    assert "not C1" in str(result["report lists lib_symbol_issues on C1"])
+
+
 def test_molfile_atom_block_charges(tmp_path: Path) -> None:
     path = molfile(tmp_path / "a.mol", PROPYLAMINE, CHAIN3, {3: 1})
     assert chem_more.molfile_atom_charges(path.read_text()) == {3: 1}

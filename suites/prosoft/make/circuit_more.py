@@ -333,7 +333,7 @@ kicad_edit_tasks = [
     task("kicad-erc-report", "L1",
          "rc_sim.kicad_sch is open in KiCad's schematic editor. Run the electrical rules check (Inspect > "
          "Electrical Rules Checker, Run ERC) and save its report to /root/work/erc.rpt.",
-         "kicad_erc", {"artifact": "report", "errors": 1, "violations": {"power_pin_not_driven": "#PWR01"}},
+         "kicad_erc", {"artifact": "report", "errors": 1, "violations": {"power_pin_not_driven": ""}},
          kicad("rc_sim.kicad_sch", {"report": f"{WORK}/erc.rpt"}), erc_report(f"{WORK}/erc.rpt"),
          knowledge=EDIT_CARD, **{**KICAD_TAGS, "tags": ["kicad", "electronics"]}),
     task("kicad-sim-edit-transient", "L2",
