@@ -9,7 +9,7 @@ workspace (``make_fixtures.py`` there: a minified ``defaults.json``, two ES modu
 ``checks/vscode.py`` and ``checks/vscode_more.py`` on the files VS Code wrote.
 
 Demonstrations use VS Code's keyboard surface as the first ones do (F1, Ctrl+,, Ctrl+P to open a file by name,
-Shift+Alt+F to format, F2 to rename the symbol under the cursor, Ctrl+G line:column, Ctrl+S). VS Code closes
+'Format Document' from the Command Palette, F2 to rename the symbol under the cursor, Ctrl+G line:column, Ctrl+S). VS Code closes
 brackets and quotes as they are typed and types over a closing one typed next: JSON is typed on one line so
 that every closing character lands on the one VS Code inserted.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from common import SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
+from common import GONE, SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
 
 
 def _load(name, path):
@@ -40,15 +40,18 @@ START = base.START
 START_JSON = {**START, "start_files": [*START["start_files"],
                                        {"src": f"{MORE}/defaults.json", "dest": f"{PROJECT}/defaults.json"}]}
 START_WEB = {**START, "start_files": [*START["start_files"],
-                                      *({"src": f"{MORE}/web/{n}", "dest": f"{PROJECT}/web/{n}"} for n in more.WEB)]}
+                                      *({"src": f"{MORE}/web/{n}", "dest": f"{PROJECT}/web/{n}"}
+                                        for n in [*more.WEB, "jsconfig.json"])]}
 WORKSPACE = f"{PROJECT}/.vscode/settings.json"
 TASKS = f"{PROJECT}/.vscode/tasks.json"
 SNIPPETS = f"{USER}/snippets/python.json"
 KW = {"tags": ["vscode"], "apps": ["vscode"], "knowledge": CARD + (
     " Workspace settings: the Settings editor's Workspace tab (written to .vscode/settings.json); tasks: "
-    "'Tasks: Configure Task' (.vscode/tasks.json); snippets: 'Snippets: Configure Snippets'; Shift+Alt+F formats "
-    "the document; F2 renames the symbol under the cursor in every file.")}
+    "'Tasks: Configure Task' (.vscode/tasks.json); snippets: 'Snippets: Configure Snippets'; 'Format Document' "
+    "(Ctrl+Shift+I in the editor) formats the file; F2 renames the symbol under the cursor in every file.")}
 
+# the Explorer's rows with defaults.json in the workspace (names sorted without regard to case)
+ROW_JSON = {name: 122 + 22 * k for k, name in enumerate(sorted([*fx.PROJECT, "defaults.json"], key=str.lower))}
 TEST_TASK = {"label": "test", "command": "python -m unittest discover", "type": "shell"}
 SNIPPET = {"prefix": "bp", "body": ["breakpoint()"], "description": "Stop in the debugger"}
 TRIM = {"files.trimTrailingWhitespace": True}
@@ -56,9 +59,15 @@ FORMAT_ON_SAVE = {"editor.formatOnSave": True}
 
 
 def workspace_checkbox(query):
-    """Ctrl+, (the search focused), the Workspace tab, the setting's id, its check box (the first result's)."""
-    return [K("ctrl", ","), WIN("^Settings - "), W(2), C(306, 128), W(1), C(640, 94), K("ctrl", "a"), T(query), W(2),
-            C(331, 226), W(1.5)]
+    """Ctrl+, (the search focused), the setting's id, the Workspace tab, the first result's check box."""
+    return [K("ctrl", ","), WIN("^Settings - "), W(2), T(query), W(2), C(641, 155), W(1.5), C(596, 232),
+            SAVED(WORKSPACE)]
+
+
+def user_choice_up(query, ups):
+    """Ctrl+, (the User tab), the setting's id, its drop-down opened, ``ups`` rows up from the value, Enter."""
+    return [K("ctrl", ","), WIN("^Settings - "), W(2), T(query), W(2), C(746, 263), W(0.8), *[P("up")] * ups,
+            P("enter"), SAVED(f"{USER}/settings.json")]
 
 
 def quick_open(name):
@@ -67,18 +76,31 @@ def quick_open(name):
             WIN(f"^{Path(name).name.replace('.', '[.]')} - project - code-server$"), W(1.5)]
 
 
-def format_and_save(name):
-    return [*quick_open(name), K("shift", "alt", "f"), W(2), K("ctrl", "s"), SAVED(f"{PROJECT}/{name}")]
+def saved(path):
+    """Ctrl+S, then until no window title shows VS Code's unsaved mark and the file was written."""
+    return [K("ctrl", "s"), GONE("^\u25cf "), SAVED(path)]
+
+
+def open_in_explorer(rows, name):
+    """A click on the file in the Explorer (``rows``: its rows by name), until its editor shows."""
+    return [C(112, rows[name]), WIN(f"^{name.replace('.', '[.]')} - project - code-server$"), W(1.5)]
+
+
+def format_and_save(rows, name):
+    """The file opened from the Explorer, 'Format Document' from the Command Palette once the JSON service
+    has started with the editor (its key, Ctrl+Shift+I, opens Chromium's developer tools when the editor is
+    not focused), saved."""
+    return [*open_in_explorer(rows, name), W(5), *base.palette("Format Document"), W(1), *saved(f"{PROJECT}/{name}")]
 
 
 def configure_task(label, command):
-    """'Tasks: Configure Task', 'Create tasks.json file from template', 'Others': VS Code opens tasks.json with
-    an "echo" shell task; its label and command lines (6 and 8) are replaced."""
+    """'Tasks: Configure Task', 'Create tasks.json file from template', 'Others': VS Code writes and opens
+    tasks.json with an "echo" shell task; its label and command lines (7 and 9) are replaced and saved (the
+    template is on disk at once, so the end waits for the unsaved mark to go)."""
     return [C(800, 400), W(0.5), *base.palette("Tasks: Configure Task", wait=2), W(1), T("Create tasks.json"),
             W(1), P("enter"), W(1.5), T("Others"), W(1), P("enter"),
             WIN("^tasks[.]json - project - code-server$"), W(2),
-            *replace_line(6, f'"label": "{label}",'), *replace_line(8, f'"command": "{command}"'),
-            K("ctrl", "s"), SAVED(TASKS)]
+            *replace_line(7, f'"label": "{label}",'), *replace_line(9, f'"command": "{command}"'), *saved(TASKS)]
 
 
 def replace_line(number, text):
@@ -96,7 +118,7 @@ def python_snippet(name, snippet):
             f'"description": "{snippet["description"]}"}}')
     return [C(800, 400), W(0.5), *base.palette("Snippets: Configure Snippets", wait=2), W(1), T("python"), W(1.5),
             P("enter"), WIN("^python[.]json - project - code-server$"), W(2), K("ctrl", "end"), P("up"), P("end"),
-            P("enter"), T(line), W(0.5), K("ctrl", "s"), SAVED(SNIPPETS)]
+            P("enter"), T(line), W(0.5), *saved(SNIPPETS)]
 
 
 def replace_constant(old, new):
@@ -126,23 +148,21 @@ tasks = [
          "VS Code is open on the folder 'project'. The file defaults.json is one long line: format it with Format "
          "Document (4-space indentation) and save it.",
          "vscode_json_format", {"artifact": "defaults", "source": "apps_more/vscode/defaults.json"}, START_JSON,
-         format_and_save("defaults.json"), artifacts={"defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS),
+         format_and_save(ROW_JSON, "defaults.json"), artifacts={"defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS),
 ]
 
 RUN_TASK = {"label": "run", "command": "python app.py", "type": "shell"}
 CHECK_TASK = {"label": "check", "command": "node --check web/cart.js", "type": "shell"}
 TAB_COMPLETION = {"editor.tabCompletion": "on"}
 NEW_NAME = "priceExVat"
-# the Explorer's rows with defaults.json in the workspace (names sorted without regard to case)
-ROW_JSON = {name: 122 + 22 * k for k, name in enumerate(sorted([*fx.PROJECT, "defaults.json"], key=str.lower))}
 
 
 def rename_symbol(path, line, column, new):
     """The file opened, the cursor put on the symbol (Ctrl+G line:column), F2, the new name, Enter; then
     'File: Save All' (the rename also changed files that are not open). The TypeScript service that renames
     JavaScript starts with the first JavaScript editor: the wait before F2 is its start."""
-    return [*quick_open(path), W(6), K("ctrl", "g"), W(1), T(f"{line}:{column}\n"), W(1), P("f2"), W(2.5),
-            K("ctrl", "a"), T(new), W(0.5), P("enter"), W(3), *base.palette("File: Save All")]
+    return [*quick_open(path), W(8), K("ctrl", "g"), W(1), T(f"{line}:{column}\n"), W(1), P("f2"), W(2.5),
+            K("ctrl", "a"), T(new), W(0.5), P("enter"), W(3), *base.palette("File: Save All"), GONE("^\u25cf ")]
 
 
 def explorer_rename(rows, old, new):
@@ -150,9 +170,9 @@ def explorer_rename(rows, old, new):
 
 
 def edit_timeout():
-    return [C(112, ROW_JSON["config.py"]), WIN("^config[.]py - project - code-server$"), W(1.5), K("ctrl", "g"),
-            W(1), T("2\n"), W(0.8), P("end"), K("shift", "home"), T("TIMEOUT = 30"), W(0.5), K("ctrl", "s"),
-            SAVED(f"{PROJECT}/config.py")]
+    return [*open_in_explorer(ROW_JSON, "config.py"), K("ctrl", "g"),
+            W(1), T("2\n"), W(0.8), P("end"), K("shift", "home"), T("TIMEOUT = 30"), W(0.5),
+            *saved(f"{PROJECT}/config.py")]
 
 
 WEB = {"prices": f"{PROJECT}/web/prices.js", "cart": f"{PROJECT}/web/cart.js"}
@@ -175,7 +195,7 @@ tasks += [
          "pipeline", {"steps": [
              {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"},
              {"template": "vscode_workspace_setting", "values": FORMAT_ON_SAVE}]}, START_JSON,
-         [*format_and_save("defaults.json"), *workspace_checkbox("editor.formatOnSave")],
+         [*format_and_save(ROW_JSON, "defaults.json"), *workspace_checkbox("editor.formatOnSave")],
          artifacts={"defaults": f"{PROJECT}/defaults.json", **WORKSPACE_ART}, **KW, **LIMITS_L2),
     task("vscode-js-rename-and-check", "L2",
          f"VS Code is open on the folder 'project'. In web/prices.js, rename the function netPrice to {NEW_NAME} "
@@ -196,7 +216,7 @@ tasks += [
          "pipeline", {"steps": [{"template": "vscode_snippet", **SNIPPET},
                                 {"template": "vscode_setting", "artifact": "settings", "values": TAB_COMPLETION,
                                  "keeps": base.KEEP}]}, START,
-         [*python_snippet("Breakpoint", SNIPPET), *base.setting_choice("editor.tabCompletion", 1)],
+         [*python_snippet("Breakpoint", SNIPPET), *user_choice_up("editor.tabCompletion", 1)],
          artifacts={"snippets": SNIPPETS, **base.SETTINGS}, **KW, **LIMITS_L2),
     task("vscode-refactor-and-run-task", "L2",
          "VS Code is open on the folder 'project'. Rename the constant MAX_RETRIES to MAX_ATTEMPTS everywhere in the "
@@ -219,7 +239,7 @@ tasks += [
               "absent": ["old"]},
              {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"}]},
          START_JSON,
-         [*edit_timeout(), *explorer_rename(ROW_JSON, "notes.txt", "roadmap.md"), *format_and_save("defaults.json")],
+         [*edit_timeout(), *explorer_rename(ROW_JSON, "notes.txt", "roadmap.md"), *format_and_save(ROW_JSON, "defaults.json")],
          artifacts={"config": f"{PROJECT}/config.py", "renamed": f"{PROJECT}/roadmap.md", "old": f"{PROJECT}/notes.txt",
                     "defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS_L2),
 ]
