@@ -86,6 +86,13 @@ def tag_id(conn: sqlite3.Connection, path: str) -> int:
     return int(conn.execute("SELECT id FROM tags WHERE path = ?", (path,)).fetchone()[0])
 
 
+def delete_tag(conn: sqlite3.Connection, path: str) -> None:
+    """The tag deleted as Taguette does: its highlight links go, the highlights stay."""
+    conn.execute("DELETE FROM highlight_tags WHERE tag_id = ?", (tag_id(conn, path),))
+    conn.execute("DELETE FROM tags WHERE path = ?", (path,))
+    conn.commit()
+
+
 def highlight_id(conn: sqlite3.Connection, text: str) -> int:
     return int(conn.execute("SELECT id FROM highlights WHERE snippet LIKE ?", (f"%{text[:30]}%",)).fetchone()[0])
 
@@ -187,8 +194,7 @@ def test_tag_description(tmp_path: Path) -> None:
 def test_tag_deleted_and_created_again_loses_its_highlights(tmp_path: Path) -> None:
     truth = truth_of(TAG_TASKS, "taguette-tag-description", "taguette_tag_edit")
     path, conn = db_copy(tmp_path)
-    conn.execute("DELETE FROM highlight_tags WHERE tag_id = ?", (tag_id(conn, "meetings"),))
-    conn.execute("DELETE FROM tags WHERE path = 'meetings'")
+    delete_tag(conn, "meetings")
     conn.execute("INSERT INTO tags (project_id, path, description) VALUES (1, 'meetings', ?)", (truth["description"],))
     conn.commit()
     assert failed(tg("taguette-tag-description", "taguette_tag_edit", {"db": path})) == [
@@ -217,9 +223,7 @@ def test_delete_the_wrong_highlight_fails(tmp_path: Path) -> None:
 def test_deleting_the_tag_instead_of_the_highlight_fails(tmp_path: Path) -> None:
     """Taguette keeps the highlight of a deleted tag, untagged."""
     path, conn = db_copy(tmp_path)
-    conn.execute("DELETE FROM highlight_tags WHERE tag_id = ?", (tag_id(conn, "meetings"),))
-    conn.execute("DELETE FROM tags WHERE path = 'meetings'")
-    conn.commit()
+    delete_tag(conn, "meetings")
     assert failed(tg("taguette-delete-highlight", "taguette_highlight_delete", {"db": path})) == [
         "the highlight of 'Interview B' is deleted", "the codebook keeps its tags"]
 

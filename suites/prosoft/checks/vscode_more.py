@@ -28,6 +28,7 @@ from typing import Any, Mapping
 from pytest_cua import fixtures_dir
 
 from ..artifacts import Check, artifact, squash
+from .taguette import _require
 from .vscode import read_jsonc
 
 
@@ -74,9 +75,7 @@ def _group(task: Mapping[str, Any]) -> str:
 
 
 def task_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    for key in ("label", "command"):
-        if key not in truth:
-            raise ValueError(f"vscode_task: ground truth needs {key!r}")
+    _require(truth, "vscode_task", "label", "command")
     name = truth.get("artifact", "tasks")
     label, command, kind = str(truth["label"]), squash(str(truth["command"])), str(truth.get("type", "shell"))
 
@@ -107,9 +106,7 @@ def task_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
 
 
 def snippet_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    for key in ("prefix", "body"):
-        if key not in truth:
-            raise ValueError(f"vscode_snippet: ground truth needs {key!r}")
+    _require(truth, "vscode_snippet", "prefix", "body")
     name = truth.get("artifact", "snippets")
     prefix = str(truth["prefix"])
     want = [str(x).rstrip() for x in truth["body"]]
@@ -142,9 +139,7 @@ def snippet_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
 
 
 def json_format_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    for key in ("artifact", "source"):
-        if key not in truth:
-            raise ValueError(f"vscode_json_format: ground truth needs {key!r}")
+    _require(truth, "vscode_json_format", "artifact", "source")
     name, indent = str(truth["artifact"]), int(truth.get("indent", 4))
     source = fixtures_dir("prosoft") / str(truth["source"])
     if not source.is_file():

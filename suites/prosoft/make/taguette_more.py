@@ -14,23 +14,15 @@ where it has them: a click on a highlighted passage opens that highlight's dialo
 typing a tag's name and Enter toggles it, a second Enter saves); Chromium's file chooser takes a typed path
 after Ctrl+L; Taguette asks before it deletes (a browser confirm, accepted with Enter).
 """
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from common import GONE, WIN, C, K, P, T, W, task, write  # noqa: E402
+from librecad_more import fresh_import  # noqa: E402
 
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-base = _load("taguette_make", HERE / "taguette.py")
+base = fresh_import("taguette_make", HERE / "taguette.py")
 fx = base.fx
 
 START, LIMITS, CARD, DOWNLOADS = base.START, base.LIMITS, base.CARD, base.DOWNLOADS

@@ -13,25 +13,17 @@ Demonstrations use VS Code's keyboard surface as the first ones do (F1, Ctrl+,, 
 brackets and quotes as they are typed and types over a closing one typed next: JSON is typed on one line so
 that every closing character lands on the one VS Code inserted.
 """
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from common import GONE, SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
+from librecad_more import fresh_import  # noqa: E402
 
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-base = _load("vscode_make", HERE / "vscode.py")
+base = fresh_import("vscode_make", HERE / "vscode.py")
 fx = base.fx
-more = _load("apps_more_fixtures", HERE.parents[2] / "fixtures" / "prosoft" / "apps_more" / "make_fixtures.py")
+more = fresh_import("apps_more_fixtures", HERE.parents[2] / "fixtures" / "prosoft" / "apps_more" / "make_fixtures.py")
 
 PROJECT, USER, CARD = base.PROJECT, base.USER, base.CARD
 LIMITS, LIMITS_L2 = base.LIMITS, base.LIMITS_L2
