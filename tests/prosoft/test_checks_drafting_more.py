@@ -371,3 +371,318 @@ def test_a_missing_deck_fails_every_milestone_without_an_error() -> None:
     truth = pipe_step("pipe-librecad-inkscape-impress", "impress_svg_layers")
     result = milestones("impress_svg_layers", truth, {})
     assert result and all(message and "was not produced" in message for message in result.values())
+
+
+# --- L4 open creation on the new programs: creation_more ------------------------------------------------------------
+L4 = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/l4_more.json").read_text())["tasks"]}
+
+
+def constraints_of(task_id: str) -> dict[str, Any]:
+    """The task's ground truth without its rubric (judged by a model, not here)."""
+    return {k: v for k, v in L4[task_id]["ground_truth"].items() if k != "rubric"}
+
+
+class LocalPython:
+    """Answers ``run`` as the container would for ``python3 FILE ARGS``: the container path is mapped to the file
+    written here and run with this interpreter."""
+
+    def __init__(self, files: dict[str, Path]) -> None:
+        self.files = files
+
+    def run(self, argv: list[str], timeout: float = 60) -> dict[str, Any]:
+        import subprocess
+        import sys
+
+        assert argv[0] == "python3", argv
+        done = subprocess.run([sys.executable, str(self.files[argv[1]]), *argv[2:]], capture_output=True, text=True,
+                              timeout=timeout)
+        return {"returncode": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+
+
+def creation(task_id: str, path: Path | None, env: Any = None) -> dict[str, str | None]:
+    from types import SimpleNamespace
+
+    truth = constraints_of(task_id)
+    task = SimpleNamespace(id=task_id, extra={"artifacts": L4[task_id]["artifacts"]})
+    return milestones("creation_more", truth, {truth["artifact"]: path} if path else {}, task=task, env=env)
+
+
+def test_every_l4_task_has_constraints_a_rubric_and_a_demonstration() -> None:
+    for task_id, task in L4.items():
+        truth = task["ground_truth"]
+        assert task["level"] == "L4" and task["template"] == "creation_more", task_id
+        assert truth["constraints"] and len(truth["rubric"]) >= 3 and task["knowledge"], task_id
+        assert task["demonstration"]["actions"], task_id
+        assert len(task["demonstration"]["actions"]) <= task["limits"]["max_steps"], task_id
+
+
+def test_without_a_judge_the_rubric_is_skipped_not_passed() -> None:
+    from types import SimpleNamespace
+
+    from pytest_cua.tasks.scoring import MilestoneSkipped
+    from suites.prosoft.templates import KINDS
+
+    checks = KINDS["creation_more"](SimpleNamespace(artifacts={}), L4["bkchem-l4-flavour-ester"]["ground_truth"])
+    rubric = [check for label, check in checks if label.startswith("rubric: ")]
+    assert len(rubric) == 3
+    for check in rubric:
+        with pytest.raises(MilestoneSkipped):
+            check()
+
+
+def flat(tmp_path: Path, *, size: tuple[float, float] = (10000, 6000), texts: tuple[str, ...] = ("LIVING", "BEDROOM"),
+         arc_: bool = True, dim: bool = True, layers: tuple[str, str, str] = ("WALLS", "DOORS", "TEXT"),
+         as_lines: bool = False) -> Path:
+    """A floor plan as the task asks (outline, interior wall, door with swing, room names, a dimension, own
+    layers), with one thing changed by the arguments."""
+    doc = ezdxf.new("R2007")
+    msp = doc.modelspace()
+    for name in set(layers) - {"0"}:
+        doc.layers.add(name)
+    walls, doors, notes = layers
+    w, h = size
+    corners = [(0, 0), (w, 0), (w, h), (0, h)]
+    if as_lines:
+        for i in range(4):
+            msp.add_line(corners[i], corners[(i + 1) % 4], dxfattribs={"layer": walls})
+    else:
+        msp.add_lwpolyline(corners, close=True, dxfattribs={"layer": walls})
+    msp.add_line((6000, 0), (6000, h), dxfattribs={"layer": walls})
+    msp.add_line((1000, 0), (1000, 1000), dxfattribs={"layer": doors})
+    if arc_:
+        msp.add_arc((1000, 0), 1000, 0, 90, dxfattribs={"layer": doors})
+    for k, value in enumerate(texts):
+        msp.add_text(value, height=300, dxfattribs={"layer": notes, "insert": (2000 + 5000 * k, 3000)})
+    if dim:
+        msp.add_linear_dim(base=(5000, -800), p1=(0, 0), p2=(w, 0), dxfattribs={"layer": notes}).render()
+    path = tmp_path / "flat.dxf"
+    doc.saveas(str(path))
+    return path
+
+
+def test_the_floor_plan_asked_for_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("librecad-l4-floor-plan", flat(tmp_path)))
+    # the outline drawn as four lines is the same rectangle
+    assert not failed(creation("librecad-l4-floor-plan", flat(tmp_path, as_lines=True)))
+
+
+@pytest.mark.parametrize("what,changes,missed", [
+    ("a 10 m x 5 m outline", {"size": (10000, 5000)}, ["outline"]),
+    ("the bedroom not named", {"texts": ("LIVING",)}, ["'BEDROOM'"]),
+    ("a door without its swing", {"arc_": False}, ["ARC"]),
+    ("no dimension", {"dim": False}, ["DIMENSION"]),
+    ("everything on layer 0", {"layers": ("0", "0", "0")}, ["layers"]),
+])
+def test_floor_plan_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str,
+                                                                    changes: dict[str, Any], missed: list[str]) -> None:
+    result = creation("librecad-l4-floor-plan", flat(tmp_path, **changes))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+STATS = L4["vscode-l4-stats-tool"]["artifacts"]["script"]
+GOOD_STATS = ('"""Mean and median of the arguments."""\nimport statistics\nimport sys\n\n\n'
+              "def mean(values):\n    return sum(values) / len(values)\n\n\n"
+              "def median(values):\n    return statistics.median(values)\n\n\n"
+              "if __name__ == '__main__':\n    numbers = [float(a) for a in sys.argv[1:]]\n"
+              "    print(f'mean: {mean(numbers):.2f}')\n    print(f'median: {median(numbers):.2f}')\n")
+
+
+def script(tmp_path: Path, text: str) -> tuple[Path, LocalPython]:
+    path = tmp_path / "stats.py"
+    path.write_text(text)
+    return path, LocalPython({STATS: path})
+
+
+def test_the_stats_tool_asked_for_passes_its_constraints(tmp_path: Path) -> None:
+    path, env = script(tmp_path, GOOD_STATS)
+    assert not failed(creation("vscode-l4-stats-tool", path, env))
+
+
+@pytest.mark.parametrize("what,text,missed", [
+    ("not rounded to two decimals", GOOD_STATS.replace(":.2f", ""), ["prints"]),
+    ("the median computed as a mean", GOOD_STATS.replace("statistics.median(values)", "sum(values) / len(values)"),
+     ["prints"]),
+    ("no docstring", GOOD_STATS.split("\n", 1)[1], ["docstring"]),
+    ("everything inline, no functions", '"""Mean and median."""\nimport statistics, sys\n'
+     "n = [float(a) for a in sys.argv[1:]]\nprint(f'mean: {sum(n) / len(n):.2f}')\n"
+     "print(f'median: {statistics.median(n):.2f}')\n", ["function"]),
+    ("a syntax error", GOOD_STATS.replace("def mean(values):", "def mean(values)"),
+     ["docstring", "function", "prints"]),
+])
+def test_stats_tool_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str, text: str,
+                                                                    missed: list[str]) -> None:
+    path, env = script(tmp_path, text)
+    result = creation("vscode-l4-stats-tool", path, env)
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def ester_cdml(tmp_path: Path, atoms: list[tuple[str, float, float]], bonds: list[tuple[int, int, int]]) -> Path:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("chem_fixtures", ROOT / "fixtures/prosoft/chem/make_fixtures.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp_path / "ester.cdml"
+    path.write_text(module.cdml(atoms, bonds))
+    return path
+
+
+def molecule(smiles_like: str) -> tuple[list[tuple[str, float, float]], list[tuple[int, int, int]]]:
+    """Chains written as element letters with the bonds given: a tiny builder for the structures below."""
+    shapes = {
+        # butyl acetate CCCCOC(=O)C: C0-C1-C2-C3-O4-C5(=O6)-C7
+        "butyl acetate": ("CCCCOCOC", [(0, 1, 1), (1, 2, 1), (2, 3, 1), (3, 4, 1), (4, 5, 1), (5, 6, 2), (5, 7, 1)]),
+        # ethyl acetate CCOC(=O)C: four carbons only
+        "ethyl acetate": ("CCOCOC", [(0, 1, 1), (1, 2, 1), (2, 3, 1), (3, 4, 2), (3, 5, 1)]),
+        # pentanoic acid CCCCC(=O)O: an acid, no ester
+        "pentanoic acid": ("CCCCCOO", [(0, 1, 1), (1, 2, 1), (2, 3, 1), (3, 4, 1), (4, 5, 2), (4, 6, 1)]),
+        # 2-hexanone CCCCC(=O)C: a ketone
+        "hexanone": ("CCCCCOC", [(0, 1, 1), (1, 2, 1), (2, 3, 1), (3, 4, 1), (4, 5, 2), (4, 6, 1)]),
+        # dipropyl ether CCCOCCC: two O missing
+        "ether": ("CCCOCCC", [(k, k + 1, 1) for k in range(6)]),
+    }
+    elements, bonds = shapes[smiles_like]
+    return [(e, 4.0 + 0.6 * k, 4.0 + 0.35 * (k % 2)) for k, e in enumerate(elements)], bonds
+
+
+def test_the_flavour_ester_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("bkchem-l4-flavour-ester", ester_cdml(tmp_path, *molecule("butyl acetate"))))
+
+
+@pytest.mark.parametrize("what,name,missed", [
+    ("an ester of four carbons", "ethyl acetate", ["at least 5 C"]),
+    ("the acid, not an ester", "pentanoic acid", ["ester group"]),
+    ("a ketone", "hexanone", ["ester group", "at least 2 O"]),
+    ("an ether", "ether", ["ester group", "at least 2 O"]),
+])
+def test_ester_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str, name: str,
+                                                               missed: list[str]) -> None:
+    result = creation("bkchem-l4-flavour-ester", ester_cdml(tmp_path, *molecule(name)))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def banner(tmp_path: Path, size: tuple[int, int] = (1200, 400), kind: str = "gradient") -> Path:
+    from PIL import Image
+
+    image = Image.new("RGB", size, "white")
+    if kind == "gradient":  # hues across the width, as a colourful render does
+        import colorsys
+
+        for x in range(size[0]):
+            r, g, b = colorsys.hsv_to_rgb(x / size[0], 0.7, 0.9)
+            for y in range(size[1]):
+                image.putpixel((x, y), (int(255 * r), int(255 * g), int(255 * b)))
+    elif kind == "one colour":
+        image = Image.new("RGB", size, (230, 120, 40))
+    path = tmp_path / "festival.png"
+    image.save(path)
+    return path
+
+
+def test_the_banner_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("gimp-l4-web-banner", banner(tmp_path)))
+
+
+@pytest.mark.parametrize("what,kwargs,missed", [
+    ("cropped to 1200 x 300", {"size": (1200, 300)}, ["1200 x 400"]),
+    ("one flat colour", {"kind": "one colour"}, ["colours"]),
+    ("left white", {"kind": "white"}, ["colours", "not blank"]),
+])
+def test_banner_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str, kwargs: dict[str, Any],
+                                                                missed: list[str]) -> None:
+    result = creation("gimp-l4-web-banner", banner(tmp_path, **kwargs))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def landuse(tmp_path: Path, colours: list[tuple[int, int, int]], size: tuple[int, int] = (1600, 1000)) -> Path:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    for k, colour in enumerate(colours):
+        draw.rectangle((100 + 450 * k, 200, 500 + 450 * k, 800), fill=colour, outline=(0, 0, 0))
+    path = tmp_path / "landuse_map.png"
+    image.save(path)
+    return path
+
+
+CATEGORY = [(232, 192, 125), (76, 154, 76), (192, 80, 77)]
+
+
+def test_the_landuse_map_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("qgis-l4-landuse-map", landuse(tmp_path, CATEGORY)))
+
+
+@pytest.mark.parametrize("what,colours,size,missed", [
+    ("every parcel in QGIS's one default colour", [CATEGORY[0]] * 3, (1600, 1000), ["colours"]),
+    ("exported at the canvas size", CATEGORY, (1280, 720), ["1600 x 1000"]),
+])
+def test_landuse_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str, colours: Any,
+                                                                 size: Any, missed: list[str]) -> None:
+    result = creation("qgis-l4-landuse-map", landuse(tmp_path, colours, size))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+class FakeFreeCAD:
+    """Answers the FreeCAD shape script as freecadcmd would in the container (one JSON line)."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        self.answer = answer
+
+    def run(self, argv: list[str], timeout: float = 60) -> dict[str, Any]:
+        return {"returncode": 0, "stdout": "FreeCAD 0.20\n" + json.dumps(self.answer) + "\n", "stderr": ""}
+
+
+def fcstd(tmp_path: Path, objects: list[tuple[str, str]]) -> Path:
+    """A .FCStd whose Document.xml lists these (name, type) objects (the shapes are measured by the fake)."""
+    import zipfile
+
+    body = "".join(f'<Object type="{t}" name="{n}"/>' for n, t in objects)
+    data = "".join(f'<Object name="{n}"><Properties Count="1"><Property name="Label" type="App::PropertyString">'
+                   f'<String value="{n}"/></Property></Properties></Object>' for n, _ in objects)
+    path = tmp_path / "plate.FCStd"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("Document.xml", f'<?xml version="1.0"?><Document SchemaVersion="4"><Objects Count="{len(objects)}">'
+                                   f"{body}</Objects><ObjectData>{data}</ObjectData></Document>")
+    return path
+
+
+PLATE_OBJECTS = [("Plate", "Part::Box"), ("Hole", "Part::Cylinder"), ("Holes", "Part::MultiFuse"),
+                 ("MountingPlate", "Part::Cut")]
+CUT_PLATE = {"name": "MountingPlate", "valid": True, "solids": 1, "volume": 80 * 50 * 6 - 4 * math.pi * 9 * 6,
+             "bbox": [0, 0, 0, 80, 50, 6]}
+
+
+def test_the_mounting_plate_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("freecad-l4-mounting-plate", fcstd(tmp_path, PLATE_OBJECTS), FakeFreeCAD(CUT_PLATE)))
+    # stood on its edge it is the same plate
+    upright = {**CUT_PLATE, "bbox": [0, 0, 0, 6, 80, 50]}
+    assert not failed(creation("freecad-l4-mounting-plate", fcstd(tmp_path, PLATE_OBJECTS), FakeFreeCAD(upright)))
+
+
+@pytest.mark.parametrize("what,objects,answer", [
+    ("the plain box, no holes cut", [("Plate", "Part::Box")], {**CUT_PLATE, "name": "Plate", "volume": 24000.0}),
+    ("a plate 80 x 50 x 5", PLATE_OBJECTS, {**CUT_PLATE, "bbox": [0, 0, 0, 80, 50, 5]}),
+    ("the cut failed (no solid)", PLATE_OBJECTS, {**CUT_PLATE, "valid": False, "solids": 0}),
+])
+def test_plate_near_misses_fail_the_solid_constraint(tmp_path: Path, what: str, objects: Any,
+                                                     answer: dict[str, Any]) -> None:
+    result = creation("freecad-l4-mounting-plate", fcstd(tmp_path, objects), FakeFreeCAD(answer))
+    assert failed(result) == [label for label in result if "is a solid" in label], (what, result)
+
+
+@pytest.mark.parametrize("task_id", sorted(L4))
+def test_a_missing_creation_fails_every_constraint(task_id: str) -> None:
+    result = creation(task_id, None)
+    assert result and all(message and "was not produced" in message for message in result.values())
+
+
+@pytest.mark.parametrize("task_id", sorted(L4))
+def test_another_file_under_the_creations_name_fails_without_an_error(tmp_path: Path, task_id: str) -> None:
+    wrong = tmp_path / "wrong"
+    # a PNG where a drawing, script, part or molecule is asked for; an SVG where a PNG is
+    wrong.write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'/>" if L4[task_id]["ground_truth"]["format"] == "png"
+                      else banner(tmp_path).read_bytes())
+    result = creation(task_id, wrong, FakeFreeCAD(CUT_PLATE))
+    assert result and all(message for message in result.values()), result

@@ -1,0 +1,470 @@
+"""L4 open creation on the programs ``l4.py``'s ``creation`` does not read: a LibreCAD drawing (DXF), a script
+written in VS Code (Python), a FreeCAD part (FCStd), a BKChem structure (CDML) and a map QGIS exported (PNG with
+colour constraints). Checkable constraints on the saved file, then the rubric, judged by ``--cua-judge`` on a
+rendering (as in ``l4.py``: without a judge the rubric is skipped and the task is partially scored).
+
+Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``, ``fcstd``, ``cdml``, ``png``),
+``constraints`` (each key one milestone, or one per entry), ``rubric`` [items]. Constraints by format:
+
+- ``dxf`` (ezdxf): ``texts`` [strings each some TEXT/MTEXT holds]; ``entities`` {DXF type: n} (at least n in
+  model space); ``layers`` n (at least n layers besides ``0`` and ``Defpoints`` that hold entities);
+  ``outline`` {"size": [w, h], "tolerance": t}: an axis-parallel rectangle of that size anywhere (a closed
+  polyline of four corners, or four lines); ``extents`` {"max": [w, h]}: everything fits in that size
+- ``py``: ``functions`` n (at least n ``def``s, parsed with ``ast``: the file must be Python); ``docstring``
+  (the module has one); ``output`` {"args": [...], "stdout": "..."}: ``python3 FILE ARGS`` run in the container
+  prints exactly that (trailing white space aside)
+- ``fcstd``: ``types`` {type: n} (at least n objects of the type in Document.xml); ``solid`` {"object": types or
+  names separated by ``|``, "size": [x, y, z], "tolerance": mm, "volume_below": fraction}: the last object of the
+  document that is one of them (the final feature) has a shape (measured by ``freecadcmd`` in the container) that
+  is a valid solid whose bounding box has that size in any orientation, and whose volume is below that fraction of
+  the box's (material was taken away)
+- ``cdml`` (``chem.py``'s reader): ``atoms`` {element: n} (at least n heavy atoms of each); ``groups`` [names]
+  the structure contains: ``ester`` (C(=O)-O-C), ``carboxylic_acid`` (C(=O)-O-H), ``ketone`` (C-C(=O)-C),
+  ``aromatic_ring`` (a six-ring of alternating single and double bonds)
+- ``png``: ``image`` {"width", "height"}; ``ink``; ``colours`` n: at least n distinct colours (quantised to 4
+  levels per channel, so that a gradient counts by the colours it spans) each covering at least 1 % of the picture
+
+Renderings for the judge: a DXF drawn on the host with ezdxf's drawing add-on (matplotlib, the ``report``
+extra); a Python file as a picture of its text; a FreeCAD document's own thumbnail, else its solid's triangles
+(``freecadcmd`` tessellates it in the container) drawn in an isometric view; a CDML structure drawn as atoms and
+bonds; a PNG as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import zipfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Mapping, TypeVar
+
+from pytest_cua import EvalContext
+from pytest_cua.episode.judge import rubric_checks
+
+from ..artifacts import Check, load
+from ..artifacts import artifact as _artifact
+from .chem import Graph, hydrogens, parse_cdml
+from .engineering_common import container_path, run_json
+from .freecad import SHAPE_SCRIPT, document
+from .librecad import _entities, _text_value, read_dxf
+from .l4 import constraint_checks
+from .librecad_more import polyline_points
+
+T = TypeVar("T")
+FORMATS = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png"}
+
+
+# --- DXF ------------------------------------------------------------------------------------------------------------
+
+def _rectangles(doc: Any) -> list[tuple[float, float]]:
+    """(width, height) of every axis-parallel rectangle drawn as one closed polyline or as four lines."""
+    sizes = []
+    for e in _entities(doc, "LWPOLYLINE", "POLYLINE"):
+        points, closed, bulged = polyline_points(e)
+        if closed and not bulged and len(points) == 4:
+            xs, ys = sorted({round(p[0], 6) for p in points}), sorted({round(p[1], 6) for p in points})
+            if len(xs) == 2 and len(ys) == 2:
+                sizes.append((xs[1] - xs[0], ys[1] - ys[0]))
+    ends: Counter[tuple[float, float]] = Counter()
+    segments = set()
+    for e in _entities(doc, "LINE"):
+        a, b = (round(float(e.dxf.start[0]), 6), round(float(e.dxf.start[1]), 6)), (
+            round(float(e.dxf.end[0]), 6), round(float(e.dxf.end[1]), 6))
+        segments.add(frozenset((a, b)))
+        ends.update((a, b))
+    corners = [p for p in ends]
+    for p in corners:
+        for q in corners:
+            if q[0] > p[0] and q[1] > p[1]:
+                r, s = (q[0], p[1]), (p[0], q[1])
+                if {frozenset((p, r)), frozenset((r, q)), frozenset((q, s)), frozenset((s, p))} <= segments:
+                    sizes.append((q[0] - p[0], q[1] - p[1]))
+    return sizes
+
+
+def _extents(doc: Any) -> tuple[float, float]:
+    from ezdxf import bbox
+
+    box = bbox.extents(doc.modelspace())
+    if not box.has_data:
+        return 0.0, 0.0
+    return float(box.size.x), float(box.size.y)
+
+
+def dxf_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    checks: list[Check] = []
+
+    def doc() -> Any:
+        return read(read_dxf)
+
+    for text in cons.get("texts") or []:
+        def has_text(text: str = text) -> None:
+            found = [_text_value(e) for e in _entities(doc(), "TEXT", "MTEXT")]
+            assert any(text.lower() in f.lower() for f in found), f"{name}: no text {text!r} (texts: {found[:12]})"
+        checks.append((f"{name} has text {text!r}", has_text))
+    for dxftype, least in sorted((cons.get("entities") or {}).items()):
+        def has_entities(dxftype: str = dxftype, least: int = least) -> None:
+            n = len(_entities(doc(), dxftype))
+            assert n >= int(least), f"{name}: {n} {dxftype} entities, expected at least {least}"
+        checks.append((f"{name} has at least {least} {dxftype}", has_entities))
+    if "layers" in cons:
+        def layers() -> None:
+            used = sorted({str(e.dxf.layer) for e in doc().modelspace()} - {"0", "Defpoints", "DEFPOINTS"})
+            assert len(used) >= int(cons["layers"]), (
+                f"{name}: entities on {len(used)} layer(s) besides 0 ({', '.join(used) or 'none'}), expected at "
+                f"least {cons['layers']}")
+        checks.append((f"{name} uses at least {cons['layers']} layers", layers))
+    if "outline" in cons:
+        w, h = (float(v) for v in cons["outline"]["size"])
+        tol = float(cons["outline"].get("tolerance", 0.01))
+
+        def outline() -> None:
+            sizes = _rectangles(doc())
+            assert any(abs(a - w) <= tol and abs(b - h) <= tol for a, b in sizes), (
+                f"{name}: no rectangle of {w:g} x {h:g} (rectangles: {[(round(a, 2), round(b, 2)) for a, b in sizes]})")
+        checks.append((f"{name} has a {w:g} x {h:g} outline", outline))
+    if "extents" in cons:
+        mw, mh = (float(v) for v in cons["extents"]["max"])
+
+        def extents() -> None:
+            w, h = _extents(doc())
+            assert w <= mw + 1e-6 and h <= mh + 1e-6, f"{name}: the drawing spans {w:.1f} x {h:.1f}, more than {mw:g} x {mh:g}"
+        checks.append((f"{name} fits in {mw:g} x {mh:g}", extents))
+    return checks
+
+
+def render_dxf(path: Path) -> bytes:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from ezdxf.addons.drawing import Frontend, RenderContext
+        from ezdxf.addons.drawing.config import BackgroundPolicy, ColorPolicy, Configuration
+        from ezdxf.addons.drawing.matplotlib import MatplotlibBackend
+    except ImportError as exc:  # the judge needs a picture: matplotlib comes with the report extra
+        raise RuntimeError(f"rendering a DXF for the judge needs matplotlib (pip install pytest-cua[report]): {exc}")
+    doc = read_dxf(path)
+    fig = plt.figure(figsize=(8, 6), dpi=150)
+    ax = fig.add_axes((0, 0, 1, 1))
+    paper = Configuration(background_policy=BackgroundPolicy.WHITE, color_policy=ColorPolicy.BLACK)  # as printed
+    Frontend(RenderContext(doc), MatplotlibBackend(ax), config=paper).draw_layout(doc.modelspace(), finalize=True)
+    out = io.BytesIO()
+    fig.savefig(out, format="png", facecolor="white")
+    plt.close(fig)
+    return out.getvalue()
+
+
+# --- Python ---------------------------------------------------------------------------------------------------------
+
+def py_constraints(ctx: EvalContext, name: str, cons: Mapping[str, Any],
+                   read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    checks: list[Check] = []
+
+    def tree() -> ast.Module:
+        source = read(lambda p: p.read_text(encoding="utf-8"))
+        try:
+            return ast.parse(source)
+        except SyntaxError as exc:
+            raise AssertionError(f"{name}: not valid Python ({exc.msg}, line {exc.lineno})") from None
+
+    if "functions" in cons:
+        def functions() -> None:
+            defs = [n.name for n in ast.walk(tree()) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            assert len(defs) >= int(cons["functions"]), (
+                f"{name}: {len(defs)} function(s) ({', '.join(defs) or 'none'}), expected at least {cons['functions']}")
+        checks.append((f"{name} defines at least {cons['functions']} function(s)", functions))
+    if cons.get("docstring"):
+        def docstring() -> None:
+            assert ast.get_docstring(tree()), f"{name}: the module has no docstring"
+        checks.append((f"{name} has a module docstring", docstring))
+    if "output" in cons:
+        spec = cons["output"]
+
+        def output() -> None:
+            tree()  # present and Python, before anything runs in the container
+            argv = ["python3", container_path(ctx, name), *[str(a) for a in spec.get("args", [])]]
+            result = ctx.env.run(argv, timeout=60)  # type: ignore[attr-defined]
+            got = str(result.get("stdout") or "").rstrip()
+            want = str(spec["stdout"]).rstrip()
+            assert result.get("returncode") == 0, (
+                f"{name}: python3 exited {result.get('returncode')}: {str(result.get('stderr') or '')[-300:]!r}")
+            assert got == want, f"{name}: printed {got[:300]!r}, expected {want[:300]!r}"
+        args = " ".join(str(a) for a in spec.get("args", []))
+        checks.append((f"{name} prints the expected output" + (f" for {args}" if args else ""), output))
+    return checks
+
+
+def render_text(path: Path) -> bytes:
+    """A picture of a text file (the judge reads code as a page of text)."""
+    from PIL import Image, ImageDraw
+
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[:80]
+    image = Image.new("RGB", (1000, 16 * max(len(lines), 1) + 20), "white")
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(lines):
+        draw.text((10, 10 + 16 * i), line.expandtabs(4)[:140], fill="black")
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+# --- FreeCAD --------------------------------------------------------------------------------------------------------
+
+def fcstd_constraints(ctx: EvalContext, name: str, cons: Mapping[str, Any],
+                      read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    checks: list[Check] = []
+    for type_, least in sorted((cons.get("types") or {}).items()):
+        def has_type(type_: str = type_, least: int = least) -> None:
+            objects = read(document)
+            n = sum(1 for o in objects.values() if o["type"] == type_)
+            assert n >= int(least), (f"{name}: {n} {type_} object(s), expected at least {least} "
+                                     f"(types: {sorted({o['type'] for o in objects.values()})})")
+        checks.append((f"{name} has at least {least} {type_}", has_type))
+    if "solid" in cons:
+        spec = cons["solid"]
+
+        def solid() -> None:
+            objects = read(document)
+            keys = str(spec["object"]).split("|")
+            found = [n for n, o in objects.items() if {n, o["type"], o["props"].get("Label")} & set(keys)]
+            assert found, f"{name}: no object {' or '.join(keys)} (objects: {sorted(objects)})"
+            code = SHAPE_SCRIPT.replace("PATH", repr(container_path(ctx, name))).replace("KEY", repr(found[-1]))
+            got = run_json(ctx, ["freecadcmd", "-c", code], f"{name}: measuring {found[-1]}")
+            assert "error" not in got, f"{name}: {got['error']}"
+            assert got["valid"] and got["solids"] >= 1, f"{name}: {found[-1]} is not a valid solid ({got})"
+            b = got["bbox"]
+            size = sorted((b[3] - b[0], b[4] - b[1], b[5] - b[2]))
+            want = sorted(float(v) for v in spec["size"])
+            tol = float(spec.get("tolerance", 0.01))
+            assert all(abs(g - w) <= tol for g, w in zip(size, want)), (
+                f"{name}: {found[-1]} measures {' x '.join(f'{v:g}' for v in size)} mm, expected "
+                f"{' x '.join(f'{v:g}' for v in want)}")
+            if "volume_below" in spec:
+                box = size[0] * size[1] * size[2]
+                assert got["volume"] < float(spec["volume_below"]) * box, (
+                    f"{name}: {found[-1]} fills {got['volume'] / box:.1%} of its box: nothing was cut away")
+        checks.append((f"{name} {spec['object']} is a solid of {' x '.join(str(v) for v in spec['size'])} mm",
+                       solid))
+    return checks
+
+
+MESH_SCRIPT = """
+import json
+import FreeCAD as App
+doc = App.openDocument(PATH)
+solids = [o for o in doc.Objects if hasattr(o, "Shape") and o.Shape.Solids and all(
+    not p.hasExtension("App::GroupExtension") and p.TypeId not in ("Part::Cut", "Part::MultiFuse", "Part::Fuse",
+    "Part::Common") for p in o.InList)]
+points, triangles = [], []
+for o in solids:
+    pts, tris = o.Shape.tessellate(0.5)
+    base = len(points)
+    points += [[p.x, p.y, p.z] for p in pts]
+    triangles += [[a + base, b + base, c + base] for a, b, c in tris]
+print(json.dumps({"points": points, "triangles": triangles}))
+"""
+
+
+def render_fcstd(ctx: EvalContext, name: str, path: Path) -> bytes:
+    """The document's thumbnail; else its top-level solids, tessellated by freecadcmd in the container and drawn
+    here in an isometric view, shaded by each triangle's slope."""
+    from PIL import Image, ImageDraw
+
+    with zipfile.ZipFile(path) as z:
+        thumbnails = [n for n in z.namelist() if n.lower().endswith("thumbnail.png")]
+        if thumbnails:
+            return z.read(thumbnails[0])
+    code = MESH_SCRIPT.replace("PATH", repr(container_path(ctx, name)))
+    mesh = run_json(ctx, ["freecadcmd", "-c", code], f"{name}: tessellating for the judge", timeout=180)
+    points, triangles = mesh["points"], mesh["triangles"]
+    assert triangles, f"{name}: no solid to show the judge"
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    flat = [((x - y) * c, (x + y) * s - z) for x, y, z in points]
+    xs, ys = [p[0] for p in flat], [p[1] for p in flat]
+    scale = 700 / max(max(xs) - min(xs), max(ys) - min(ys), 1e-6)
+    image = Image.new("RGB", (800, 800), "white")
+    draw = ImageDraw.Draw(image)
+
+    def depth(t: list[int]) -> float:
+        return sum(points[i][0] + points[i][1] + points[i][2] for i in t)
+
+    for t in sorted(triangles, key=depth):
+        a, b, d = (points[i] for i in t)
+        u, v = [b[k] - a[k] for k in range(3)], [d[k] - a[k] for k in range(3)]
+        n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+        light = abs(n[0] * 0.3 + n[1] * 0.5 + n[2] * 0.8) / (math.hypot(*n) or 1)
+        grey = int(90 + 140 * light)
+        draw.polygon([(50 + (flat[i][0] - min(xs)) * scale, 50 + (flat[i][1] - min(ys)) * scale) for i in t],
+                     fill=(grey, grey, grey))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+# --- BKChem ---------------------------------------------------------------------------------------------------------
+
+def _neighbours(graph: Graph) -> dict[int, list[tuple[int, int]]]:
+    out: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(graph.atoms))}
+    for i, j, order in graph.bonds:
+        out[i].append((j, order))
+        out[j].append((i, order))
+    return out
+
+
+def has_group(graph: Graph, group: str) -> bool:
+    """The structure holds the functional group (hydrogens implicit, as BKChem saves them)."""
+    el = [a[0] for a in graph.atoms]
+    nb = _neighbours(graph)
+    h = hydrogens(graph)
+
+    def carbonyl(c: int) -> bool:
+        return el[c] == "C" and any(el[o] == "O" and order == 2 for o, order in nb[c])
+
+    if group in ("ester", "carboxylic_acid"):
+        for c in range(len(el)):
+            if not carbonyl(c):
+                continue
+            for o, order in nb[c]:
+                if el[o] != "O" or order != 1:
+                    continue
+                others = [x for x, _ in nb[o] if x != c]
+                if group == "ester" and any(el[x] == "C" for x in others):
+                    return True
+                if group == "carboxylic_acid" and h[o] >= 1:
+                    return True
+        return False
+    if group == "ketone":
+        return any(carbonyl(c) and sum(1 for x, order in nb[c] if el[x] == "C" and order == 1) == 2
+                   for c in range(len(el)))
+    if group == "aromatic_ring":
+        return any(_alternating_six_ring(graph, nb, start) for start in range(len(el)))
+    raise ValueError(f"creation_more: unknown group {group!r} (ester, carboxylic_acid, ketone, aromatic_ring)")
+
+
+def _alternating_six_ring(graph: Graph, nb: Mapping[int, list[tuple[int, int]]], start: int) -> bool:
+    def walk(path: list[int], orders: list[int]) -> bool:
+        if len(path) == 6:
+            closing = [order for x, order in nb[path[-1]] if x == start]
+            return bool(closing) and sorted([*orders, closing[0]]) == [1, 1, 1, 2, 2, 2] and all(
+                a != b for a, b in zip([*orders, closing[0]], [*orders[1:], closing[0], orders[0]]))
+        return any(walk([*path, x], [*orders, order]) for x, order in nb[path[-1]] if x not in path)
+    return walk([start], [])
+
+
+def cdml_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    checks: list[Check] = []
+
+    def graph() -> Graph:
+        return read(lambda p: parse_cdml(p.read_text(encoding="utf-8")))
+
+    for element, least in sorted((cons.get("atoms") or {}).items()):
+        def atoms(element: str = element, least: int = least) -> None:
+            n = sum(1 for a in graph().atoms if a[0] == element)
+            assert n >= int(least), f"{name}: {n} {element} atom(s), expected at least {least}"
+        checks.append((f"{name} has at least {least} {element}", atoms))
+    for group in cons.get("groups") or []:
+        def holds(group: str = group) -> None:
+            assert has_group(graph(), group), f"{name}: the structure has no {group.replace('_', ' ')} group"
+        checks.append((f"{name} has a {group.replace('_', ' ')} group", holds))
+    return checks
+
+
+def render_cdml(path: Path) -> bytes:
+    from PIL import Image, ImageDraw
+
+    graph = parse_cdml(path.read_text(encoding="utf-8"))
+    assert graph.atoms, f"{path.name}: no atoms to draw"
+    xs, ys = [a[1] for a in graph.atoms], [a[2] for a in graph.atoms]
+    scale = 600 / max(max(xs) - min(xs), max(ys) - min(ys), 1e-6)
+
+    def at(i: int) -> tuple[float, float]:
+        return 100 + (graph.atoms[i][1] - min(xs)) * scale, 100 + (graph.atoms[i][2] - min(ys)) * scale
+
+    image = Image.new("RGB", (800, 800), "white")
+    draw = ImageDraw.Draw(image)
+    for i, j, order in graph.bonds:
+        (x1, y1), (x2, y2) = at(i), at(j)
+        dx, dy = y2 - y1, x1 - x2
+        length = math.hypot(dx, dy) or 1
+        for k in range(order):
+            off = (k - (order - 1) / 2) * 8 / length
+            draw.line((x1 + dx * off, y1 + dy * off, x2 + dx * off, y2 + dy * off), fill="black", width=3)
+    for i, (element, *_) in enumerate(graph.atoms):
+        if element != "C":
+            x, y = at(i)
+            draw.rectangle((x - 10, y - 10, x + 10, y + 10), fill="white")
+            draw.text((x - 5, y - 6), element, fill="black")
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+# --- PNG ------------------------------------------------------------------------------------------------------------
+
+def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    """``colours`` (``l4.py``'s ``constraint_checks`` does ``image``, ``ink`` and ``grayscale``)."""
+    checks: list[Check] = []
+    if "colours" in cons:
+        def colours() -> None:
+            from PIL import Image
+
+            image = read(lambda p: Image.open(p).convert("RGB"))
+            small = image.resize((200, max(1, round(200 * image.height / image.width))))
+            data = small.tobytes()
+            counts = Counter((r // 64, g // 64, b // 64) for r, g, b in zip(data[0::3], data[1::3], data[2::3]))
+            total = sum(counts.values())
+            big = [c for c, n in counts.items() if n / total >= 0.01]
+            assert len(big) >= int(cons["colours"]), (
+                f"{name}: {len(big)} colour(s) cover at least 1 % of the picture, expected {cons['colours']}")
+        checks.append((f"{name} shows at least {cons['colours']} colours", colours))
+    return checks
+
+
+RENDERERS: dict[str, Callable[[Path], bytes]] = {"dxf": render_dxf, "py": render_text, "cdml": render_cdml,
+                                                 "png": lambda p: p.read_bytes()}
+
+
+def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    fmt = truth.get("format")
+    if fmt not in FORMATS:
+        raise ValueError(f"creation_more: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    name = truth.get("artifact", "result")
+    cons: Mapping[str, Any] = truth.get("constraints") or {}
+
+    def read(reader: Callable[[Path], T]) -> T:
+        return load(ctx, name, FORMATS[fmt], reader)
+
+    def exists() -> None:
+        _artifact(ctx, name, FORMATS[fmt])
+        if fmt in ("dxf", "cdml", "py"):
+            read({"dxf": read_dxf, "cdml": lambda p: parse_cdml(p.read_text(encoding="utf-8")),
+                  "py": lambda p: p.read_text(encoding="utf-8")}[fmt])
+    checks: list[Check] = [(f"{name} saved as {fmt}", exists)]
+    if fmt == "dxf":
+        checks += dxf_constraints(name, cons, read)
+    elif fmt == "py":
+        checks += py_constraints(ctx, name, cons, read)
+    elif fmt == "fcstd":
+        checks += fcstd_constraints(ctx, name, cons, read)
+    elif fmt == "cdml":
+        checks += cdml_constraints(name, cons, read)
+    else:  # the PNG's file, size, ink and greys as l4.py checks them (its first milestone: saved as png)
+        checks = [*constraint_checks(ctx, {"artifact": name, "format": "png", "constraints": cons}),
+                  *png_constraints(name, cons, read)]
+    rubric = list(truth.get("rubric") or [])
+    if rubric:
+        what = f"a rendering of the saved {fmt} file ({name})"
+        if fmt == "fcstd":
+            def picture() -> bytes:
+                return render_fcstd(ctx, name, read(lambda p: p))
+        else:
+            def picture() -> bytes:
+                return read(RENDERERS[fmt])
+        checks += rubric_checks(ctx, rubric, picture, context=what)
+    return checks
+
+
+KINDS = {"creation_more": creation_more_checks}
