@@ -131,7 +131,7 @@ def fem_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
         spec = truth["eigenfrequencies"]
 
         def check_modes() -> None:
-            found = sorted(o["eigenfrequency"] for o in objects(lambda o: o.get("eigenfrequency")))
+            found = sorted(o["eigenfrequency"] for o in objects(lambda o: bool(o.get("eigenfrequency"))))
             assert found, f"{name}: no eigenmode results (a frequency analysis was not solved, or not saved after)"
             assert_frequencies(name, found, spec["hz"], float(spec.get("tolerance", 0.01)))
         checks.append((f"{name} eigenfrequencies {', '.join(f'{f:.4g}' for f in spec['hz'])} Hz", check_modes))
