@@ -686,3 +686,63 @@ def test_another_file_under_the_creations_name_fails_without_an_error(tmp_path: 
                       else banner(tmp_path).read_bytes())
     result = creation(task_id, wrong, FakeFreeCAD(CUT_PLATE))
     assert result and all(message for message in result.values()), result
+
+
+def title_sheet(tmp_path: Path, *, border: tuple[float, float] = (297, 210), title_at: tuple[float, float] = (192, 27),
+                texts: tuple[str, ...] = ("MOUNTING PLATE", "SCALE 1:1", "A4")) -> Path:
+    doc = ezdxf.new("R2007")
+    msp = doc.modelspace()
+    w, h = border
+    msp.add_lwpolyline([(0, 0), (w, 0), (w, h), (0, h)], close=True)
+    msp.add_lwpolyline([(187, 0), (297, 0), (297, 40), (187, 40)], close=True)
+    msp.add_line((187, 20), (297, 20))
+    for k, value in enumerate(texts):
+        at = title_at if k == 0 else (192 + 70 * (k - 1), 7)
+        msp.add_text(value, height=5 if k == 0 else 3.5, dxfattribs={"insert": at})
+    path = tmp_path / "a4_sheet.dxf"
+    doc.saveas(str(path))
+    return path
+
+
+def test_the_title_sheet_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("librecad-l4-title-sheet", title_sheet(tmp_path)))
+
+
+@pytest.mark.parametrize("what,changes,missed", [
+    ("an A4 portrait border", {"border": (210, 297)}, ["outline", "fits"]),
+    ("the title written past the border", {"title_at": (280, 27)}, ["fits"]),
+    ("no sheet size", {"texts": ("MOUNTING PLATE", "SCALE 1:1")}, ["'A4'"]),
+    ("the scale written 1:2", {"texts": ("MOUNTING PLATE", "SCALE 1:2", "A4")}, ["'SCALE 1:1'"]),
+])
+def test_title_sheet_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str,
+                                                                     changes: dict[str, Any], missed: list[str]) -> None:
+    result = creation("librecad-l4-title-sheet", title_sheet(tmp_path, **changes))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def cells_figure(tmp_path: Path, lut: bool = True, size: tuple[int, int] = (256, 256)) -> Path:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (256, 256), (0, 0, 120) if lut else (0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    for k in range(8):
+        colour = (255, 220 - 15 * k, 0) if lut else (230 - 10 * k,) * 3
+        draw.ellipse((20 + 28 * k, 30 + 20 * (k % 3), 44 + 28 * k, 54 + 20 * (k % 3)), fill=colour)
+    draw.rectangle((150, 235, 240, 240), fill=(255, 255, 255))  # the scale bar
+    path = tmp_path / "cells_figure.png"
+    image.resize(size).save(path)
+    return path
+
+
+def test_the_cells_figure_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("imagej-l4-cells-figure", cells_figure(tmp_path)))
+
+
+@pytest.mark.parametrize("what,kwargs,missed", [
+    ("left grey (no lookup table)", {"lut": False}, ["colours"]),
+    ("scaled to 512 x 512", {"size": (512, 512)}, ["256 x 256"]),
+])
+def test_cells_figure_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str,
+                                                                      kwargs: dict[str, Any], missed: list[str]) -> None:
+    result = creation("imagej-l4-cells-figure", cells_figure(tmp_path, **kwargs))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)

@@ -22,7 +22,8 @@ Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``,
   the structure contains: ``ester`` (C(=O)-O-C), ``carboxylic_acid`` (C(=O)-O-H), ``ketone`` (C-C(=O)-C),
   ``aromatic_ring`` (a six-ring of alternating single and double bonds)
 - ``png``: ``image`` {"width", "height"}; ``ink``; ``colours`` n: at least n distinct colours (quantised to 4
-  levels per channel, so that a gradient counts by the colours it spans) each covering at least 1 % of the picture
+  levels per channel, so that a gradient counts by the colours it spans; every grey, white and black count as
+  one) each covering at least 1 % of the picture
 
 Renderings for the judge: a DXF drawn on the host with ezdxf's drawing add-on (matplotlib, the ``report``
 extra); a Python file as a picture of its text; a FreeCAD document's own thumbnail, else its solid's triangles
@@ -414,7 +415,8 @@ def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable
             image = read(lambda p: Image.open(p).convert("RGB"))
             small = image.resize((200, max(1, round(200 * image.height / image.width))))
             data = small.tobytes()
-            counts = Counter((r // 64, g // 64, b // 64) for r, g, b in zip(data[0::3], data[1::3], data[2::3]))
+            counts = Counter("grey" if max(p) - min(p) < 24 else (p[0] // 64, p[1] // 64, p[2] // 64)
+                             for p in zip(data[0::3], data[1::3], data[2::3]))
             total = sum(counts.values())
             big = [c for c, n in counts.items() if n / total >= 0.01]
             assert len(big) >= int(cons["colours"]), (

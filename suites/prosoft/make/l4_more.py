@@ -107,10 +107,16 @@ stats = creation(
      "module docstring is the first statement of the file."])
 
 # --- LibreCAD -------------------------------------------------------------------------------------------------------
-BLANK = f"{WORK}/flat.dxf"
-LC_START = {**librecad.start(), "start_files": [{"src": f"{FIX}/blank.dxf", "dest": BLANK},
-                                                 librecad.start()["start_files"][1]],
-            "start_command": ["librecad", BLANK], "window": "LibreCAD.*flat\\.dxf", "artifacts": {"plan": BLANK}}
+
+
+def lc_start(name, artifact):
+    """LibreCAD on a copy of the empty blank.dxf named ``name``."""
+    path = f"{WORK}/{name}"
+    return {**librecad.start(), "start_files": [{"src": f"{FIX}/blank.dxf", "dest": path},
+                                                librecad.start()["start_files"][1]],
+            "start_command": ["librecad", path], "window": "LibreCAD.*" + name.replace(".", "\\."),
+            "artifacts": {artifact: path}}
+
 
 
 def new_layer(name):
@@ -138,7 +144,7 @@ floor_plan = creation(
     ["The outer walls, the interior wall(s) and the door(s) form a plausible flat layout.",
      "The room names sit inside the rooms they name and are readable.",
      "The dimension(s) are placed outside the walls and show the right lengths."],
-    LC_START,
+    lc_start("flat.dxf", "plan"),
     [*new_layer("WALLS"), *librecad.cmd("rectangle", "0,0", "10000,6000"), *librecad.ESC,
      *librecad.cmd("line", "6000,0", "6000,6000"), *librecad.ESC, *new_layer("DOORS"),
      *librecad.cmd("a", "2000,0", "1600,800", "1000,1000"), *librecad.ESC,
@@ -149,6 +155,28 @@ floor_plan = creation(
      "the pointer and a click places it. An architect's plan: walls thick or on their own layer, doors as a "
      "leaf with a quarter-circle swing, room names centred in the rooms, dimensions outside the outline."],
     max_steps=200, time_limit_s=1200)
+
+sheet = creation(
+    "librecad-l4-title-sheet",
+    "a4_sheet.dxf (empty, millimetres) is open in LibreCAD. Draw an A4 landscape drawing sheet for a part drawing: "
+    "the sheet border as a 297 x 210 rectangle, and a title block in the lower-right corner holding the title "
+    "'MOUNTING PLATE', the scale 'SCALE 1:1' and the sheet size 'A4'; everything must stay inside the sheet. Make "
+    "it look like a proper engineering drawing sheet and save the drawing (DXF).",
+    "sheet", "dxf",
+    {"outline": {"size": [297, 210], "tolerance": 0.5}, "texts": ["MOUNTING PLATE", "SCALE 1:1", "A4"],
+     "extents": {"max": [297.5, 210.5]}},
+    ["The title block sits in the lower-right corner and is divided into tidy fields.",
+     "The title is the most prominent text of the block; scale and sheet size are smaller.",
+     "Nothing overlaps or sticks out of the sheet border."],
+    lc_start("a4_sheet.dxf", "sheet"),
+    [*librecad.cmd("rectangle", "0,0", "297,210"), *librecad.ESC, *librecad.cmd("rectangle", "187,0", "297,40"),
+     *librecad.ESC, *librecad.cmd("line", "187,20", "297,20"), *librecad.ESC, *librecad.cmd("line", "262,0", "262,20"),
+     *librecad.ESC, *text_at("MOUNTING PLATE", 5, {"x": 609, "y": 602}),
+     *text_at("SCALE 1:1", 3.5, {"x": 609, "y": 653}), *text_at("A4", 3.5, {"x": 809, "y": 653}), *librecad.SAVE],
+    ["librecad"],
+    [*librecad.CARD[1:], "Text: the command 'txt' opens the Text dialog (text, height); after OK the text follows "
+     "the pointer and a click places it. ISO 5457: A4 is 297 x 210 mm; the title block sits in the lower-right "
+     "corner, 180 mm wide at most."], max_steps=150, time_limit_s=1200)
 
 # --- QGIS -----------------------------------------------------------------------------------------------------------
 MAP = f"{WORK}/landuse_map.png"
@@ -209,7 +237,25 @@ plate = creation(
      "the base, then the tool); a Cylinder's Placement sets where it stands. View > Panels > Python console runs "
      "FreeCAD's Python (App.newDocument, doc.addObject, doc.recompute, doc.saveAs). File > Save As writes .FCStd."])
 
-TASKS = [ester, banner, stats, floor_plan, landuse_map, plate]
+# --- ImageJ ---------------------------------------------------------------------------------------------------------
+FIGURE = f"{WORK}/cells_figure.png"
+cells_figure = creation(
+    "imagej-l4-cells-figure",
+    "cells.tif (256 x 256 pixels, grey) is open in ImageJ. Prepare it as a figure for a poster: show the "
+    "intensities with a colour lookup table that reads well, add a scale bar, keep the image's size, and save it "
+    "as PNG to /root/work/cells_figure.png.",
+    "figure", "png", {"image": {"width": 256, "height": 256}, "ink": 0.3, "colours": 3},
+    ["The intensities are shown in colour with a lookup table that makes bright and dim cells easy to tell apart.",
+     "A scale bar is visible and does not cover any cell.",
+     "The figure is not distorted or cropped: the cells look as in the original image."],
+    {**imaging.imagej_start(), "artifacts": {"figure": FIGURE}},
+    [W(2), *imaging.ij_command("Fire"), *imaging.ij_command("Scale Bar..."), WIN("^Scale Bar$", 20), W(1),
+     P("enter"), GONE("^Scale Bar$", 20), W(1), *imaging.ij_save_as("PNG...", FIGURE), SAVED(FIGURE)], ["imagej"],
+    [imaging.IJ_CARD, "Image > Lookup Tables (Fire, Green, ...) colours a grey image; Analyze > Tools > Scale Bar "
+     "draws a scale bar (an overlay: Image > Overlay > Flatten burns it in); File > Save As > PNG keeps the "
+     "image's size. The Command Finder (Ctrl+L) runs any command by name."])
+
+TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure]
 
 if __name__ == "__main__":
     write("l4_more", TASKS)
