@@ -475,10 +475,15 @@ fem_case("fem-fixed-end", model_file, fem_model(fixed=["Face1"]),
          ("the loaded end held instead", model_file, fem_model(fixed=["Face2"]), labels("fem-fixed-end", "fixed")),
          ("both end faces held", model_file, fem_model(fixed=["Face1", "Face2"]), labels("fem-fixed-end", "fixed")),
          ("never added", model_file, fem_model(fixed=None), labels("fem-fixed-end", "fixed")))
-fem_case("fem-pressure-top", model_file, analysis(pressure()),
-         ("1 MPa on the bottom face", model_file, analysis(pressure(face="Face5")), labels("fem-pressure-top", "pressure")),
-         ("0.1 MPa", model_file, analysis(pressure(0.1)), labels("fem-pressure-top", "pressure")),
-         ("no pressure (a force added instead)", model_file, analysis(), labels("fem-pressure-top", "pressure")))
+fem_case("fem-pressure-top", model_file, {"fem_more": analysis(pressure()), "fem": fem_model()},
+         ("1 MPa on the bottom face", model_file, {"fem_more": analysis(pressure(face="Face5")), "fem": fem_model()},
+          labels("fem-pressure-top", "pressure")),
+         ("0.1 MPa", model_file, {"fem_more": analysis(pressure(0.1)), "fem": fem_model()},
+          labels("fem-pressure-top", "pressure")),
+         ("no pressure (a second force added instead)", model_file, {"fem_more": analysis(), "fem": fem_model()},
+          labels("fem-pressure-top", "pressure")),
+         ("the force replaced by the pressure", model_file, {"fem_more": analysis(pressure()), "fem": fem_model(force=0)},
+          labels("fem-pressure-top", "force")))
 fem_case("fem-self-weight", model_file, analysis(weight([0, 0, -1])),
          ("gravity pointing up", model_file, analysis(weight([0, 0, 1])), labels("fem-self-weight", "weight")),
          ("never added", model_file, analysis(), labels("fem-self-weight", "weight")))
@@ -636,7 +641,7 @@ def test_fem_documents_that_are_no_freecad_documents_or_have_no_analysis(tmp_pat
     with zipfile.ZipFile(odt, "w") as z:
         z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
         z.writestr("content.xml", "<x/>")
-    result = evaluate("fem-pressure-top", {"model": odt}, env=env)
+    result = evaluate("fem-self-weight", {"model": odt}, env=env)
     assert all(m and "OpenDocument text" in m for m in result.values()) and not env.calls
     model = model_file(tmp_path)
     assert all("no FEM analysis" in str(m) for m in evaluate("fem-self-weight", model, {"analyses": 0, "objects": []}).values())

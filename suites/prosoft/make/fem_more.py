@@ -134,7 +134,8 @@ tasks = [
     task("fem-pressure-top", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Add a pressure constraint of 1 MPa on the top face of the "
          "Beam (Face6, z = 10 mm) to the analysis, keeping the existing force, and save the document.",
-         "fem_more", {"pressure": {"value": 1, "face": "Face6"}}, start(), [*ACTIVATE, *pressure(1), *SAVE], tags=TAGS, apps=APPS,
+         "pipeline", {"steps": [{"template": "fem_more", "pressure": {"value": 1, "face": "Face6"}},
+                                {"template": "fem", "force": {"value": 1000, "face": "Face6"}}]}, start(), [*ACTIVATE, *pressure(1), *SAVE], tags=TAGS, apps=APPS,
          knowledge=MORE_CARD),
     task("fem-self-weight", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Add the beam's own weight to the analysis (a self-weight "
@@ -143,7 +144,7 @@ tasks = [
          knowledge=MORE_CARD),
     task("fem-frequency-setup", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Set the CalculiX solver up for a modal analysis: analysis "
-         "type 'frequency' with 6 eigenmodes, and save the document (do not run it).",
+         "type 'frequency' with 6 eigenmodes, and save the document.",
          "fem_more", {"solver": {"AnalysisType": "frequency", "EigenmodesCount": "6"}}, start(), [*ACTIVATE, *FREQUENCY, *SAVE], tags=TAGS,
          apps=APPS, knowledge=MORE_CARD),
     task("fem-read-displacement", "L1",
