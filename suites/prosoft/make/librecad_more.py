@@ -83,17 +83,22 @@ def lc(id, level, instruction, truth, start, demo):
     return task(id, level, instruction, "dxf_more", truth, start, demo, tags=TAGS, apps=APPS, knowledge=MORE_CARD)
 
 
+def pick(point):
+    """Move onto an entity, let LibreCAD highlight it, then click (a click arriving with the motion can miss)."""
+    return [{"type": "move", "target": point["target"]}, W(0.5), point, W(1)]
+
+
 # the door swing of plan.dxf: a quarter arc centred on the hinge (30, 0), radius 20, from (50, 0) to (30, 20)
 DOOR_ARC = {"center": [30, 0], "radius": 20, "start_angle": 0, "end_angle": 90}
 ARC = [*cmd("a", "50,0", "42,16", "30,20"), *ESC]
 TABLE = [[120, 15], [180, 15], [150, 40]]
 POLY = [*cmd("pl", *(f"{x},{y}" for x, y in TABLE), "c"), *ESC]
 # parallel to the top wall (y = 120), 10 inside: distance typed, the wall clicked below it (the copy's side)
-OFFSET = [*cmd("o", "10"), px(60, 117), W(1), *ESC]
-OFFSET_BOTTOM = [*cmd("o", "10"), px(60, 3), W(1), *ESC]
+OFFSET = [*cmd("o", "10"), *pick(px(60, 117)), *ESC]
+OFFSET_BOTTOM = [*cmd("o", "10"), *pick(px(60, 3)), *ESC]
 # mirror the column about the vertical x = 100: click it, 'mi', Enter, the axis' two points, keep the original
 MIRROR_OPTIONS = "Mirroring Options"
-MIRROR = [*cmd(), px(160, 60), W(0.7), CMD_LINE, T("mi\n"), W(1), T("100,0\n"), W(0.7), T("100,120\n"),
+MIRROR = [*cmd(), *pick(px(160, 60)), CMD_LINE, T("mi\n"), W(1), T("100,0\n"), W(0.7), T("100,120\n"),
           WIN(MIRROR_OPTIONS, 15), W(0.5), K("alt", "k"), W(0.3), P("enter"), GONE(MIRROR_OPTIONS, 15), W(0.5), *ESC]
 
 
@@ -101,11 +106,6 @@ MIRROR = [*cmd(), px(160, 60), W(0.7), CMD_LINE, T("mi\n"), W(1), T("100,0\n"), 
 def room_px(x, y):
     """The screen point of room.dxf's point (x, y) once 'za' fitted it: 4.494 px per unit."""
     return C(round(138 + 4.494 * x), round(627 - 4.49 * y))
-
-
-def pick(point):
-    """Move onto an entity, let LibreCAD highlight it, then click (a click arriving with the motion can miss)."""
-    return [{"type": "move", "target": point["target"]}, W(0.5), point, W(1)]
 
 
 # the Layer List dock with room.dxf: rows 0, Defpoints, FURNITURE, NOTES, WALLS; a click on a name makes the layer

@@ -1,4 +1,4 @@
-"""Writes tasks/pipelines_more.json: L3 pipelines beside the first 16, three of them across THREE programs, each
+"""Writes tasks/pipelines_more.json: L3 pipelines beside the first 16, four of them across THREE programs, each
 step working on what the step before produced and every step's artifact checked:
 
 - ``pipe-ngspice-r-writer``: ngspice simulates the RC step response and writes it (wrdata); R reads that file and
@@ -7,14 +7,16 @@ step working on what the step before produced and every step's artifact checked:
   CSV; Writer reports the counts.
 - ``pipe-r-calc-impress``: R totals the sales per region into a CSV; Calc takes those totals with a SUM formula;
   the table goes onto a new Impress slide.
-- ``pipe-librecad-inkscape-impress`` (DXF -> SVG -> slide): LibreCAD adds a column to the plan and saves it; Inkscape
-  opens that DXF and saves it as SVG; Impress shows the SVG on a new slide.
+- ``pipe-librecad-inkscape-impress``: LibreCAD adds a layer and a table to the plan, saves it and exports it as
+  plain SVG (a group per layer); Inkscape imports that SVG into an A4 sheet and titles it; Impress shows the sheet
+  on a new slide. (Inkscape's own DXF import needs its Python extensions, which the image cannot run.)
 - ``pipe-ngspice-calc``: ngspice's operating point of the divider is recorded in Calc with the current it implies.
 
 Windows: the consoles are xterms placed side by side at fixed geometries (ngspice top left, R below it) so that a
 click reaches each; the office program is started first and maximised behind them. Evaluators are the existing
 kinds (``spice_wave``, ``spice_value``, ``r_output``, ``csv_table``, ``writer``, ``calc``, ``impress``,
-``svg_shapes``, ``dxf_more``). Run from the repository root::
+``dxf_more``, and ``svg_layers`` and ``impress_svg_layers`` of ``checks/pipelines_more.py``). Run from the
+repository root::
 
     python suites/prosoft/make/pipelines_more.py
 """
