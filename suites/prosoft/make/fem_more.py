@@ -5,9 +5,9 @@ input deck written, another part solved), the L2 tasks a change and its solution
 
 Start files: ``fixtures/prosoft/cae_more/``: the steel cantilever of ``fixtures/prosoft/fem/`` made again with the
 GUI up (its view providers saved: task panels open on double-click; ``beam.FCStd``, ``beam_nofixed.FCStd``,
-``beam_nomesh.FCStd``), ``beam_solved.FCStd``, ``plate_fem.FCStd``, ``fem-user.cfg``: FreeCAD keeps the solver's files beside the document, ``/root/work/beam/CalculiX/BeamMesh.*``
-for ``/root/work/beam.FCStd``), with ``reference.json`` (CalculiX's results for each variant, computed on the
-start files' own meshes). Evaluators: ``checks/fem.py`` (kind ``fem``), ``checks/fem_more.py`` (``fem_more``,
+``beam_nomesh.FCStd``), ``beam_solved.FCStd``, ``plate_fem.FCStd``, ``fem-user.cfg`` (FreeCAD keeps the
+solver's files beside the document: ``/root/work/beam/CalculiX/BeamMesh.*`` for ``/root/work/beam.FCStd``), and
+``reference.json`` (CalculiX's results for each variant, computed on the start files' own meshes). Evaluators: ``checks/fem.py`` (kind ``fem``), ``checks/fem_more.py`` (``fem_more``,
 ``ccx_inp``, ``ccx_frd``, ``ccx_dat``) and ``r_output`` for numbers read out. Run from the repository root::
 
     python suites/prosoft/make/fem_more.py
@@ -124,28 +124,33 @@ tasks = [
     task("fem-material-aluminium", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Change the analysis's solid material from steel to "
          "FreeCAD's 'Aluminum-Generic' card (Young's modulus 70000 MPa) and save the document.",
-         "fem", {"material": {"youngs_modulus": 70000}}, start(), [*ACTIVATE, *material("Aluminum-G"), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
+         "fem", {"material": {"youngs_modulus": 70000}}, start(),
+         [*ACTIVATE, *material("Aluminum-G"), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
     task("fem-fixed-end", "L1",
          "beam_nofixed.FCStd is open in FreeCAD's FEM workbench as beam.FCStd: its analysis has no support yet. "
          "Add a fixed constraint holding the end face at x = 0 (Face1 of the Beam) to the analysis and save the "
          "document.",
-         "fem", {"fixed": {"faces": ["Face1"]}}, start("beam_nofixed.FCStd"), [*ACTIVATE, *FIX_END, *SAVE], tags=TAGS, apps=APPS,
+         "fem", {"fixed": {"faces": ["Face1"]}}, start("beam_nofixed.FCStd"),
+         [*ACTIVATE, *FIX_END, *SAVE], tags=TAGS, apps=APPS,
          knowledge=MORE_CARD),
     task("fem-pressure-top", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Add a pressure constraint of 1 MPa on the top face of the "
          "Beam (Face6, z = 10 mm) to the analysis, keeping the existing force, and save the document.",
          "pipeline", {"steps": [{"template": "fem_more", "pressure": {"value": 1, "face": "Face6"}},
-                                {"template": "fem", "force": {"value": 1000, "face": "Face6"}}]}, start(), [*ACTIVATE, *pressure(1), *SAVE], tags=TAGS, apps=APPS,
+                                {"template": "fem", "force": {"value": 1000, "face": "Face6"}}]}, start(),
+         [*ACTIVATE, *pressure(1), *SAVE], tags=TAGS, apps=APPS,
          knowledge=MORE_CARD),
     task("fem-self-weight", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Add the beam's own weight to the analysis (a self-weight "
          "constraint, gravity pointing down along -z) and save the document.",
-         "fem_more", {"self_weight": {"direction": [0, 0, -1]}}, start(), [*ACTIVATE, *SELF_WEIGHT, *SAVE], tags=TAGS, apps=APPS,
+         "fem_more", {"self_weight": {"direction": [0, 0, -1]}}, start(),
+         [*ACTIVATE, *SELF_WEIGHT, *SAVE], tags=TAGS, apps=APPS,
          knowledge=MORE_CARD),
     task("fem-frequency-setup", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Set the CalculiX solver up for a modal analysis: analysis "
          "type 'frequency' with 6 eigenmodes, and save the document.",
-         "fem_more", {"solver": {"AnalysisType": "frequency", "EigenmodesCount": "6"}}, start(), [*ACTIVATE, *FREQUENCY, *SAVE], tags=TAGS,
+         "fem_more", {"solver": {"AnalysisType": "frequency", "EigenmodesCount": "6"}}, start(),
+         [*ACTIVATE, *FREQUENCY, *SAVE], tags=TAGS,
          apps=APPS, knowledge=MORE_CARD),
     task("fem-read-displacement", "L1",
          "beam_solved.FCStd is open in FreeCAD's FEM workbench with the cantilever's CalculiX results (CCX_Results). "
@@ -153,21 +158,24 @@ tasks = [
          "as the only content of /root/work/max_displacement.txt.",
          "r_output", {"outputs": {"answer": {"number": round(REF["beam_base"]["max_displacement"], 4),
                                              "tolerance": 0.001}}},
-         start("beam_solved.FCStd", doc="beam_solved.FCStd", saved=False, answer=f"{WORK}/max_displacement.txt"), [*CONSOLE, write_number(f"{WORK}/max_displacement.txt", MAX_DISP), W(2)],
+         start("beam_solved.FCStd", doc="beam_solved.FCStd", saved=False, answer=f"{WORK}/max_displacement.txt"),
+         [*CONSOLE, write_number(f"{WORK}/max_displacement.txt", MAX_DISP), W(2)],
          tags=[*TAGS, "console"], apps=APPS, knowledge=MORE_CARD),
     task("fem-export-mesh", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Export the beam's FEM mesh (BeamMesh) in the Abaqus/"
          "CalculiX input format to /root/work/beam_mesh.inp.",
          "ccx_inp", {"artifact": "mesh", "nodes": REF["beam_base"]["nodes"],
                      "elements": {"C3D10": REF["beam_base"]["volumes"]}},
-         start(saved=False, mesh=f"{WORK}/beam_mesh.inp"), [*ACTIVATE, *EXPORT_MESH], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
+         start(saved=False, mesh=f"{WORK}/beam_mesh.inp"),
+         [*ACTIVATE, *EXPORT_MESH], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
     task("fem-write-inp", "L1",
          "beam.FCStd is open in FreeCAD's FEM workbench. Write the CalculiX input file of the analysis (the solver's "
          "'Write .inp file'; FreeCAD puts it beside the document, in /root/work/beam/CalculiX/) without changing "
          "the model.",
          "ccx_inp", {"artifact": "inp", "nodes": REF["beam_base"]["nodes"], "elastic": [210000, 0.3],
                      "cload": [0, 0, -1000], "boundary_nodes": 20},
-         start(saved=False, inp=f"{CCX_DIR}/BeamMesh.inp"), [*ACTIVATE, *WRITE_INP], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
+         start(saved=False, inp=f"{CCX_DIR}/BeamMesh.inp"),
+         [*ACTIVATE, *WRITE_INP], tags=TAGS, apps=APPS, knowledge=MORE_CARD),
     task("fem-plate-solve", "L1",
          "plate_fem.FCStd is open in FreeCAD's FEM workbench: an aluminium plate 100 x 40 x 5 mm with a 16 mm hole, "
          "fixed at one end and pulled with 4000 N at the other, meshed. Run the CalculiX solver on its analysis.",
@@ -179,19 +187,22 @@ tasks = [
          "beam.FCStd is open in FreeCAD's FEM workbench. The cantilever is to be made of aluminium: switch its "
          "material to FreeCAD's 'Aluminum-Generic' card, run the CalculiX solver, and save the document with its "
          "results.",
-         "fem", {"material": {"youngs_modulus": 70000}, "results": maxima("beam_aluminium")}, start(), [*ACTIVATE, *material("Aluminum-G"), *run(), *SAVE],
+         "fem", {"material": {"youngs_modulus": 70000}, "results": maxima("beam_aluminium")}, start(),
+         [*ACTIVATE, *material("Aluminum-G"), *run(), *SAVE],
          tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
     task("fem-fixed-solve", "L2",
          "beam_nofixed.FCStd is open in FreeCAD's FEM workbench as beam.FCStd, without a support. Fix the end face "
          "at x = 0 (Face1), run the CalculiX solver, and save the document with its results.",
-         "fem", {"fixed": {"faces": ["Face1"]}, "results": maxima("beam_nofixed_fixed")}, start("beam_nofixed.FCStd"), [*ACTIVATE, *FIX_END, *run(), *SAVE],
+         "fem", {"fixed": {"faces": ["Face1"]}, "results": maxima("beam_nofixed_fixed")}, start("beam_nofixed.FCStd"),
+         [*ACTIVATE, *FIX_END, *run(), *SAVE],
          tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
     task("fem-pressure-solve", "L2",
          "beam.FCStd is open in FreeCAD's FEM workbench. Add a pressure of 1 MPa on the beam's top face (Face6) on "
          "top of the existing 1000 N force, run the CalculiX solver, and save the document with its results.",
          "pipeline", {"steps": [{"template": "fem_more", "pressure": {"value": 1, "face": "Face6"}},
                                 {"template": "fem", "results": maxima("beam_pressure")}]},
-         start(), [*ACTIVATE, *pressure(1), *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
+         start(),
+         [*ACTIVATE, *pressure(1), *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
     task("fem-frequency-solve", "L2",
          "beam.FCStd is open in FreeCAD's FEM workbench. Run a modal analysis of the cantilever: set the CalculiX "
          "solver to analysis type 'frequency' with 6 eigenmodes, run it, and save the document with its results.",
@@ -199,7 +210,8 @@ tasks = [
              {"template": "fem_more", "solver": {"AnalysisType": "frequency"},
               "eigenfrequencies": {"hz": REF["beam_frequency"]["frequencies"][:3], "tolerance": 0.005}},
              {"template": "ccx_dat", "frequencies": REF["beam_frequency"]["frequencies"], "tolerance": 0.005}]},
-         start(dat=f"{CCX_DIR}/BeamMesh.dat"), [*ACTIVATE, *FREQUENCY, *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
+         start(dat=f"{CCX_DIR}/BeamMesh.dat"),
+         [*ACTIVATE, *FREQUENCY, *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
     task("fem-mesh-solve", "L2",
          "beam_nomesh.FCStd is open in FreeCAD's FEM workbench as beam.FCStd; its mesh has no elements. Mesh the beam "
          "with Gmsh at a maximum element size of 3 mm, run the CalculiX solver, and save the document with its "
@@ -207,7 +219,8 @@ tasks = [
          "fem", {"mesh": {"max_size": 3, "min_nodes": 3000},
                  "results": {"max_displacement": round(OLD_REF["mesh_3"]["max_displacement"], 5),
                              "max_von_mises": round(OLD_REF["mesh_3"]["max_von_mises"], 3), "tolerance": 0.03}},
-         start("beam_nomesh.FCStd"), [*ACTIVATE, *MESH_3, *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
+         start("beam_nomesh.FCStd"),
+         [*ACTIVATE, *MESH_3, *run(), *SAVE], tags=TAGS, apps=APPS, knowledge=MORE_CARD, time_limit_s=1200),
     task("fem-solve-report", "L2",
          "beam.FCStd is open in FreeCAD's FEM workbench. Run the CalculiX solver, then write the maximum "
          "displacement magnitude in mm to /root/work/max_displacement.txt and the maximum von Mises stress in MPa "

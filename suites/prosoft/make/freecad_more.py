@@ -110,50 +110,58 @@ tasks = [
          "pd_plate_sketch.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate and, on its top, "
          "Sketch001 with a circle of radius 4 mm. Pocket Sketch001 through the whole plate (a Pocket feature) and "
          "save the document.",
-         "partdesign", {"tip": "PartDesign::Pocket", "solid": solid("pocket")}, start("pd_plate_sketch.FCStd"), [*START, *POCKET_THROUGH, *SAVE],
+         "partdesign", {"tip": "PartDesign::Pocket", "solid": solid("pocket")}, start("pd_plate_sketch.FCStd"),
+         [*START, *POCKET_THROUGH, *SAVE],
          tags=TAGS, apps=APPS, knowledge=CARD),
     task("freecad-pd-hole", "L1",
          "pd_plate_sketch.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate and, on its top, "
          "Sketch001 with a circle. Make a Hole feature from Sketch001 with a diameter of 10 mm that goes right "
          "through the plate, and save the document.",
          "partdesign", {"tip": "PartDesign::Hole", "properties": {"PartDesign::Hole.Diameter": 10},
-                        "solid": solid("hole")}, start("pd_plate_sketch.FCStd"), [*START, *HOLE_10, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("hole")}, start("pd_plate_sketch.FCStd"),
+         [*START, *HOLE_10, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-fillet", "L1",
          "pd_block.FCStd is open in FreeCAD's Part Design workbench: a 60 x 40 x 10 mm padded block. Round all 12 "
          "edges of the block with a 2 mm fillet (a Fillet feature) and save the document.",
          "partdesign", {"tip": "PartDesign::Fillet", "properties": {"PartDesign::Fillet.Radius": 2},
-                        "solid": solid("fillet")}, start("pd_block.FCStd"), [*START, *FILLET_2, *SAVE], tags=TAGS, apps=APPS, knowledge=CARD),
+                        "solid": solid("fillet")}, start("pd_block.FCStd"),
+         [*START, *FILLET_2, *SAVE], tags=TAGS, apps=APPS, knowledge=CARD),
     task("freecad-pd-chamfer", "L1",
          "pd_block.FCStd is open in FreeCAD's Part Design workbench: a 60 x 40 x 10 mm padded block. Chamfer all 12 "
          "edges of the block by 1.5 mm (a Chamfer feature) and save the document.",
          "partdesign", {"tip": "PartDesign::Chamfer", "properties": {"PartDesign::Chamfer.Size": 1.5},
-                        "solid": solid("chamfer")}, start("pd_block.FCStd"), [*START, *CHAMFER_15, *SAVE], tags=TAGS, apps=APPS, knowledge=CARD),
+                        "solid": solid("chamfer")}, start("pd_block.FCStd"),
+         [*START, *CHAMFER_15, *SAVE], tags=TAGS, apps=APPS, knowledge=CARD),
     task("freecad-pd-revolution", "L1",
          "pd_profile.FCStd is open in FreeCAD's Part Design workbench with a rectangular sketch on the XZ plane, "
          "10 mm off the Z axis. Revolve the sketch a full 360 degrees about the sketch's vertical axis (the Z axis) "
          "into a ring (a Revolution feature) and save the document.",
-         "partdesign", {"tip": "PartDesign::Revolution", "solid": solid("revolution")}, start("pd_profile.FCStd"), [*START, *REVOLVE, *SAVE],
+         "partdesign", {"tip": "PartDesign::Revolution", "solid": solid("revolution")}, start("pd_profile.FCStd"),
+         [*START, *REVOLVE, *SAVE],
          tags=TAGS, apps=APPS, knowledge=CARD),
     task("freecad-pd-mirror", "L1",
          "pd_plate_hole.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate centred on the "
          "origin with one hole (Pocket) at x = -20 mm. Mirror the Pocket across the YZ plane (a Mirrored feature) so "
          "that the plate has a second hole at x = 20 mm, and save the document.",
-         "partdesign", {"tip": "PartDesign::Mirrored", "solid": solid("mirrored")}, start("pd_plate_hole.FCStd"), [*START, *MIRROR, *SAVE],
+         "partdesign", {"tip": "PartDesign::Mirrored", "solid": solid("mirrored")}, start("pd_plate_hole.FCStd"),
+         [*START, *MIRROR, *SAVE],
          tags=TAGS, apps=APPS, knowledge=CARD),
     task("freecad-pd-linear-pattern", "L1",
          "pd_plate_hole.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate with one hole "
          "(Pocket) at x = -20 mm. Repeat the Pocket in a Linear Pattern along the X axis: 3 occurrences over a "
          "length of 40 mm (holes at x = -20, 0 and 20 mm); save the document.",
          "partdesign", {"tip": "PartDesign::LinearPattern", "properties": {"PartDesign::LinearPattern.Occurrences": 3},
-                        "solid": solid("linear")}, start("pd_plate_hole.FCStd"), [*START, *LINEAR_3, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("linear")}, start("pd_plate_hole.FCStd"),
+         [*START, *LINEAR_3, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-polar-pattern", "L1",
          "pd_plate_hole.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate centred on the "
          "origin with one hole (Pocket) at x = -20 mm. Repeat the Pocket in a Polar Pattern about the Z axis: 4 "
          "occurrences over 360 degrees; save the document.",
          "partdesign", {"tip": "PartDesign::PolarPattern", "properties": {"PartDesign::PolarPattern.Occurrences": 4},
-                        "solid": solid("polar")}, start("pd_plate_hole.FCStd"), [*START, *POLAR_4, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("polar")}, start("pd_plate_hole.FCStd"),
+         [*START, *POLAR_4, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-sketch-width", "L1",
          "pd_block.FCStd is open in FreeCAD's Part Design workbench: a block padded from a sketch whose constraints "
@@ -172,21 +180,24 @@ tasks = [
          "(Sketch001) at x = -20 mm on its top. Pocket the circle through the plate, then repeat the pocket in a "
          "linear pattern along X (3 occurrences over 40 mm), and save the document.",
          "partdesign", {"types": {"PartDesign::Pocket": 1}, "tip": "PartDesign::LinearPattern",
-                        "solid": solid("pocket_linear")}, start("pd_plate_sketch.FCStd"), [*START, *POCKET_THROUGH, *LINEAR_3, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("pocket_linear")}, start("pd_plate_sketch.FCStd"),
+         [*START, *POCKET_THROUGH, *LINEAR_3, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-hole-mirror", "L2",
          "pd_plate_sketch.FCStd is open in FreeCAD's Part Design workbench: a 60 x 60 x 10 mm plate with a circle "
-         "(Sketch001) at x = -20 mm on its top. Make a 10 mm Hole through the plate from Sketch001, mirror it across the "
-         "YZ plane, and save the document.",
+         "(Sketch001) at x = -20 mm on its top. Make a 10 mm Hole through the plate from Sketch001, mirror it "
+         "across the YZ plane, and save the document.",
          "partdesign", {"types": {"PartDesign::Hole": 1}, "tip": "PartDesign::Mirrored",
-                        "solid": solid("hole_mirrored")}, start("pd_plate_sketch.FCStd"), [*START, *HOLE_10, *MIRROR, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("hole_mirrored")}, start("pd_plate_sketch.FCStd"),
+         [*START, *HOLE_10, *MIRROR, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-width-chamfer", "L2",
          "pd_block.FCStd is open in FreeCAD's Part Design workbench (a 60 x 40 x 10 mm block from a sketch with named "
          "constraints Length and Width). Widen the block to 50 mm through the sketch's Width constraint, then "
          "chamfer all 12 edges by 1.5 mm, and save the document.",
          "partdesign", {"sketch": {"Sketch.Width": 50}, "tip": "PartDesign::Chamfer",
-                        "solid": solid("width50_chamfer")}, start("pd_block.FCStd"), [*START, *WIDTH_50, *CHAMFER_15, *SAVE], tags=TAGS, apps=APPS,
+                        "solid": solid("width50_chamfer")}, start("pd_block.FCStd"),
+         [*START, *WIDTH_50, *CHAMFER_15, *SAVE], tags=TAGS, apps=APPS,
          knowledge=CARD),
     task("freecad-pd-revolve-stl", "L2",
          "pd_profile.FCStd is open in FreeCAD's Part Design workbench with a rectangular sketch on the XZ plane. "
@@ -194,7 +205,8 @@ tasks = [
          "body as an STL mesh to /root/work/ring.stl.",
          "stl", {"artifact": "mesh", "bbox": REF["revolution"]["bbox"], "volume": round(REF["revolution"]["volume"], 1),
                  "tolerance": 0.05, "volume_tolerance": 0.01},
-         start("pd_profile.FCStd", mesh=f"{WORK}/ring.stl"), [*START, *REVOLVE, *EXPORT_BODY], tags=TAGS, apps=APPS, knowledge=CARD),
+         start("pd_profile.FCStd", mesh=f"{WORK}/ring.stl"),
+         [*START, *REVOLVE, *EXPORT_BODY], tags=TAGS, apps=APPS, knowledge=CARD),
 ]
 
 if __name__ == "__main__":
