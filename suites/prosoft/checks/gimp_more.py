@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .imaging_common import (Check, artifact, as_mode, expected_image, gimp_gray, image_checks, mean_difference,
-                             open_image, transform)
+from .imaging_common import (Check, expected_image, gimp_gray, picture_checks, transform)
 
 OWN_OPS = ("desaturate", "brightness", "posterize", "canvas", "unsharp")
 
@@ -56,32 +55,13 @@ def transform_more(image: Any, ops: Sequence[Sequence[Any]]) -> Any:
 
 
 def gimp_adjusted_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    name = truth.get("artifact", "image")
-    base = {k: v for k, v in truth.items() if k not in ("source", "ops", "tolerance")}
     for key in ("blurrier_than", "sharper_than"):
         own = [op[0] for op in (truth.get(key) or {}).get("ops") or [] if op[0] in OWN_OPS]
         if own:
             raise ValueError(f"gimp_adjusted ground truth: {key} ops {own} are not modelled for the reference "
                              f"picture (use imaging_common's, e.g. gray for desaturate)")
-    checks = image_checks(ctx, base, "gimp_adjusted") if set(base) - {"artifact"} else []
-    if "source" in truth:
-        ops = truth.get("ops") or []
-        tolerance = float(truth.get("tolerance", 4))
-        described = ", ".join(" ".join(str(a) for a in op) for op in ops) or "unchanged"
-
-        def check_content() -> None:
-            expected = transform_more(expected_image(truth["source"], []), ops)
-            image = open_image(artifact(ctx, name, "image"))
-            assert image.size == expected.size, (
-                f"{name}: {image.width}x{image.height} px, cannot match {truth['source']} after {described} "
-                f"({expected.width}x{expected.height})")
-            diff = mean_difference(as_mode(image, expected.mode), expected)
-            assert diff <= tolerance, (f"{name}: differs from {truth['source']} after {described} by {diff:.2f} per "
-                                       f"value on average (at most {tolerance} allowed)")
-        checks.append((f"{name} shows {truth['source']} after {described}", check_content))
-    if not checks:
-        raise ValueError(f"gimp_adjusted ground truth for {name!r} asks for no checks")
-    return checks
+    return picture_checks(ctx, truth, "gimp_adjusted",
+                          lambda source, ops: transform_more(expected_image(source, []), ops), 4)
 
 
 KINDS = {"gimp_adjusted": gimp_adjusted_checks}

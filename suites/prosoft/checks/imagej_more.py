@@ -32,7 +32,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from .imaging_common import (FIXTURES, Check, artifact, as_mode, expected_image, image_checks, load,
-                             mean_difference, open_image, transform)
+                             mean_difference, open_image, picture_checks, transform)
 
 OWN_OPS = ("median", "edges", "subtract", "add", "zproject")
 UNITS = {"micron": "micron", "um": "micron", "µm": "micron", "\u03bcm": "micron", "\\u00B5m": "micron",
@@ -147,27 +147,7 @@ def processed(source: str, ops: Sequence[Sequence[Any]]) -> Any:
 
 
 def processed_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
-    name = truth.get("artifact", "image")
-    base = {k: v for k, v in truth.items() if k not in ("source", "ops", "tolerance")}
-    checks = image_checks(ctx, base, "imagej_processed") if set(base) - {"artifact"} else []
-    if "source" in truth:
-        ops = truth.get("ops") or []
-        tolerance = float(truth.get("tolerance", 1))
-        described = ", ".join(" ".join(str(a) for a in op) for op in ops) or "unchanged"
-
-        def check_content() -> None:
-            expected = processed(truth["source"], ops)
-            image = open_image(artifact(ctx, name, "image"))
-            assert image.size == expected.size, (
-                f"{name}: {image.width}x{image.height} px, cannot match {truth['source']} after {described} "
-                f"({expected.width}x{expected.height})")
-            diff = mean_difference(as_mode(image, expected.mode), expected)
-            assert diff <= tolerance, (f"{name}: differs from {truth['source']} after {described} by {diff:.2f} per "
-                                       f"value on average (at most {tolerance} allowed)")
-        checks.append((f"{name} shows {truth['source']} after {described}", check_content))
-    if not checks:
-        raise ValueError(f"imagej_processed ground truth for {name!r} asks for no checks")
-    return checks
+    return picture_checks(ctx, truth, "imagej_processed", processed, 1)
 
 
 def mask_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:

@@ -19,7 +19,7 @@ This module has no ``KINDS``: it only serves ``gimp.py`` and ``imagej.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pytest_cua import fixtures_dir
 
@@ -241,4 +241,32 @@ def image_checks(ctx: Any, truth: Mapping[str, Any], program: str) -> list[Check
     if not checks:
         raise ValueError(f"{program} ground truth for {name!r} asks for no checks (format, size, gray, source, "
                          f"blurrier_than)")
+    return checks
+
+
+def picture_checks(ctx: Any, truth: Mapping[str, Any], kind: str, expected_of: Callable[[str, list[Any]], Any],
+                   default_tolerance: float) -> list[Check]:
+    """The checks of a kind that compares a saved picture with its start picture after ``ops``: the size and
+    property checks of :func:`image_checks` (any key besides ``source``, ``ops`` and ``tolerance``), then, with
+    ``source``, the content against ``expected_of(source, ops)`` within ``tolerance`` per value on average."""
+    name = truth.get("artifact", "image")
+    base = {k: v for k, v in truth.items() if k not in ("source", "ops", "tolerance")}
+    checks = image_checks(ctx, base, kind) if set(base) - {"artifact"} else []
+    if "source" in truth:
+        ops = list(truth.get("ops") or [])
+        tolerance = float(truth.get("tolerance", default_tolerance))
+        described = ", ".join(" ".join(str(a) for a in op) for op in ops) or "unchanged"
+
+        def check_content() -> None:
+            expected = expected_of(truth["source"], ops)
+            image = open_image(artifact(ctx, name, "image"))
+            assert image.size == expected.size, (
+                f"{name}: {image.width}x{image.height} px, cannot match {truth['source']} after {described} "
+                f"({expected.width}x{expected.height})")
+            diff = mean_difference(as_mode(image, expected.mode), expected)
+            assert diff <= tolerance, (f"{name}: differs from {truth['source']} after {described} by {diff:.2f} per "
+                                       f"value on average (at most {tolerance} allowed)")
+        checks.append((f"{name} shows {truth['source']} after {described}", check_content))
+    if not checks:
+        raise ValueError(f"{kind} ground truth for {name!r} asks for no checks")
     return checks
