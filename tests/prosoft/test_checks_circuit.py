@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
+from suites.prosoft.make.common import fixtures_module
+
 from .evaluation import failed, milestones, truth_of
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/circuit.json").read_text())["tasks"]}
-sys.path.insert(0, str(ROOT / "fixtures" / "prosoft" / "circuit"))
-import make_fixtures as circuit  # noqa: E402
+circuit = fixtures_module("circuit")
 
 
 def run(task_id: str, files: dict[str, Path]) -> dict[str, str | None]:

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "circuit"))
-from common import T, W, task, write  # noqa: E402
-from make_fixtures import CORNER_HZ, R1, RISE_10_90, divider_out, rc_gain_db, rc_step  # noqa: E402
+from common import T, W, fixtures_module, task, write  # noqa: E402
+_FX = fixtures_module("circuit")
+CORNER_HZ, R1, RISE_10_90 = _FX.CORNER_HZ, _FX.R1, _FX.RISE_10_90
+divider_out, rc_gain_db, rc_step = _FX.divider_out, _FX.rc_gain_db, _FX.rc_step
 
 WORK = "/root/work"
 FIX = "fixtures/prosoft/circuit"

@@ -4,10 +4,30 @@ A generator (``suites/prosoft/make/<group>.py``, or ``make_tasks.py`` for the fi
 tasks with :func:`task` and writes ``suites/prosoft/tasks/<group>.json`` with :func:`write`. Run one with
 ``python -m suites.prosoft.make.<group>`` from the repository root (or ``python suites/prosoft/make/<group>.py``).
 """
+import importlib.util
 import json
+import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tasks"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "prosoft"
+
+
+def fixtures_module(folder):
+    """``fixtures/prosoft/<folder>/make_fixtures.py`` as a module of its own name (``prosoft_fixtures_<folder>``),
+    loaded once: several fixture folders have a ``make_fixtures.py``, and under one shared name the first one a
+    process imported would stand for all the others."""
+    name = "prosoft_fixtures_" + folder.replace("/", "_")
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, FIXTURES / folder / "make_fixtures.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
 K = lambda *keys: {"type": "hotkey", "keys": list(keys)}  # noqa: E731
 P = lambda key: {"type": "press", "key": key}  # noqa: E731
 T = lambda text: {"type": "type", "text": text}  # noqa: E731

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "engineering"))
-from common import GONE, WIN, C, K, P, SAVE, T, W, task, write  # noqa: E402
-from make_fixtures import PARTS, PCB_AT, parcel_area  # noqa: E402
+from common import C, GONE, K, P, SAVE, T, W, WIN, fixtures_module, task, write  # noqa: E402
+_FX = fixtures_module("engineering")
+PARTS, PCB_AT, parcel_area = _FX.PARTS, _FX.PCB_AT, _FX.parcel_area
 
 WORK = "/root/work"
 FIX = "fixtures/prosoft/engineering"

@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "librecad"))
-from common import GONE, WIN, C, K, P, T, W, task, write  # noqa: E402
-from make_fixtures import START  # noqa: E402
+from common import C, GONE, K, P, T, W, WIN, fixtures_module, task, write  # noqa: E402
+START = fixtures_module("librecad").START
 
 WORK = "/root/work"
 FIX = "fixtures/prosoft/librecad"

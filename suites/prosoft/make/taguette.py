@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SAVED, WIN, C, K, T, W, task, write  # noqa: E402
+from common import C, K, SAVED, T, W, WIN, fixtures_module, task, write  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "taguette"))
-import make_fixtures as fx  # noqa: E402
+fx = fixtures_module("taguette")
 
 DB = "/root/taguette/study.sqlite3"
 DOWNLOADS = "/root/Downloads"

@@ -20,10 +20,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
+from common import C, K, P, SAVED, T, W, WIN, fixtures_module, task, write  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "fixtures" / "prosoft" / "vscode"))
-import make_fixtures as fx  # noqa: E402
+fx = fixtures_module("vscode")
 
 FIX = "fixtures/prosoft/vscode"
 HOME = "/root/.local/share/code-server"
