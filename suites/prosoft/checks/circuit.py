@@ -21,7 +21,7 @@ import bisect
 import math
 import re
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pytest_cua import EvalContext
 
@@ -102,37 +102,33 @@ def value_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
-def wave_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
-    name = truth.get("artifact", "data")
-    column = int(truth.get("column", 0))
+Curve = tuple[list[float], list[float]]
+
+
+def curve_checks(name: str, curve: Callable[[], Curve], truth: Mapping[str, Any]) -> list[Check]:
+    """The milestones of a simulated curve (``curve`` loads it, sorted by x, or raises AssertionError): enough
+    rows, the range covered, each point passed through."""
     tol = float(truth.get("tolerance", 0.02))
     log_x = bool(truth.get("log_x"))
-    cache: dict[str, tuple[list[float], list[float]]] = {}
-
-    def data() -> tuple[list[float], list[float]]:
-        if "xy" not in cache:
-            cache["xy"] = series(wrdata_rows(artifact(ctx, name)), column, name)
-        return cache["xy"]
-
-    checks: list[Check] = []
     min_rows = int(truth.get("min_rows", 10))
+    checks: list[Check] = []
 
     def check_rows() -> None:
-        xs, _ = data()
+        xs, _ = curve()
         assert len(xs) >= min_rows, f"{name}: {len(xs)} rows, expected at least {min_rows} (an analysis's output)"
     checks.append((f"{name} holds simulation data", check_rows))
     if truth.get("x_range"):
         lo, hi = (float(v) for v in truth["x_range"])
 
         def check_range() -> None:
-            xs, _ = data()
+            xs, _ = curve()
             slack = 0.01 * (hi - lo)
             assert xs[0] <= lo + slack and xs[-1] >= hi - slack, (
                 f"{name}: the data runs from {xs[0]:g} to {xs[-1]:g}, expected {lo:g} to {hi:g}")
         checks.append((f"{name} covers {lo:g} .. {hi:g}", check_range))
     for x, y in truth.get("points") or []:
         def check_point(x: float = float(x), y: float = float(y)) -> None:
-            xs, ys = data()
+            xs, ys = curve()
             try:
                 actual = interpolate(xs, ys, x, log_x)
             except AssertionError as exc:
@@ -140,6 +136,19 @@ def wave_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
             assert abs(actual - y) <= tol, f"{name}: {actual:.4g} at x = {x:g}, expected {y:.4g} (±{tol:g})"
         checks.append((f"{name} passes ({x:g}, {y:.4g})", check_point))
     return checks
+
+
+def wave_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "data")
+    column = int(truth.get("column", 0))
+    cache: dict[str, Curve] = {}
+
+    def data() -> Curve:
+        if "xy" not in cache:
+            cache["xy"] = series(wrdata_rows(artifact(ctx, name)), column, name)
+        return cache["xy"]
+
+    return curve_checks(name, data, truth)
 
 
 KINDS = {"spice_value": value_checks, "spice_wave": wave_checks}

@@ -43,10 +43,9 @@ from typing import Any, Callable, Mapping, Sequence
 from pytest_cua import EvalContext
 
 from ..artifacts import Check, artifact, identify, load, squash
-from .circuit import NUMBER, interpolate, printed_value
+from .circuit import NUMBER, Curve, curve_checks, printed_value
 from .kicad import Sexp, child, children, pcb_checks, read, schematic_parts
 
-Curve = tuple[list[float], list[float]]
 
 # --- numbers as SPICE and KiCad write them --------------------------------------------------------------------
 
@@ -92,39 +91,6 @@ def values_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
 
 
 # --- curves ----------------------------------------------------------------------------------------------------
-
-def curve_checks(name: str, curve: Callable[[], Curve], truth: Mapping[str, Any]) -> list[Check]:
-    """The milestones of a simulated curve (``curve`` loads it, sorted by x, or raises AssertionError): enough
-    rows, the range covered, each point passed through."""
-    tol = float(truth.get("tolerance", 0.02))
-    log_x = bool(truth.get("log_x"))
-    min_rows = int(truth.get("min_rows", 10))
-    checks: list[Check] = []
-
-    def check_rows() -> None:
-        xs, _ = curve()
-        assert len(xs) >= min_rows, f"{name}: {len(xs)} rows, expected at least {min_rows} (an analysis's output)"
-    checks.append((f"{name} holds simulation data", check_rows))
-    if truth.get("x_range"):
-        lo, hi = (float(v) for v in truth["x_range"])
-
-        def check_range() -> None:
-            xs, _ = curve()
-            slack = 0.01 * (hi - lo)
-            assert xs[0] <= lo + slack and xs[-1] >= hi - slack, (
-                f"{name}: the data runs from {xs[0]:g} to {xs[-1]:g}, expected {lo:g} to {hi:g}")
-        checks.append((f"{name} covers {lo:g} .. {hi:g}", check_range))
-    for x, y in truth.get("points") or []:
-        def check_point(x: float = float(x), y: float = float(y)) -> None:
-            xs, ys = curve()
-            try:
-                actual = interpolate(xs, ys, x, log_x)
-            except AssertionError as exc:
-                raise AssertionError(f"{name}: {exc}") from None
-            assert abs(actual - y) <= tol, f"{name}: {actual:.4g} at x = {x:g}, expected {y:.4g} (±{tol:g})"
-        checks.append((f"{name} passes ({x:g}, {y:.4g})", check_point))
-    return checks
-
 
 def _sorted_curve(xs: Sequence[float], ys: Sequence[float]) -> Curve:
     pairs = sorted(zip(xs, ys))
