@@ -29,7 +29,7 @@ from typing import Callable, Mapping, Sequence
 
 import pytest
 
-from suites.prosoft.checks import chem_more, circuit_more
+from suites.prosoft.checks import chem, chem_more, circuit_more
 from suites.prosoft.make import circuit_more as circuit_tasks
 
 from .evaluation import failed, milestones, truth_of
@@ -239,8 +239,8 @@ def test_erc_violations_on_a_named_symbol(tmp_path: Path) -> None:
 
 def test_molfile_atom_block_charges(tmp_path: Path) -> None:
     path = molfile(tmp_path / "a.mol", PROPYLAMINE, CHAIN3, {3: 1})
-    assert chem_more.molfile_atom_charges(path.read_text()) == {3: 1}
-    assert chem_more.read_structure(path, "mol").charges == {3: 1}
+    assert chem.molfile_atom_charges(path.read_text()) == {3: 1}
+    assert chem.read_graph(path, "mol").charges == {3: 1}
 
 
 # --- every task: the right artifact passes, the start file (noop) fails ------------------------------------------

@@ -98,7 +98,25 @@ def parse_cdml(text: str) -> Graph:
     return graph
 
 
+_MOL_CHARGE = {1: 3, 2: 2, 3: 1, 5: -1, 6: -2, 7: -3}
+
+
+def molfile_atom_charges(text: str) -> dict[int, int]:
+    """Charges a V2000 molfile gives in its atom block (BKChem writes them there, with no ``M  CHG`` line;
+    V2000 defines both as the same charges)."""
+    lines = text.splitlines()
+    if len(lines) < 4 or not lines[3][:3].strip().isdigit():
+        return {}
+    out = {}
+    for k, line in enumerate(lines[4:4 + int(lines[3][:3])]):
+        field = line[36:39].strip()
+        if field.isdigit() and int(field) in _MOL_CHARGE:
+            out[k] = _MOL_CHARGE[int(field)]
+    return out
+
+
 def parse_mol(text: str) -> Graph:
+    """A V2000 molfile: atoms, bonds, and the charges of its ``M  CHG`` lines, else of its atom block."""
     mol = _parse_mol_xyz(text)
     graph = Graph(atoms=[(e, x, y) for e, x, y, _ in mol.atoms], bonds=list(mol.bonds or []))
     for line in text.splitlines():
@@ -106,6 +124,8 @@ def parse_mol(text: str) -> Graph:
             parts = line.split()[3:]
             for k in range(0, len(parts) - 1, 2):
                 graph.charges[int(parts[k]) - 1] = int(parts[k + 1])
+    if not graph.charges:
+        graph.charges.update(molfile_atom_charges(text))
     return graph
 
 

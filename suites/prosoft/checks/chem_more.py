@@ -33,36 +33,11 @@ from .chem import (FORMATS, Graph, _fixture, _keeps_check, describe, formula, pa
 
 
 # the charge field of a V2000 atom line (columns 37-39): 1 = +3, 2 = +2, 3 = +1, 5 = -1, 6 = -2, 7 = -3
-_MOL_CHARGE = {1: 3, 2: 2, 3: 1, 5: -1, 6: -2, 7: -3}
-
-
-def molfile_atom_charges(text: str) -> dict[int, int]:
-    """Charges a V2000 molfile gives in its atom block (BKChem writes them there, with no ``M  CHG`` line)."""
-    lines = text.splitlines()
-    if len(lines) < 4 or not lines[3][:3].strip().isdigit():
-        return {}
-    out = {}
-    for k, line in enumerate(lines[4:4 + int(lines[3][:3])]):
-        field = line[36:39].strip()
-        if field.isdigit() and int(field) in _MOL_CHARGE:
-            out[k] = _MOL_CHARGE[int(field)]
-    return out
-
-
-def read_structure(path: Path, fmt: str) -> Graph:
-    """``chem.read_graph``, and for a molfile without ``M  CHG`` lines the atom block's charges (which the
-    V2000 format defines as the same charges)."""
-    graph = read_graph(path, fmt)
-    if fmt == "mol" and not graph.charges:
-        graph.charges.update(molfile_atom_charges(path.read_text(encoding="utf-8", errors="replace")))
-    return graph
-
-
 def read_artifact(ctx: Any, name: str, fmt: str) -> Graph:
     """Artifact ``name`` read as ``fmt``; a file that is not one fails naming the artifact and what it is."""
     path = artifact(ctx, name)
     try:
-        return read_structure(path, fmt)
+        return read_graph(path, fmt)
     except AssertionError as exc:
         raise AssertionError(f"artifact {name!r}: {exc}; it is {identify(path)}") from None
 
