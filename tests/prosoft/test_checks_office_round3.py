@@ -1,0 +1,387 @@
+"""The evaluators of the third office group (checks/office_round3.py) without docker, on the ground truths of the
+generated tasks (suites/prosoft/tasks/office_round3.json).
+
+For every kind: the right result (and an equivalent one) passes every milestone; near misses fail the milestone
+that names them: the right operation with a wrong parameter (another function giving the same number, a wrong
+range, a name for the wrong cells, the comment on the wrong paragraph, double spacing, a link to another
+address), a typed result instead of a formula, the file saved elsewhere (the artifact missing), an unsaved change
+(the start file itself) and a file of the wrong type under the expected name, which fail, never raise.
+
+Workbooks are written with openpyxl from the start files, with the values Calc caches for formulas; documents
+are minimal .docx packages with the parts LibreOffice writes (comments.xml, the hyperlink relationship, pStyle
+and spacing).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import pytest
+
+from .evaluation import failed, milestones
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/office_round3.json").read_text())["tasks"]}
+REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two quarters.",
+          "Travel fell while training grew, as agreed in January."]
+URL = "https://intranet.example.com/finance"
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+R = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+
+
+def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
+    task = TASKS[task_id]
+    steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
+        {**task["ground_truth"], "template": task["template"]}]
+    out: dict[str, str | None] = {}
+    for step in steps:
+        out.update(milestones(step["template"], step, artifacts))
+    return out
+
+
+def fails(task_id: str, artifacts: Mapping[str, Path]) -> list[str]:
+    return sorted(failed(run_task(task_id, artifacts)))
+
+
+def start_file(task_id: str) -> Path:
+    return ROOT / TASKS[task_id]["start_files"][0]["src"]
+
+
+def artifact_name(task_id: str) -> str:
+    return next(iter(TASKS[task_id]["artifacts"]))
+
+
+# --- every task ---------------------------------------------------------------------------------------------------
+
+def test_task_file_counts() -> None:
+    levels = [(t["level"], t["apps"][0]) for t in TASKS.values()]
+    assert levels.count(("L1", "calc")) >= 4 and levels.count(("L2", "calc")) >= 2
+    assert levels.count(("L1", "writer")) >= 3 and levels.count(("L2", "writer")) >= 2
+    pairs = [(tuple(f["src"] for f in t["start_files"]), json.dumps(t["ground_truth"], sort_keys=True))
+             for t in TASKS.values()]
+    assert len(set(pairs)) == len(pairs), "two tasks share their start files and their expected result"
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_untouched_start_file_fails(task_id: str) -> None:
+    """What noop leaves: the start file as it was (an unsaved change)."""
+    out = run_task(task_id, {artifact_name(task_id): start_file(task_id)})
+    assert failed(out), f"{task_id}: the start file passes"
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_saved_elsewhere_fails_and_never_raises(task_id: str) -> None:
+    out = run_task(task_id, {})
+    assert set(failed(out)) == set(out), out
+    assert all("was not produced" in (m or "") for m in out.values())
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_wrong_file_types_fail(task_id: str, tmp_path: Path) -> None:
+    name = artifact_name(task_id)
+    odf = tmp_path / "odf.bin"
+    with zipfile.ZipFile(odf, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", "<office:document-content/>")
+    csv = tmp_path / "csv.bin"
+    csv.write_text("Item,Q1\nRent,1200\n")
+    for wrong in (odf, csv):
+        out = run_task(task_id, {name: wrong})
+        assert set(failed(out)) == set(out), out
+        assert all(f"artifact {name!r}" in (m or "") for m in out.values())
+
+
+# --- workbooks ----------------------------------------------------------------------------------------------------
+
+def workbook(tmp_path: Path, task_id: str, edit: Callable[[Any], None], cached: Mapping[str, Any] = (),
+             name: str = "out.xlsx") -> Path:
+    """The start workbook edited by ``edit``, with ``cached`` as the values Calc saved for formula cells."""
+    from lxml import etree
+    from openpyxl import load_workbook
+
+    wb = load_workbook(start_file(task_id))
+    edit(wb.worksheets[0])
+    path = tmp_path / name
+    wb.save(path)
+    cached = dict(cached)
+    if not cached:
+        return path
+    ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    root = etree.fromstring(members["xl/worksheets/sheet1.xml"])
+    for c in root.iter(f"{ns}c"):
+        if c.get("r") in cached:
+            value = cached[c.get("r")]
+            v = c.find(f"{ns}v")
+            if v is None:
+                v = etree.SubElement(c, f"{ns}v")
+            if isinstance(value, str):
+                c.set("t", "str")
+                v.text = value
+            else:
+                c.attrib.pop("t", None)
+                v.text = repr(value)
+    members["xl/worksheets/sheet1.xml"] = etree.tostring(root, xml_declaration=True, encoding="UTF-8",
+                                                         standalone=True)
+    with zipfile.ZipFile(path, "w") as z:
+        for member, data in members.items():
+            z.writestr(member, data)
+    return path
+
+
+def put(cells: Mapping[str, Any]) -> Callable[[Any], None]:
+    def edit(ws: Any) -> None:
+        for ref, value in cells.items():
+            ws[ref] = value
+    return edit
+
+
+def test_countif(tmp_path: Path) -> None:
+    task = "calc-countif-widgets"
+
+    def saved(formula: Any, value: Any) -> Path:
+        return workbook(tmp_path, task, put({"F3": formula}), {"F3": value} if str(formula).startswith("=") else {})
+    assert fails(task, {"workbook": saved('=COUNTIF(B3:B10,"Widget")', 5)}) == []
+    assert fails(task, {"workbook": saved("=COUNTIF(B3:B10,B3)", 5)}) == []  # the criterion from a cell
+    assert fails(task, {"workbook": saved('=_xlfn.COUNTIFS(B3:B10,"Widget")', 5)}) != []  # another function
+    assert fails(task, {"workbook": saved('=COUNTIF(B3:B9,"Widget")', 4)}) == ["workbook F3 COUNTIF formula = 5"]
+    assert fails(task, {"workbook": saved('=COUNTIF(B3:B10,"Gadget")', 3)}) == ["workbook F3 COUNTIF formula = 5"]
+    assert fails(task, {"workbook": saved(5, None)}) == ["workbook F3 COUNTIF formula = 5"]  # the typed count
+    assert fails(task, {"workbook": saved('=SUMPRODUCT((B3:B10="Widget")*1)', 5)}) == [
+        "workbook F3 COUNTIF formula = 5"]
+    assert fails(task, {"workbook": saved('=COUNTIF(B3:B10,"Widget")', "5")}) == [
+        "workbook F3 COUNTIF formula = 5"]  # text, not a number
+    # a cell of the data changed on the way
+    broken = workbook(tmp_path, task, put({"F3": '=COUNTIF(B3:B10,"Widget")', "C3": "12"}), {"F3": 5}, "b.xlsx")
+    assert fails(task, {"workbook": broken}) == ["workbook cells kept"]
+
+
+def test_vlookup(tmp_path: Path) -> None:
+    task = "calc-vlookup-travel"
+
+    def saved(formula: str, value: Any) -> Path:
+        return workbook(tmp_path, task, put({"E2": formula}), {"E2": value})
+    assert fails(task, {"workbook": saved('=VLOOKUP("Travel",A2:C7,3,0)', 610)}) == []
+    assert fails(task, {"workbook": saved("=VLOOKUP(A4,$A$2:$C$7,3,FALSE())", 610)}) == []
+    assert fails(task, {"workbook": saved('=VLOOKUP("Travel",A2:C7,2,0)', 830)}) == ["workbook E2 VLOOKUP formula = 610"]
+    assert fails(task, {"workbook": saved("=C4", 610)}) == ["workbook E2 VLOOKUP formula = 610"]  # no lookup
+    assert fails(task, {"workbook": saved('=INDEX(C2:C7,MATCH("Travel",A2:A7,0))', 610)}) == [
+        "workbook E2 VLOOKUP formula = 610"]
+    assert fails(task, {"workbook": saved('="VLOOKUP("&C4', "VLOOKUP(610")}) == [
+        "workbook E2 VLOOKUP formula = 610"]  # the name only inside quoted text
+
+
+def test_if_labels(tmp_path: Path) -> None:
+    task = "calc-if-order-size"
+    units = [12, 5, 8, 20, 7, 15, 9, 3]
+    right = {f"E{r}": f'=IF(C{r}>=10,"Large","Small")' for r in range(3, 11)}
+    values = {f"E{r}": "Large" if u >= 10 else "Small" for r, u in zip(range(3, 11), units)}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(right), values)}) == []
+    # > instead of >= is only caught where a row has exactly 10 units: none here, so the label of each row decides
+    strict = {f"E{r}": f'=IF(C{r}>10,"Large","Small")' for r in range(3, 11)}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(strict), values, "s.xlsx")}) == []
+    swapped = {**values, "E4": "Large"}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(right), swapped, "w.xlsx")}) == [
+        "workbook E4 IF formula = 'Small'"]
+    typed = workbook(tmp_path, task, put({**right, "E10": "Small"}), {k: v for k, v in values.items() if k != "E10"},
+                     "t.xlsx")
+    assert fails(task, {"workbook": typed}) == ["workbook E10 IF formula = 'Small'"]
+    short = workbook(tmp_path, task, put({k: v for k, v in right.items() if k != "E9"}),
+                     {k: v for k, v in values.items() if k != "E9"}, "h.xlsx")
+    assert fails(task, {"workbook": short}) == ["workbook E9 IF formula = 'Small'"]
+
+
+def defined(name: str, ref: str) -> Callable[[Any], None]:
+    def edit(ws: Any) -> None:
+        from openpyxl.workbook.defined_name import DefinedName
+
+        ws.parent.defined_names[name] = DefinedName(name, attr_text=ref)
+    return edit
+
+
+def test_named_range(tmp_path: Path) -> None:
+    task = "calc-named-range"
+
+    def saved(name: str, ref: str, file: str) -> Path:
+        return workbook(tmp_path, task, defined(name, ref), name=file)
+    assert fails(task, {"workbook": saved("Costs", "Budget!$B$2:$C$7", "a.xlsx")}) == []
+    assert fails(task, {"workbook": saved("COSTS", "'Budget'!$B$2:$C$7", "b.xlsx")}) == []  # case as Calc treats it
+    assert fails(task, {"workbook": saved("Costs", "Budget!$B$2:$C$6", "c.xlsx")}) == ["workbook range 'Costs' = B2:C7"]
+    assert fails(task, {"workbook": saved("Cost", "Budget!$B$2:$C$7", "d.xlsx")}) == ["workbook range 'Costs' = B2:C7"]
+    assert fails(task, {"workbook": saved("Costs", "Budget!$A$1:$C$7", "e.xlsx")}) == ["workbook range 'Costs' = B2:C7"]
+
+
+def test_product_summary(tmp_path: Path) -> None:
+    task = "calc-product-summary"
+    labels = {"F2": "Product", "G2": "Orders", "H2": "Units", "F3": "Widget", "F4": "Gadget"}
+    right = {**labels, "G3": "=COUNTIF(B3:B10,F3)", "H3": "=SUMIF(B3:B10,F3,C3:C10)", "G4": "=COUNTIF(B3:B10,F4)",
+             "H4": "=SUMIF(B3:B10,F4,C3:C10)"}
+    values = {"G3": 5, "H3": 63, "G4": 3, "H4": 16}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(right), values)}) == []
+    # SUMIF over the prices instead of the units
+    prices = {**right, "H3": "=SUMIF(B3:B10,F3,D3:D10)"}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(prices), {**values, "H3": 12.5}, "p.xlsx")}) == [
+        "workbook H3 SUMIF formula = 63"]
+    # COUNTIF where the units were asked for
+    counted = {**right, "H4": "=COUNTIF(B3:B10,F4)"}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(counted), {**values, "H4": 16}, "c.xlsx")}) == [
+        "workbook H4 SUMIF formula = 16"]
+    unlabelled = {k: v for k, v in right.items() if k != "H2"}
+    assert fails(task, {"workbook": workbook(tmp_path, task, put(unlabelled), values, "u.xlsx")}) == [
+        "workbook H2 = 'Units'"]
+
+
+def test_named_lookup(tmp_path: Path) -> None:
+    task = "calc-named-lookup"
+
+    def edit(ref: str, formula: str) -> Callable[[Any], None]:
+        def apply(ws: Any) -> None:
+            defined("CostTable", ref)(ws)
+            put({"E1": "Travel Q2", "E2": formula})(ws)
+        return apply
+    right = workbook(tmp_path, task, edit("Budget!$A$2:$C$7", '=VLOOKUP("Travel",CostTable,3,0)'), {"E2": 610})
+    assert fails(task, {"workbook": right}) == []
+    by_range = workbook(tmp_path, task, edit("Budget!$A$2:$C$7", '=VLOOKUP("Travel",A2:C7,3,0)'), {"E2": 610},
+                        "r.xlsx")
+    assert fails(task, {"workbook": by_range}) == ["workbook E2 VLOOKUP formula = 610"]
+    narrow = workbook(tmp_path, task, edit("Budget!$A$2:$B$7", '=VLOOKUP("Travel",CostTable,2,0)'), {"E2": 830},
+                      "n.xlsx")
+    assert fails(task, {"workbook": narrow}) == ["workbook E2 VLOOKUP formula = 610",
+                                                 "workbook range 'CostTable' = A2:C7"]
+
+
+# --- documents ----------------------------------------------------------------------------------------------------
+
+def para(text: str, ppr: str = "", inner: str = "") -> str:
+    return f"<w:p><w:pPr>{ppr}</w:pPr><w:r><w:t>{text}</w:t></w:r>{inner}</w:p>"
+
+
+def docx(tmp_path: Path, body: str, name: str = "out.docx", comments: Mapping[int, str] = (),
+         links: Mapping[str, str] = (), styles: str = "") -> Path:
+    """A .docx with this body XML, comments by id and hyperlink relationships (id -> URL)."""
+    files = {"word/document.xml": f"<w:document {W} {R}><w:body>{body}<w:sectPr/></w:body></w:document>",
+             "[Content_Types].xml": ('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                                     '<Default Extension="xml" ContentType="application/xml"/></Types>')}
+    rels = "".join(f'<Relationship Id="{i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+                   f'relationships/hyperlink" Target="{url}" TargetMode="External"/>' for i, url in dict(links).items())
+    files["word/_rels/document.xml.rels"] = ('<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                                             f'relationships">{rels}</Relationships>')
+    if comments:
+        files["word/comments.xml"] = (f"<w:comments {W}>" + "".join(
+            f'<w:comment w:id="{i}" w:author="A">{para(t)}</w:comment>' for i, t in dict(comments).items())
+            + "</w:comments>")
+    if styles:
+        files["word/styles.xml"] = f"<w:styles {W}>{styles}</w:styles>"
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as z:
+        for member, text in files.items():
+            z.writestr(member, text)
+    return path
+
+
+def commented(i: int) -> str:
+    """What Writer writes for a comment at a point: an empty range and the reference run."""
+    return (f'<w:commentRangeStart w:id="{i}"/><w:commentRangeEnd w:id="{i}"/>'
+            f'<w:r><w:commentReference w:id="{i}"/></w:r>')
+
+
+def report(inner: Mapping[int, str] = (), ppr: Mapping[int, str] = (), extra: str = "") -> str:
+    return "".join(para(t, dict(ppr).get(i, ""), dict(inner).get(i, "")) for i, t in enumerate(REPORT)) + extra
+
+
+def test_comment(tmp_path: Path) -> None:
+    task, note = "writer-comment", "Check the Q2 figures."
+    ok = docx(tmp_path, report({1: commented(0)}), comments={0: note})
+    assert fails(task, {"document": ok}) == []
+    label = f"document comment {note!r} on {REPORT[1]!r}"
+    wrong_place = docx(tmp_path, report({2: commented(0)}), "p.docx", comments={0: note})
+    assert fails(task, {"document": wrong_place}) == [label]
+    wrong_text = docx(tmp_path, report({1: commented(0)}), "t.docx", comments={0: "Check the Q1 figures."})
+    assert fails(task, {"document": wrong_text}) == [label]
+    as_text = docx(tmp_path, report() + para(note), "x.docx")  # typed into the text, not a comment
+    assert fails(task, {"document": as_text}) == [label]
+    lost = docx(tmp_path, "".join(para(t) for t in REPORT[:2]) + para("", inner=commented(0)), "l.docx",
+                comments={0: note})
+    assert fails(task, {"document": lost}) == [label, "document keeps the other paragraphs"]
+
+
+SPACED = '<w:spacing w:line="{}" w:lineRule="auto"/>'
+
+
+def test_line_spacing(tmp_path: Path) -> None:
+    task = "writer-line-spacing"
+    ok = docx(tmp_path, report(ppr={1: SPACED.format(360), 2: SPACED.format(360)}))
+    assert fails(task, {"document": ok}) == []
+    # through a paragraph style of the two paragraphs (Format > Paragraph on the style)
+    style = ('<w:style w:type="paragraph" w:styleId="Body"><w:pPr><w:spacing w:line="360" w:lineRule="auto"/>'
+             '</w:pPr></w:style>')
+    styled = docx(tmp_path, report(ppr={1: '<w:pStyle w:val="Body"/>', 2: '<w:pStyle w:val="Body"/>'}), "s.docx",
+                  styles=style)
+    assert fails(task, {"document": styled}) == []
+    double = docx(tmp_path, report(ppr={1: SPACED.format(480), 2: SPACED.format(480)}), "d.docx")
+    assert fails(task, {"document": double}) == ["document line spacing 1.5"]
+    one = docx(tmp_path, report(ppr={1: SPACED.format(360)}), "o.docx")
+    assert fails(task, {"document": one}) == ["document line spacing 1.5"]
+    exact = docx(tmp_path, report(ppr={1: '<w:spacing w:line="360" w:lineRule="exact"/>',
+                                       2: SPACED.format(360)}), "e.docx")
+    assert fails(task, {"document": exact}) == ["document line spacing 1.5"]
+    everything = docx(tmp_path, report(ppr={i: SPACED.format(360) for i in range(3)}), "a.docx")
+    assert fails(task, {"document": everything}) == ["document other paragraphs single-spaced"]
+    # the document default (docDefaults) counts for paragraphs without their own
+    defaults = docx(tmp_path, report(), "f.docx", styles='<w:docDefaults><w:pPrDefault><w:pPr><w:spacing w:line='
+                    '"360" w:lineRule="auto"/></w:pPr></w:pPrDefault></w:docDefaults>')
+    assert fails(task, {"document": defaults}) == ["document other paragraphs single-spaced"]
+    # what Ctrl+5 does in this LibreOffice: Heading 5, no spacing
+    heading = docx(tmp_path, report(ppr={1: '<w:pStyle w:val="Heading5"/>', 2: '<w:pStyle w:val="Heading5"/>'}),
+                   "h.docx")
+    assert fails(task, {"document": heading}) == ["document line spacing 1.5"]
+
+
+def link(rid: str, text: str) -> str:
+    return f'<w:hyperlink r:id="{rid}"><w:r><w:t>{text}</w:t></w:r></w:hyperlink>'
+
+
+def test_hyperlink(tmp_path: Path) -> None:
+    task = "writer-hyperlink"
+    label = f"document hyperlink to {URL}"
+    ok = docx(tmp_path, report(extra=f"<w:p>{link('rId2', URL)}</w:p>"), links={"rId2": URL})
+    assert fails(task, {"document": ok}) == []
+    shown = docx(tmp_path, report(extra=f"<w:p>{link('rId2', 'Finance intranet')}</w:p>"), "s.docx",
+                 links={"rId2": URL + "/"})
+    assert fails(task, {"document": shown}) == []
+    field = docx(tmp_path, report(extra=f'<w:p><w:r><w:instrText> HYPERLINK "{URL}" </w:instrText></w:r>'
+                                        f"<w:r><w:t>{URL}</w:t></w:r></w:p>"), "f.docx")
+    assert fails(task, {"document": field}) == []
+    other = docx(tmp_path, report(extra=f"<w:p>{link('rId2', URL)}</w:p>"), "o.docx",
+                 links={"rId2": "https://intranet.example.com/hr"})
+    assert fails(task, {"document": other}) == [label]
+    typed = docx(tmp_path, report(extra=para(URL)), "t.docx")  # the address as plain text
+    assert fails(task, {"document": typed}) == [label]
+
+
+def test_review_pass(tmp_path: Path) -> None:
+    task, note = "writer-review-pass", "Confirm the travel figures with Sales."
+    spaced = {1: SPACED.format(360), 2: SPACED.format(360)}
+    ok = docx(tmp_path, report({2: commented(3)}, spaced), comments={3: note})
+    assert fails(task, {"document": ok}) == []
+    on_second = docx(tmp_path, report({1: commented(3)}, spaced), "c.docx", comments={3: note})
+    assert fails(task, {"document": on_second}) == [f"document comment {note!r} on {REPORT[2]!r}"]
+    unspaced = docx(tmp_path, report({2: commented(3)}), "u.docx", comments={3: note})
+    assert fails(task, {"document": unspaced}) == ["document line spacing 1.5"]
+
+
+def test_sources_link(tmp_path: Path) -> None:
+    task = "writer-sources-link"
+    last = f"<w:p><w:r><w:t xml:space=\"preserve\">Sources: </w:t></w:r>{link('rId5', URL)}{commented(0)}</w:p>"
+    ok = docx(tmp_path, report(extra=last), comments={0: "Link checked."}, links={"rId5": URL})
+    assert fails(task, {"document": ok}) == []
+    elsewhere = (f"<w:p><w:r><w:t xml:space=\"preserve\">Sources: </w:t></w:r>{commented(0)}</w:p>"
+                 f"<w:p>{link('rId5', URL)}</w:p>")
+    split = docx(tmp_path, report(extra=elsewhere), "s.docx", comments={0: "Link checked."}, links={"rId5": URL})
+    assert fails(task, {"document": split}) == [f"document comment 'Link checked.' on 'Sources: {URL}'",
+                                                f"document hyperlink to {URL}"]
+
