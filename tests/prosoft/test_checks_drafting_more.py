@@ -746,3 +746,52 @@ def test_cells_figure_near_misses_fail_the_constraint_that_names_them(tmp_path: 
                                                                       kwargs: dict[str, Any], missed: list[str]) -> None:
     result = creation("imagej-l4-cells-figure", cells_figure(tmp_path, **kwargs))
     assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+SCH = ROOT / "fixtures" / "prosoft" / "engineering" / "divider.kicad_sch"
+TITLE = ('  (title_block\n    (title "{title}")\n    (date "2026-12-07")\n    (rev "{rev}")\n'
+         '    (company "Harbor Light Studio")\n  )\n')
+
+
+def released(tmp_path: Path, *, title: str = "RC divider and filter", rev: str = "A",
+             note: str | None = "R1 and R2 halve VIN, R3 and C2 low-pass filter it", r3: str = "1k") -> Path:
+    """divider.kicad_sch as KiCad saves it after Page Settings and Place > Text (with the asked changes)."""
+    text = SCH.read_text()
+    head, rest = text.split("\n", 1)
+    body = head + "\n" + TITLE.format(title=title, rev=rev) + rest
+    if note is not None:
+        body = body.rstrip().rstrip(")") + f'  (text "{note}" (at 66.04 132.08 0)\n    (effects (font (size 1.27 1.27))))\n)\n'
+    if r3 != "1k":
+        body = body.replace('(property "Value" "1k"', f'(property "Value" "{r3}"', 1)
+    path = tmp_path / "divider.kicad_sch"
+    path.write_text(body)
+    return path
+
+
+def test_the_released_sheet_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("kicad-l4-release-sheet", released(tmp_path)))
+
+
+@pytest.mark.parametrize("what,changes,missed", [
+    ("no revision", {"rev": ""}, ["title block"]),
+    ("the note is three words", {"note": "RC divider circuit"}, ["note"]),
+    ("no note at all", {"note": None}, ["note"]),
+    ("R3 changed while documenting", {"r3": "2k2"}, ["keeps"]),
+])
+def test_release_sheet_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str,
+                                                                       changes: dict[str, Any],
+                                                                       missed: list[str]) -> None:
+    result = creation("kicad-l4-release-sheet", released(tmp_path, **changes))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def test_the_unsaved_schematic_fails_title_block_and_note(tmp_path: Path) -> None:
+    result = creation("kicad-l4-release-sheet", SCH)
+    assert sorted(failed(result)) == sorted(label for label in result if "title block" in label or "note" in label)
+
+
+def test_the_judges_pictures_of_a_schematic_and_a_script_are_pngs(tmp_path: Path) -> None:
+    from suites.prosoft.checks.l4_more import render_kicad, render_text
+
+    for png in (render_kicad(released(tmp_path)), render_text(Path(__file__))):
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000

@@ -21,12 +21,16 @@ Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``,
 - ``cdml`` (``chem.py``'s reader): ``atoms`` {element: n} (at least n heavy atoms of each); ``groups`` [names]
   the structure contains: ``ester`` (C(=O)-O-C), ``carboxylic_acid`` (C(=O)-O-H), ``ketone`` (C-C(=O)-C),
   ``aromatic_ring`` (a six-ring of alternating single and double bonds)
+- ``kicad_sch`` (``kicad.py``'s reader): ``title_block`` [fields: ``title``, ``rev``, ``date``, ``company``]:
+  each filled in; ``note_words`` n: a text placed on the sheet has at least n words; ``keep_values`` {ref:
+  value}: the circuit's parts keep their values (documenting is not redesigning)
 - ``png``: ``image`` {"width", "height"}; ``ink``; ``colours`` n: at least n distinct colours (quantised to 4
   levels per channel, so that a gradient counts by the colours it spans; every grey, white and black count as
   one) each covering at least 1 % of the picture
 
 Renderings for the judge: a DXF drawn on the host with ezdxf's drawing add-on (matplotlib, the ``report``
-extra); a Python file as a picture of its text; a FreeCAD document's own thumbnail, else its solid's triangles
+extra); a Python file as a picture of its text; a schematic as a page listing its title block, its notes and its
+parts (KiCad 6 has no command line to plot one); a FreeCAD document's own thumbnail, else its solid's triangles
 (``freecadcmd`` tessellates it in the container) drawn in an isometric view; a CDML structure drawn as atoms and
 bonds; a PNG as it is.
 """
@@ -54,7 +58,7 @@ from .l4 import constraint_checks
 from .librecad_more import polyline_points
 
 T = TypeVar("T")
-FORMATS = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png"}
+FORMATS = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png", "kicad_sch": "text"}
 
 
 # --- DXF ------------------------------------------------------------------------------------------------------------
@@ -403,6 +407,74 @@ def render_cdml(path: Path) -> bytes:
     return out.getvalue()
 
 
+# --- KiCad ----------------------------------------------------------------------------------------------------------
+
+def _title_block(tree: Any) -> dict[str, str]:
+    from .kicad import child
+
+    block = child(tree, "title_block") or []
+    fields: dict[str, str] = {}
+    for item in block[1:]:
+        if isinstance(item, list) and len(item) >= 2:
+            key = str(item[0]) if item[0] != "comment" else f"comment {item[1]}"
+            fields[key] = str(item[-1])
+    return fields
+
+
+def _notes(tree: Any) -> list[str]:
+    from .kicad import children
+
+    return [str(t[1]) for t in children(tree, "text") if len(t) > 1]
+
+
+def kicad_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    from .kicad import read as read_sexp
+    from .kicad import schematic_parts
+
+    checks: list[Check] = []
+
+    def tree() -> Any:
+        return read(lambda p: read_sexp(p, "kicad_sch"))
+
+    if cons.get("title_block"):
+        def title_block() -> None:
+            fields = _title_block(tree())
+            empty = [f for f in cons["title_block"] if not fields.get(f, "").strip()]
+            assert not empty, f"{name}: title block fields left empty: {', '.join(empty)} (block: {fields})"
+        checks.append((f"{name} title block filled ({', '.join(cons['title_block'])})", title_block))
+    if "note_words" in cons:
+        def note() -> None:
+            notes = _notes(tree())
+            assert any(len(n.split()) >= int(cons["note_words"]) for n in notes), (
+                f"{name}: no note of {cons['note_words']} words or more on the sheet (texts: {notes or 'none'})")
+        checks.append((f"{name} has a note of at least {cons['note_words']} words", note))
+    if cons.get("keep_values"):
+        def keep_values() -> None:
+            parts = schematic_parts(tree())
+            changed = [f"{ref} {parts.get(ref, {}).get('value')!r} (was {value!r})"
+                       for ref, value in sorted(cons["keep_values"].items()) if parts.get(ref, {}).get("value") != value]
+            assert not changed, f"{name}: the circuit changed: {'; '.join(changed)}"
+        checks.append((f"{name} keeps the circuit's values", keep_values))
+    return checks
+
+
+def render_kicad(path: Path) -> bytes:
+    """A page of text: the title block, the notes and the parts (what the judge needs to grade the wording)."""
+    import tempfile
+
+    from .kicad import read as read_sexp
+    from .kicad import schematic_parts
+
+    tree = read_sexp(path, "kicad_sch")
+    lines = ["Title block:", *(f"  {k}: {v}" for k, v in _title_block(tree).items()), "", "Notes on the sheet:",
+             *(f"  {n}" for n in _notes(tree)), "", "Parts:",
+             *(f"  {ref}: {part.get('value')}" for ref, part in sorted(schematic_parts(tree).items()))]
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "sheet.txt"
+        page.write_text("\n".join(lines), encoding="utf-8")
+        return render_text(page)
+
+
 # --- PNG ------------------------------------------------------------------------------------------------------------
 
 def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
@@ -426,7 +498,7 @@ def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable
 
 
 RENDERERS: dict[str, Callable[[Path], bytes]] = {"dxf": render_dxf, "py": render_text, "cdml": render_cdml,
-                                                 "png": lambda p: p.read_bytes()}
+                                                 "kicad_sch": render_kicad, "png": lambda p: p.read_bytes()}
 
 
 def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
@@ -441,9 +513,11 @@ def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Che
 
     def exists() -> None:
         _artifact(ctx, name, FORMATS[fmt])
-        if fmt in ("dxf", "cdml", "py"):
+        if fmt in ("dxf", "cdml", "py", "kicad_sch"):
+            from .kicad import read as read_sexp
+
             read({"dxf": read_dxf, "cdml": lambda p: parse_cdml(p.read_text(encoding="utf-8")),
-                  "py": lambda p: p.read_text(encoding="utf-8")}[fmt])
+                  "py": lambda p: p.read_text(encoding="utf-8"), "kicad_sch": lambda p: read_sexp(p, "kicad_sch")}[fmt])
     checks: list[Check] = [(f"{name} saved as {fmt}", exists)]
     if fmt == "dxf":
         checks += dxf_constraints(name, cons, read)
@@ -453,6 +527,8 @@ def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Che
         checks += fcstd_constraints(ctx, name, cons, read)
     elif fmt == "cdml":
         checks += cdml_constraints(name, cons, read)
+    elif fmt == "kicad_sch":
+        checks += kicad_constraints(name, cons, read)
     else:  # the PNG's file, size, ink and greys as l4.py checks them (its first milestone: saved as png)
         checks = [*constraint_checks(ctx, {"artifact": name, "format": "png", "constraints": cons}),
                   *png_constraints(name, cons, read)]

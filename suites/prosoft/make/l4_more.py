@@ -255,7 +255,33 @@ cells_figure = creation(
      "draws a scale bar (an overlay: Image > Overlay > Flatten burns it in); File > Save As > PNG keeps the "
      "image's size. The Command Finder (Ctrl+L) runs any command by name."])
 
-TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure]
+# --- KiCad ----------------------------------------------------------------------------------------------------------
+# File > Page Settings...: the title block's fields (date, revision, title, company, comment 1), OK
+PAGE_SETTINGS = [C(20, 29), W(1.5), C(80, 286), WIN("^Page Settings$", 20), W(1.5)]
+PAGE_FIELDS = {"date": (626, 265), "rev": (713, 297), "title": (713, 329), "company": (713, 361),
+               "comment": (713, 393)}
+RELEASE = {"date": "2026-12-07", "rev": "A", "title": "RC divider and filter", "company": "Harbor Light Studio",
+           "comment": "Halves VIN and low-pass filters the output"}
+release = creation(
+    "kicad-l4-release-sheet",
+    "divider.kicad_sch (an RC divider and filter) is open in the KiCad schematic editor. Prepare the sheet for "
+    "release: fill in the title block (a descriptive title, the revision, the date and your company) and place a "
+    "note on the sheet that tells a reader what the circuit does, in at least five words. Do not change the "
+    "circuit itself; save the schematic.",
+    "schematic", "kicad_sch",
+    {"title_block": ["title", "rev", "date", "company"], "note_words": 5, "keep_values": engineering.VALUES},
+    ["The title describes the circuit (not a placeholder such as 'Untitled').",
+     "The note explains the circuit's purpose or behaviour correctly (a divider with RC filtering).",
+     "Revision and date are plausible values for a first release."],
+    engineering.kicad("eeschema", engineering.SCH, {"schematic": f"{WORK}/{engineering.SCH}"}),
+    [W(2), *PAGE_SETTINGS, *[a for key, (x, y) in PAGE_FIELDS.items() for a in (C(x, y), W(0.3), T(RELEASE[key]))],
+     W(0.5), C(1035, 701), GONE("^Page Settings$", 20), W(1),
+     *engineering.sch_text("R1 and R2 halve VIN, R3 and C2 low-pass filter it"), W(1), K("ctrl", "s"),
+     SAVED(f"{WORK}/{engineering.SCH}")], ["kicad"],
+    [*engineering.KICAD_CARD, "File > Page Settings holds the title block: issue date, revision, title, company "
+     "and comments. Place > Text (T) puts a note on the sheet: type it in the dialog, OK, then click where it goes."])
+
+TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure, release]
 
 if __name__ == "__main__":
     write("l4_more", TASKS)
