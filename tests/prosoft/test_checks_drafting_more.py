@@ -795,3 +795,60 @@ def test_the_judges_pictures_of_a_schematic_and_a_script_are_pngs(tmp_path: Path
 
     for png in (render_kicad(released(tmp_path)), render_text(Path(__file__))):
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
+
+
+STUDY = ROOT / "fixtures" / "prosoft" / "taguette" / "study.sqlite3"
+NEW = {"flexibility": "Choosing when and where the work gets done",
+       "childcare": "Looking after children during the working day",
+       "workspace": "How people set up their place of work at home"}
+
+
+def study(tmp_path: Path, tags: dict[str, str] = NEW, coded: list[tuple[str, int, int]] = (
+        ("workspace", 2, 0), ("flexibility", 1, 1)), drop_document: bool = False) -> Path:
+    """The start database with ``tags`` added and passages coded: (tag, document id, offset of a new highlight)."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "study.sqlite3"
+    shutil.copy(STUDY, path)
+    conn = sqlite3.connect(path)
+    ids = {}
+    for name, description in tags.items():
+        ids[name] = conn.execute("INSERT INTO tags (project_id, path, description) VALUES (1, ?, ?)",
+                                 (name, description)).lastrowid
+    for k, (tag, document, start) in enumerate(coded):
+        highlight = conn.execute("INSERT INTO highlights (document_id, start_offset, end_offset, snippet) "
+                                 "VALUES (?, ?, ?, ?)", (document, 1000 + start, 1040 + start + k, "a passage")).lastrowid
+        conn.execute("INSERT INTO highlight_tags (highlight_id, tag_id) VALUES (?, ?)", (highlight, ids[tag]))
+    if drop_document:
+        conn.execute("DELETE FROM documents WHERE name = 'Interview B'")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_the_extended_codebook_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("taguette-l4-codebook", study(tmp_path)))
+
+
+@pytest.mark.parametrize("what,changes,missed", [
+    ("two new tags only", {"tags": dict(list(NEW.items())[:2]), "coded": [("childcare", 2, 0)]}, ["described", "codes"]),
+    ("descriptions of one word", {"tags": {k: "todo" for k in NEW}}, ["described"]),
+    ("one passage coded", {"coded": [("workspace", 2, 0)]}, ["codes"]),
+    ("an interview deleted (and its coded passage with it)", {"drop_document": True}, ["keeps", "codes"]),
+])
+def test_codebook_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str, changes: dict[str, Any],
+                                                                  missed: list[str]) -> None:
+    result = creation("taguette-l4-codebook", study(tmp_path, **changes))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def test_the_start_database_fails_the_new_tags_and_codes(tmp_path: Path) -> None:
+    result = creation("taguette-l4-codebook", STUDY)
+    assert sorted(failed(result)) == sorted(label for label in result if "new tags" in label)
+
+
+def test_the_judges_picture_of_a_codebook_is_a_png(tmp_path: Path) -> None:
+    from suites.prosoft.checks.l4_more import render_taguette
+
+    assert render_taguette(study(tmp_path)).startswith(b"\x89PNG\r\n\x1a\n")

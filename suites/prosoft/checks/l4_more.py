@@ -24,13 +24,17 @@ Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``,
 - ``kicad_sch`` (``kicad.py``'s reader): ``title_block`` [fields: ``title``, ``rev``, ``date``, ``company``]:
   each filled in; ``note_words`` n: a text placed on the sheet has at least n words; ``keep_values`` {ref:
   value}: the circuit's parts keep their values (documenting is not redesigning)
+- ``taguette`` (the project database, ``taguette.py``'s reader): ``new_tags`` {"count": n, "description_words":
+  w}: at least n tags beyond the start codebook, each described in at least w words; ``coded`` n: at least n
+  highlights carry one of the new tags; ``keeps_documents``: the start project keeps its documents
 - ``png``: ``image`` {"width", "height"}; ``ink``; ``colours`` n: at least n distinct colours (quantised to 4
   levels per channel, so that a gradient counts by the colours it spans; every grey, white and black count as
   one) each covering at least 1 % of the picture
 
 Renderings for the judge: a DXF drawn on the host with ezdxf's drawing add-on (matplotlib, the ``report``
 extra); a Python file as a picture of its text; a schematic as a page listing its title block, its notes and its
-parts (KiCad 6 has no command line to plot one); a FreeCAD document's own thumbnail, else its solid's triangles
+parts (KiCad 6 has no command line to plot one); a Taguette project as a page of its new tags, their descriptions and the
+passages coded with them; a FreeCAD document's own thumbnail, else its solid's triangles
 (``freecadcmd`` tessellates it in the container) drawn in an isometric view; a CDML structure drawn as atoms and
 bonds; a PNG as it is.
 """
@@ -50,6 +54,7 @@ from pytest_cua.episode.judge import rubric_checks
 
 from ..artifacts import Check, load
 from ..artifacts import artifact as _artifact
+from ..artifacts import reading
 from .chem import Graph, hydrogens, parse_cdml
 from .engineering_common import container_path, run_json
 from .freecad import SHAPE_SCRIPT, document
@@ -58,7 +63,8 @@ from .l4 import constraint_checks
 from .librecad_more import polyline_points
 
 T = TypeVar("T")
-FORMATS = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png", "kicad_sch": "text"}
+FORMATS: dict[str, str | None] = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png", "kicad_sch": "text",
+           "taguette": None}  # no file type of artifacts.py: the database reader says what else it is
 
 
 # --- DXF ------------------------------------------------------------------------------------------------------------
@@ -475,6 +481,64 @@ def render_kicad(path: Path) -> bytes:
         return render_text(page)
 
 
+# --- Taguette -------------------------------------------------------------------------------------------------------
+
+def _codebook(path: Path) -> tuple[Any, int, dict[str, tuple[int, str]]]:
+    """(database, project id, tags beyond the start codebook) of a saved Taguette database."""
+    from .taguette import PROJECT, Db, start_db
+
+    db = Db(path)
+    project = db.project_id(PROJECT)
+    before = set(start_db().tags(1))
+    return db, project, {t: v for t, v in db.tags(project).items() if t not in before}
+
+
+def taguette_constraints(name: str, cons: Mapping[str, Any],
+                         read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    checks: list[Check] = []
+    if "new_tags" in cons:
+        want, words = int(cons["new_tags"]["count"]), int(cons["new_tags"].get("description_words", 0))
+
+        def new_tags() -> None:
+            _, _, tags = read(_codebook)
+            described = [t for t, (_, text) in tags.items() if len((text or "").split()) >= words]
+            assert len(described) >= want, (
+                f"{name}: {len(described)} new tag(s) described in {words}+ words, expected {want} "
+                f"(new tags: {[(t, d) for t, (_, d) in tags.items()] or 'none'})")
+        checks.append((f"{name} has {want} new tags described in {words}+ words", new_tags))
+    if "coded" in cons:
+        def coded() -> None:
+            db, _, tags = read(_codebook)
+            passages = {h for tag_id, _ in tags.values() for h in db.highlights_of(tag_id)}
+            assert len(passages) >= int(cons["coded"]), (
+                f"{name}: {len(passages)} passage(s) coded with the new tags, expected {cons['coded']}")
+        checks.append((f"{name} codes {cons['coded']} passages with the new tags", coded))
+    if cons.get("keeps_documents"):
+        def keeps() -> None:
+            from .taguette import PROJECT, Db, start_db
+
+            db = read(Db)
+            lost = sorted(set(start_db().documents(1)) - set(db.documents(db.project_id(PROJECT))))
+            assert not lost, f"{name}: documents of {PROJECT!r} lost: {lost}"
+        checks.append((f"{name} keeps the project's documents", keeps))
+    return checks
+
+
+def render_taguette(path: Path) -> bytes:
+    import tempfile
+
+    db, project, tags = _codebook(path)
+    texts = {(h["document"], h["start"], h["end"]): h["text"] for h in db.highlights(project)}
+    lines = ["New tags of the codebook:"]
+    for tag, (tag_id, description) in sorted(tags.items()):
+        lines += [f"  {tag}: {description}"]
+        lines += [f"      - {doc}: {texts.get((doc, a, b), '')}" for doc, a, b in sorted(db.highlights_of(tag_id))]
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "codebook.txt"
+        page.write_text("\n".join(lines), encoding="utf-8")
+        return render_text(page)
+
+
 # --- PNG ------------------------------------------------------------------------------------------------------------
 
 def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
@@ -498,7 +562,8 @@ def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable
 
 
 RENDERERS: dict[str, Callable[[Path], bytes]] = {"dxf": render_dxf, "py": render_text, "cdml": render_cdml,
-                                                 "kicad_sch": render_kicad, "png": lambda p: p.read_bytes()}
+                                                 "kicad_sch": render_kicad, "taguette": render_taguette,
+                                                 "png": lambda p: p.read_bytes()}
 
 
 def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
@@ -509,10 +574,19 @@ def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Che
     cons: Mapping[str, Any] = truth.get("constraints") or {}
 
     def read(reader: Callable[[Path], T]) -> T:
-        return load(ctx, name, FORMATS[fmt], reader)
+        kind = FORMATS[fmt]
+        if kind is not None:
+            return load(ctx, name, kind, reader)
+        path = _artifact(ctx, name)
+        with reading(name, path, "a Taguette database"):
+            return reader(path)
 
     def exists() -> None:
         _artifact(ctx, name, FORMATS[fmt])
+        if fmt == "taguette":
+            from .taguette import Db
+
+            read(Db)
         if fmt in ("dxf", "cdml", "py", "kicad_sch"):
             from .kicad import read as read_sexp
 
@@ -529,6 +603,8 @@ def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Che
         checks += cdml_constraints(name, cons, read)
     elif fmt == "kicad_sch":
         checks += kicad_constraints(name, cons, read)
+    elif fmt == "taguette":
+        checks += taguette_constraints(name, cons, read)
     else:  # the PNG's file, size, ink and greys as l4.py checks them (its first milestone: saved as png)
         checks = [*constraint_checks(ctx, {"artifact": name, "format": "png", "constraints": cons}),
                   *png_constraints(name, cons, read)]

@@ -23,6 +23,7 @@ vscode = fresh_import("vscode")
 librecad = fresh_import("librecad")
 engineering = fresh_import("engineering")
 imaging = fresh_import("imaging")
+taguette = fresh_import("taguette")
 
 WORK = "/root/work"
 FIX = "fixtures/prosoft/drafting_more"
@@ -281,7 +282,41 @@ release = creation(
     [*engineering.KICAD_CARD, "File > Page Settings holds the title block: issue date, revision, title, company "
      "and comments. Place > Text (T) puts a note on the sheet: type it in the dialog, OK, then click where it goes."])
 
-TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure, release]
+# --- Taguette -------------------------------------------------------------------------------------------------------
+NEW_TAGS = {"flexibility": "Choosing when and where the work gets done",
+            "childcare": "Looking after children during the working day",
+            "workspace": "How people set up their place of work at home"}
+
+
+def new_tag(name, description):
+    """The Highlights tab's Create a tag: the name (focused), the description, Save."""
+    return [C(*taguette.TAB["highlights"]), W(1.2), C(*taguette.CREATE_TAG), W(1.2), T(name),
+            C(*taguette.NEW_TAG_DIALOG["description"]), T(description), C(*taguette.NEW_TAG_DIALOG["save"]), W(1.5)]
+
+
+def in_document(name):
+    return [C(*taguette.TAB["documents"]), W(1), C(*taguette.DOC_ROW[name]), W(2)]
+
+
+codebook = creation(
+    "taguette-l4-codebook",
+    "Taguette is open with the project 'Remote work interviews'. Extend its codebook for a new research question, "
+    "how remote work changes the balance of work and private life: add at least three new tags, each with a "
+    "description of at least five words that says when to apply it, and code at least two passages of the "
+    "interviews with your new tags. Keep the existing documents.",
+    "db", "taguette", {"new_tags": {"count": 3, "description_words": 5}, "coded": 2, "keeps_documents": True},
+    ["The new tags fit the research question (work-life balance) and do not duplicate existing tags.",
+     "Each description tells a coder when to apply the tag.",
+     "The coded passages match the tags they carry."],
+    taguette.START,
+    [*taguette.OPEN_PROJECT, *[a for tag, text in NEW_TAGS.items() for a in new_tag(tag, text)],
+     *in_document("Interview B"), *taguette.highlight(2, "workspace"), *in_document("Interview A"),
+     *taguette.highlight(0, "flexibility"), W(2)], ["taguette"],
+    [taguette.CARD, "A codebook entry: a short tag name and a description that says when a passage gets the tag "
+     "(and when not). Highlights tab > Create a tag adds one; to code a passage select it and press n."],
+    max_steps=80)
+
+TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure, release, codebook]
 
 if __name__ == "__main__":
     write("l4_more", TASKS)
