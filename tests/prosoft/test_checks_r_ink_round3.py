@@ -119,6 +119,47 @@ def test_chisq_passes_and_the_corrected_or_another_table_fails(tmp_path):
     assert failed(result) == ["p output", "stat output"], result
 
 
+def test_wilcoxon_exact_p_passes_and_the_normal_approximation_or_a_t_test_fails(tmp_path):
+    rows = with_bp()
+    women, men = ([float(r["bp"]) for r in rows if r["sex"] == s] for s in "FM")
+    exact = stats.mannwhitneyu(women, men, method="exact").pvalue
+    assert not failed(run("r-wilcox-sex", {"p": number(tmp_path / "e.txt", exact)}))
+    normal = stats.mannwhitneyu(women, men, method="asymptotic").pvalue  # wilcox.test(exact = FALSE)
+    assert failed(run("r-wilcox-sex", {"p": number(tmp_path / "n.txt", normal)})) == ["p output"]
+    welch = stats.ttest_ind(women, men, equal_var=False).pvalue
+    assert failed(run("r-wilcox-sex", {"p": number(tmp_path / "t.txt", welch)})) == ["p output"]
+
+
+def test_outcome_shares_pass_and_column_proportions_or_counts_fail(tmp_path):
+    table = crosstab("arm", "outcome")  # rows high, low, placebo; columns improved, unchanged, worse
+    header = ["arm", "improved", "unchanged", "worse"]
+    arms = ["high", "low", "placebo"]
+    good = write_csv(tmp_path / "g.csv", header, [[a, *(table[i] / table[i].sum()).tolist()] for i, a in enumerate(arms)])
+    assert not failed(run("r-outcome-proportions", {"shares": good}))
+    by_column = table / table.sum(axis=0)  # prop.table(t, 2): the share of each arm within an outcome
+    wrong = write_csv(tmp_path / "c.csv", header, [[a, *by_column[i].tolist()] for i, a in enumerate(arms)])
+    assert failed(run("r-outcome-proportions", {"shares": wrong})) == ["shares rows and values"]
+    counts = write_csv(tmp_path / "n.csv", header, [[a, *table[i].tolist()] for i, a in enumerate(arms)])
+    assert failed(run("r-outcome-proportions", {"shares": counts})) == ["shares rows and values"]
+    named = write_csv(tmp_path / "r.csv", header, [[a, *(table[i] / table[i].sum()).tolist()] for i, a in enumerate(arms)],
+                      row_names=True)
+    assert failed(run("r-outcome-proportions", {"shares": named})) == ["shares has no row names"]
+
+
+def test_outcome_chart_needs_the_order_by_worse_and_a_700x500_plot(tmp_path):
+    table = crosstab("arm", "outcome")
+    shares = {a: (table[i] / table[i].sum()).tolist() for i, a in enumerate(["high", "low", "placebo"])}
+    header = ["arm", "improved", "unchanged", "worse"]
+    ordered = sorted(shares, key=lambda a: -shares[a][2])
+    good = {"shares": write_csv(tmp_path / "g.csv", header, [[a, *shares[a]] for a in ordered]),
+            "plot": plot(tmp_path / "p.png", (700, 500))}
+    assert not failed(run("r-outcome-chart", good))
+    alphabetical = write_csv(tmp_path / "a.csv", header, [[a, *shares[a]] for a in sorted(shares)])
+    assert failed(run("r-outcome-chart", {**good, "shares": alphabetical})) == ["shares row order"]
+    assert failed(run("r-outcome-chart", {**good, "plot": plot(tmp_path / "s.png", (480, 480))})) == ["plot output"]
+    assert failed(run("r-outcome-chart", {"shares": good["shares"]})) == ["plot output"]
+
+
 def complete_rows() -> list[list[Any]]:
     return [[int(r["id"]), r["arm"], r["sex"], r["outcome"], num(r["weight"]), num(r["bp"])] for r in trial()
             if "NA" not in (r["weight"], r["bp"])]
@@ -340,6 +381,52 @@ def test_intersection_passes_and_a_union_fails(tmp_path):
     assert not failed(run("inkscape-intersection-bar", {"drawing": svg(tmp_path, "i.svg", boolean(INTERSECTION_D))}))
     assert failed(run("inkscape-intersection-bar", {"drawing": svg(tmp_path, "u.svg", boolean(UNION_D))})) == [
         "drawing a path with bbox [280, 200, 60, 40], area 2400, subpaths 1"]
+
+
+EXCLUSION_D = ("M 280 180 L 280 200 L 340 200 L 340 240 L 280 240 L 280 260 L 380 260 L 380 180 L 280 180 z "
+               "M 280 240 L 280 200 L 40 200 L 40 240 L 280 240 z")
+COMBINED_D = "m 280,180 h 100 v 80 H 280 Z M 40,200 h 300 v 40 H 40 Z"
+
+
+def test_exclusion_and_combine_pass_and_fail_each_other(tmp_path):
+    exclusion = svg(tmp_path, "x.svg", boolean(EXCLUSION_D))
+    combined = svg(tmp_path, "c.svg", boolean(COMBINED_D, "#ee9922"))
+    assert not failed(run("inkscape-exclusion-bar", {"drawing": exclusion}))
+    assert not failed(run("inkscape-combine-bar", {"drawing": combined}))
+    assert failed(run("inkscape-exclusion-bar", {"drawing": combined})) == [
+        "drawing a path with bbox [40, 180, 340, 80], area 15200, subpaths 2"]
+    assert failed(run("inkscape-combine-bar", {"drawing": exclusion})) == [
+        "drawing a path with bbox [40, 180, 340, 80], area 20000, subpaths 2"]
+    union = svg(tmp_path, "u.svg", boolean(UNION_D))
+    assert failed(run("inkscape-combine-bar", {"drawing": union})) == [
+        "drawing a path with bbox [40, 180, 340, 80], area 20000, subpaths 2"]
+    # a path with a hole wound the other way: the hole subtracts
+    holed = svg(tmp_path, "h.svg", boolean("M 40,180 H 380 V 260 H 40 Z M 100,200 V 240 H 200 V 200 Z"))
+    result = run("inkscape-exclusion-bar", {"drawing": holed})
+    assert "area 23200 subpaths 2" in str(result), result
+
+
+def test_exclusion_badge_needs_the_fill_and_the_png(tmp_path):
+    from PIL import Image, ImageDraw
+
+    im = Image.new("RGBA", (400, 300), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(im)
+    draw.rectangle([40, 40, 140, 140], fill="#3366cc")
+    draw.rectangle([40, 200, 280, 240], fill="#663399")
+    draw.rectangle([280, 180, 380, 200], fill="#663399")
+    draw.rectangle([340, 200, 380, 260], fill="#663399")
+    draw.rectangle([280, 240, 340, 260], fill="#663399")
+    png = tmp_path / "badge.png"
+    im.save(png)
+    drawing = svg(tmp_path, "b.svg", boolean(EXCLUSION_D, "#663399"))
+    assert not failed(run("inkscape-exclusion-badge", {"drawing": drawing, "png": png}))
+    black = svg(tmp_path, "k.svg", boolean(EXCLUSION_D).replace("fill:#33aa55;", ""))  # the fill left unset
+    assert failed(run("inkscape-exclusion-badge", {"drawing": black, "png": png})) == [
+        "drawing a path with bbox [40, 180, 340, 80], area 15200, subpaths 2, fill #663399"]
+    jpeg = tmp_path / "badge.jpg.png"
+    im.convert("RGB").save(jpeg, "JPEG")  # a JPEG under the PNG's name
+    result = run("inkscape-exclusion-badge", {"drawing": drawing, "png": jpeg})
+    assert failed(result) == ["png is 400x300 px", "png shows #663399", "png shows #3366cc"], result
 
 
 def test_union_logo_needs_the_new_fill(tmp_path):

@@ -1,14 +1,16 @@
 """Writes tasks/r_ink_round3.json: a third round of R (for RGui) and Inkscape (for Illustrator) tasks, each L1 a
 core function no earlier task of its program uses (R: Pearson's chi-squared test, dropping incomplete rows, a
-one-way ANOVA, binning with cut, a factor's reference level; Inkscape: the Path menu's Union, Difference and
-Intersection), each L2 a chain of them into one result. Run ``python suites/prosoft/make/r_ink_round3.py`` from
+one-way ANOVA, binning with cut, a factor's reference level, the Wilcoxon rank sum test, row proportions;
+Inkscape: the Path menu's Union, Difference, Intersection, Exclusion and Combine, Flip Horizontal, Create Clone),
+each L2 a chain of them into one result. Run ``python suites/prosoft/make/r_ink_round3.py`` from
 the repository root.
 
 Start files: ``fixtures/prosoft/r_ink_round3/trial.csv`` (``make_fixtures.py`` there) for R, and
 ``fixtures/prosoft/design/shapes.svg`` (read-only, shared with make/design_more.py) for Inkscape. The expected
 results are computed here from the start files with numpy and scipy, independently of R. Evaluators:
-``checks/r_more.py`` (r_table), ``templates.py``'s r_output, and ``checks/r_ink_round3.py`` (svg_path: the
-outline, area and subpath count of a path Inkscape's boolean operations made).
+``checks/r_more.py`` (r_table), ``templates.py``'s r_output, ``checks/inkscape_more.py`` (svg_shapes, svg_png)
+and ``checks/r_ink_round3.py`` (svg_path: the outline, area and subpath count of a path Inkscape's boolean
+operations made; svg_clone: where a clone shows its original).
 """
 from __future__ import annotations
 
@@ -101,6 +103,9 @@ ARM_EST, _ = ols(WITH_BP, ARM_TERMS)
 FULL_EST, FULL_P = ols(WITH_BP, {**ARM_TERMS, "sexM": lambda r: float(r["sex"] == "M")})
 ARM_STATS = sorted(((a, [r for r in COMPLETE if r["arm"] == a]) for a in ARMS),
                    key=lambda p: np.mean([float(r["bp"]) for r in p[1]]))
+BP_F, BP_M = ([float(r["bp"]) for r in WITH_BP if r["sex"] == s] for s in "FM")
+WILCOX_P = float(stats.mannwhitneyu(BP_F, BP_M, method="exact").pvalue)  # no ties, n < 50: R's exact test
+PROPORTIONS = {a: {o: CROSS[i][j] / CROSS[i].sum() for j, o in enumerate(OUTCOMES)} for i, a in enumerate(ARMS)}
 PNG = lambda w, h: {"template": "r_output", "outputs": {"plot": {"png": {"min_width": w, "size": [w, h],  # noqa: E731
                                                                          "min_ink": 0.01}}}}
 
@@ -149,6 +154,23 @@ r_tasks = [
            LOAD + 'd$arm <- relevel(factor(d$arm), ref = "placebo")\nm <- lm(bp ~ arm, data = d)\n'
            f'write.csv(data.frame(term = names(coef(m)), estimate = coef(m)), "{WORK}/arm_effects.csv", '
            'row.names = FALSE)', {"effects": f"{WORK}/arm_effects.csv"}),
+    r_task("r-wilcox-sex", "L1",
+           f"In the R console, compare the bp of the women and the men of {WORK}/trial.csv with the Wilcoxon rank "
+           f"sum test (wilcox.test, R's default: here an exact test, as there are no ties) and write its p-value "
+           f"(just the number) to {WORK}/wilcox_p.txt.",
+           {"template": "r_output", "outputs": {"p": {"number": r6(WILCOX_P), "tolerance": 0.0005}}},
+           LOAD + 'w <- wilcox.test(bp ~ sex, data = d)\n'
+           f'write(format(w$p.value, digits = 10), "{WORK}/wilcox_p.txt")', {"p": f"{WORK}/wilcox_p.txt"}),
+    r_task("r-outcome-proportions", "L1",
+           f"In the R console, compute for each arm of {WORK}/trial.csv the share of its patients with each outcome "
+           f"(row proportions of the arm x outcome table, prop.table) and write them to {WORK}/outcome_shares.csv: "
+           "one row per arm, columns arm, improved, unchanged and worse (proportions between 0 and 1), no row names.",
+           table_truth("shares", "arm", ["arm", *OUTCOMES],
+                       {a: {o: r6(v) for o, v in PROPORTIONS[a].items()} for a in ARMS}),
+           LOAD + 'p <- prop.table(table(d$arm, d$outcome), 1)\n'
+           'r <- data.frame(arm = rownames(p), improved = p[, "improved"], unchanged = p[, "unchanged"], '
+           'worse = p[, "worse"])\n'
+           f'write.csv(r, "{WORK}/outcome_shares.csv", row.names = FALSE)', {"shares": f"{WORK}/outcome_shares.csv"}),
     r_task("r-complete-arm-report", "L2",
            f"In the R console, keep the patients of {WORK}/trial.csv with no missing value, then per arm write "
            f"the number of patients, their mean weight and their mean bp to {WORK}/arm_report.csv (columns arm, "
@@ -189,6 +211,23 @@ r_tasks = [
            LOAD + 't <- table(cut(d$bp, breaks = c(120, 130, 140, 160)), d$sex)\n'
            'r <- data.frame(band = rownames(t), F = as.vector(t[, "F"]), M = as.vector(t[, "M"]))\n'
            f'write.csv(r, "{WORK}/bands_by_sex.csv", row.names = FALSE)', {"bands": f"{WORK}/bands_by_sex.csv"}),
+    r_task("r-outcome-chart", "L2",
+           f"In the R console, compute for each arm of {WORK}/trial.csv the share of its patients with each outcome "
+           f"(row proportions of the arm x outcome table) and write them to {WORK}/outcome_chart.csv (columns arm, "
+           "improved, unchanged and worse; rows ordered from the highest share worse to the lowest; no row "
+           f"names); then draw a stacked bar chart of these shares, one bar per arm, saved as a 700x500 pixel PNG at "
+           f"{WORK}/outcome_chart.png.",
+           {"steps": [table_truth("shares", "arm", ["arm", *OUTCOMES],
+                                  {a: {o: r6(v) for o, v in PROPORTIONS[a].items()}
+                                   for a in sorted(ARMS, key=lambda a: -PROPORTIONS[a]["worse"])}, ordered=True),
+                      PNG(700, 500)]},
+           LOAD + 'p <- prop.table(table(d$arm, d$outcome), 1)\n'
+           'r <- data.frame(arm = rownames(p), improved = p[, "improved"], unchanged = p[, "unchanged"], '
+           'worse = p[, "worse"])\nr <- r[order(-r$worse), ]\n'
+           f'write.csv(r, "{WORK}/outcome_chart.csv", row.names = FALSE)\n'
+           f'png("{WORK}/outcome_chart.png", width = 700, height = 500)\n'
+           'barplot(t(p), legend.text = TRUE, col = c("seagreen", "grey70", "firebrick"))\ndev.off()',
+           {"shares": f"{WORK}/outcome_chart.csv", "plot": f"{WORK}/outcome_chart.png"}),
     r_task("r-adjusted-model", "L2",
            f"In the R console, make placebo the reference level of arm in {WORK}/trial.csv, fit a linear model of "
            f"bp on arm and sex (bp ~ arm + sex), and write its coefficient table to {WORK}/adjusted_model.csv with "
@@ -206,19 +245,23 @@ r_tasks = [
 
 # --- Inkscape -------------------------------------------------------------------------------------------------
 
-KNOW_INK3 = KNOW_INK + (" Path > Union (Ctrl++), Difference (Ctrl+-: the bottom object minus the top one) and "
-                        "Intersection (Ctrl+*) turn the selected shapes into one path; Edit > Clone > Create Clone "
-                        "(Alt+D) makes a linked copy (an SVG <use>) on top of the original; Object > Flip "
+KNOW_INK3 = KNOW_INK + (" Path > Union (Ctrl++), Difference (Ctrl+-: the bottom object minus the top one), "
+                        "Intersection (Ctrl+*) and Exclusion (Ctrl+^) turn the selected shapes into one path; "
+                        "Path > Combine (Ctrl+K) joins them into one path that keeps every outline; Edit > Clone > "
+                        "Create Clone (Alt+D) makes a linked copy (an SVG <use>) on top of the original; Object > Flip "
                         "Horizontal (H) mirrors the selection as a whole about its vertical centre line.")
 SQ, DOT = (90, 90), (260, 90)
 BAR_CUT = [ink(*BAR), W(1), shift_ink(*CUT), W(1)]  # the green bar, then the orange rectangle on top of it
-UNION, DIFFERENCE, INTERSECTION = ([*BAR_CUT, K("ctrl", key), W(1.5)] for key in ("+", "-", "*"))
+UNION, DIFFERENCE, INTERSECTION, EXCLUSION, COMBINE = ([*BAR_CUT, K("ctrl", key), W(1.5)]
+                                                       for key in ("+", "-", "*", "^", "k"))
 FLIP_PAIR = [ink(*SQ), W(1), shift_ink(*DOT), W(1), P("h"), W(1)]
 CLONE_SQ = [ink(*SQ), W(1), K("alt", "d"), W(1)]
 # what the boolean operations of the bar (40,200 300x40) and the orange rectangle (280,180 100x80) make
 UNION_PATH = {"bbox": [40, 180, 340, 80], "area": 300 * 40 + 100 * 80 - 60 * 40, "subpaths": 1}
 DIFFERENCE_PATH = {"bbox": [40, 200, 240, 40], "area": 240 * 40, "subpaths": 1}
 INTERSECTION_PATH = {"bbox": [280, 200, 60, 40], "area": 60 * 40, "subpaths": 1}
+EXCLUSION_PATH = {"bbox": [40, 180, 340, 80], "area": 300 * 40 + 100 * 80 - 2 * 60 * 40, "subpaths": 2}
+COMBINED_PATH = {"bbox": [40, 180, 340, 80], "area": 300 * 40 + 100 * 80, "subpaths": 2}
 ONE_PATH = {"rect": 1, "path": 1}  # the square stays a rect; the bar and the orange rectangle became one path
 # Object > Fill and Stroke on the united path, whose fill the union left unset (it shows black): the Flat colour
 # button first, then its RGBA field
@@ -251,6 +294,14 @@ ink_tasks = [
              "shapes.svg is open in Inkscape. Replace the green bar and the orange rectangle by their overlap "
              "(Path > Intersection) and save the drawing.",
              path_truth(INTERSECTION_PATH), INTERSECTION),
+    ink_task("inkscape-exclusion-bar", "L1",
+             "shapes.svg is open in Inkscape. Replace the green bar and the orange rectangle by the parts of them "
+             "that do not overlap (Path > Exclusion) and save the drawing.",
+             path_truth(EXCLUSION_PATH), EXCLUSION),
+    ink_task("inkscape-combine-bar", "L1",
+             "shapes.svg is open in Inkscape. Combine the green bar and the orange rectangle into one path that "
+             "keeps both outlines (Path > Combine, not a union) and save the drawing.",
+             path_truth(COMBINED_PATH), COMBINE),
     ink_task("inkscape-flip-pair", "L1",
              "shapes.svg is open in Inkscape. Select the blue square and the red circle together and flip the "
              "selection horizontally (Object > Flip Horizontal), so that they swap sides; save the drawing.",
@@ -274,6 +325,15 @@ ink_tasks = [
                          "colours": [{"rgb": "#3366cc", "min_fraction": 0.05}, {"rgb": "#cc3333", "min_fraction": 0.04}]}]},
              [*DIFFERENCE, *INK_SAVE, *EXPORT_PNG(800, f"{WORK}/notched.png")],
              artifacts={"png": f"{WORK}/notched.png"}),
+    ink_task("inkscape-exclusion-badge", "L2",
+             f"shapes.svg is open in Inkscape. Replace the green bar and the orange rectangle by the parts of them "
+             f"that do not overlap (Path > Exclusion), fill the result with #663399, save the drawing, then export "
+             f"the page as a 400x300 pixel PNG to {WORK}/badge.png.",
+             {"steps": [path_truth({**EXCLUSION_PATH, "fill": "#663399"}),
+                        {"template": "svg_png", "size": [400, 300],
+                         "colours": [{"rgb": "#663399", "min_fraction": 0.08}, {"rgb": "#3366cc", "min_fraction": 0.05}]}]},
+             [*EXCLUSION, *FLAT_FILL("663399ff"), *INK_SAVE, *EXPORT_PNG(400, f"{WORK}/badge.png")],
+             artifacts={"png": f"{WORK}/badge.png"}),
     ink_task("inkscape-mirror-clone", "L2",
              "shapes.svg is open in Inkscape. Make a mirror image of the blue square that follows it: create a "
              "clone of it (Edit > Clone > Create Clone), flip the clone horizontally (Object > Flip Horizontal), and "
