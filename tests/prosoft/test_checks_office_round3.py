@@ -385,3 +385,199 @@ def test_sources_link(tmp_path: Path) -> None:
     assert fails(task, {"document": split}) == [f"document comment 'Link checked.' on 'Sources: {URL}'",
                                                 f"document hyperlink to {URL}"]
 
+
+
+def test_protect_sheet(tmp_path: Path) -> None:
+    def protect(ws: Any) -> None:
+        ws.protection.sheet = True
+    assert fails("calc-protect-sheet", {"workbook": workbook(tmp_path, "calc-protect-sheet", protect)}) == []
+
+    def protect_with_password(ws: Any) -> None:
+        ws.protection.sheet = True
+        ws.protection.password = "secret"
+    assert fails("calc-protect-sheet", {"workbook": workbook(tmp_path, "calc-protect-sheet", protect_with_password,
+                                                             name="p.xlsx")}) == []
+
+    def structure_only(ws: Any) -> None:  # Protect Spreadsheet Structure: the workbook, not the sheet
+        from openpyxl.workbook.protection import WorkbookProtection
+
+        ws.parent.security = WorkbookProtection(lockStructure=True)
+    assert fails("calc-protect-sheet", {"workbook": workbook(tmp_path, "calc-protect-sheet", structure_only,
+                                                             name="s.xlsx")}) == ["workbook sheet protected"]
+
+    def protect_and_edit(ws: Any) -> None:
+        protect(ws)
+        ws["B4"] = 950
+    assert fails("calc-protect-sheet", {"workbook": workbook(tmp_path, "calc-protect-sheet", protect_and_edit,
+                                                             name="e.xlsx")}) == ["workbook cells kept"]
+
+
+def test_locked_totals(tmp_path: Path) -> None:
+    task = "calc-locked-totals"
+
+    def edit(protect: bool, b8: str) -> Callable[[Any], None]:
+        def apply(ws: Any) -> None:
+            put({"A8": "Total", "B8": b8, "C8": "=SUM(C2:C7)"})(ws)
+            ws.protection.sheet = protect
+        return apply
+    ok = workbook(tmp_path, task, edit(True, "=B2+B3+B4+B5+B6+B7"), {"B8": 8910, "C8": 9830})
+    assert fails(task, {"workbook": ok}) == []
+    open_sheet = workbook(tmp_path, task, edit(False, "=SUM(B2:B7)"), {"B8": 8910, "C8": 9830}, "o.xlsx")
+    assert fails(task, {"workbook": open_sheet}) == ["workbook sheet protected"]
+    short = workbook(tmp_path, task, edit(True, "=SUM(B2:B6)"), {"B8": 8150, "C8": 9830}, "s.xlsx")
+    assert fails(task, {"workbook": short}) == ["workbook B8 = 8910", "workbook B8 formula"]
+
+
+def columned(n: int) -> str:
+    return f'<w:sectPr><w:cols w:num="{n}" w:space="720"/></w:sectPr>'
+
+
+def with_section(body: str, sect: str) -> str:
+    """``body`` whose closing section properties are ``sect`` (docx() adds an empty one after it, ignored)."""
+    return body + f"<w:p><w:pPr>{sect}</w:pPr></w:p>"
+
+
+def test_two_columns(tmp_path: Path) -> None:
+    task = "writer-two-columns"
+
+    def saved(sect: str, name: str) -> Path:
+        path = docx(tmp_path, report(), name)
+        with zipfile.ZipFile(path) as z:
+            members = {n: z.read(n) for n in z.namelist()}
+        members["word/document.xml"] = members["word/document.xml"].replace(b"<w:sectPr/>", sect.encode())
+        with zipfile.ZipFile(path, "w") as z:
+            for member, data in members.items():
+                z.writestr(member, data)
+        return path
+    assert fails(task, {"document": saved(columned(2), "a.docx")}) == []
+    assert fails(task, {"document": saved(columned(3), "b.docx")}) == ["document 2 columns"]
+    assert fails(task, {"document": saved("<w:sectPr/>", "c.docx")}) == ["document 2 columns"]
+
+
+def test_newsletter_layout(tmp_path: Path) -> None:
+    task = "writer-newsletter-layout"
+    path = docx(tmp_path, report(extra=f"<w:p>{link('rId2', URL)}</w:p>"), links={"rId2": URL})
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["word/document.xml"] = members["word/document.xml"].replace(b"<w:sectPr/>", columned(2).encode())
+    with zipfile.ZipFile(path, "w") as z:
+        for member, data in members.items():
+            z.writestr(member, data)
+    assert fails(task, {"document": path}) == []
+    one_column = docx(tmp_path, report(extra=f"<w:p>{link('rId2', URL)}</w:p>"), "o.docx", links={"rId2": URL})
+    assert fails(task, {"document": one_column}) == ["document 2 columns"]
+
+
+# --- presentations ----------------------------------------------------------------------------------------------
+
+TABLE_NS = 'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+PICTURE = '<draw:frame svg:x="2cm" svg:y="4cm" svg:width="8cm" svg:height="6cm"><draw:image xlink:href="{}"/></draw:frame>'
+NOTES = ('<presentation:notes><draw:frame presentation:class="notes"><draw:text-box><text:p>{}</text:p>'
+         '</draw:text-box></draw:frame></presentation:notes>')
+
+
+def table_frame(rows: list[list[str]]) -> str:
+    cells = "".join("<table:table-row>" + "".join(f"<table:table-cell><text:p>{c}</text:p></table:table-cell>"
+                                                  for c in row) + "</table:table-row>" for row in rows)
+    return f'<draw:frame svg:x="6cm" svg:y="6cm"><table:table {TABLE_NS}>{cells}</table:table></draw:frame>'
+
+
+def deck(tmp_path: Path, name: str = "deck.odp", extra: Mapping[int, str] = (), pages: list[int] | None = None,
+         retitle: tuple[int, str] | None = None, members: Mapping[str, bytes] = ()) -> Path:
+    """The start deck (test_checks_office_more.odp) with more XML per slide, slides reordered or repeated, the
+    ``retitle[0]``-th 'Budget' title (1-based) renamed, and more package members."""
+    from .test_checks_office_more import odp
+
+    path = odp(tmp_path, name, extra=extra, pages=pages)
+    with zipfile.ZipFile(path) as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    if retitle:
+        content = files["content.xml"].decode()
+        parts = content.split("<text:p>Budget</text:p>")
+        n, title = retitle
+        content = "<text:p>Budget</text:p>".join(parts[:n]) + f"<text:p>{title}</text:p>" + \
+            "<text:p>Budget</text:p>".join(parts[n:])
+        files["content.xml"] = content.encode()
+    files.update(dict(members))
+    with zipfile.ZipFile(path, "w") as z:
+        for member, data in files.items():
+            z.writestr(member, data)
+    return path
+
+
+def png(width: int, height: int) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    out = BytesIO()
+    Image.new("RGB", (width, height), "white").save(out, "PNG")
+    return out.getvalue()
+
+
+def test_duplicate_slide(tmp_path: Path) -> None:
+    task = "impress-duplicate-slide"
+    assert fails(task, {"deck": deck(tmp_path, pages=[1, 2, 2, 3])}) == []
+    assert fails(task, {"deck": deck(tmp_path, "a.odp", pages=[1, 2, 3, 2])}) == [
+        "deck slide 3 body text", "deck slide titles in order"]
+    assert fails(task, {"deck": deck(tmp_path, "b.odp", pages=[1, 1, 2, 3])}) == [
+        "deck slide 2 body text", "deck slide titles in order"]
+    assert fails(task, {"deck": deck(tmp_path, "c.odp", pages=[1, 2, 2, 2, 3])}) == ["deck has 4 slides",
+                                                                                     "deck slide titles in order"]
+
+
+def test_budget_next_year(tmp_path: Path) -> None:
+    task = "impress-budget-next-year"
+    assert fails(task, {"deck": deck(tmp_path, pages=[1, 2, 2, 3], retitle=(2, "Budget 2027"))}) == []
+    # the original renamed instead of the copy
+    assert fails(task, {"deck": deck(tmp_path, "a.odp", pages=[1, 2, 2, 3], retitle=(1, "Budget 2027"))}) == [
+        "deck slide titles in order"]
+    assert fails(task, {"deck": deck(tmp_path, "b.odp", pages=[1, 2, 2, 3])}) == ["deck slide titles in order"]
+
+
+FIGURES = [["Item", "Q1", "Q2"], ["Rent", "1200", "1200"]]
+
+
+def test_insert_table(tmp_path: Path) -> None:
+    task = "impress-insert-table"
+    assert fails(task, {"deck": deck(tmp_path, extra={3: table_frame(FIGURES)})}) == []
+    assert fails(task, {"deck": deck(tmp_path, "a.odp", extra={2: table_frame(FIGURES)})}) == [
+        "deck slide 3 table or object"]
+    empty = [["", "", ""], ["", "", ""]]  # the table inserted, the cells left empty (typing went elsewhere)
+    assert fails(task, {"deck": deck(tmp_path, "b.odp", extra={3: table_frame(empty)})}) == [
+        "deck slide 3 table or object"]
+    partial = [["Item", "Q1", ""], ["Rent", "1200", "1200"]]  # (the check finds each text in the table)
+    assert fails(task, {"deck": deck(tmp_path, "c.odp", extra={3: table_frame(partial)})}) == [
+        "deck slide 3 table or object"]
+
+
+def test_insert_image(tmp_path: Path) -> None:
+    task = "impress-insert-image"
+    ok = deck(tmp_path, extra={1: PICTURE.format("Pictures/photo.png")}, members={"Pictures/photo.png": png(320, 240)})
+    assert fails(task, {"deck": ok}) == []
+    other = deck(tmp_path, "a.odp", extra={1: PICTURE.format("Pictures/p.png")}, members={"Pictures/p.png": png(300, 200)})
+    assert fails(task, {"deck": other}) == ["deck slide 1 picture"]
+    wrong_slide = deck(tmp_path, "b.odp", extra={2: PICTURE.format("Pictures/photo.png")},
+                       members={"Pictures/photo.png": png(320, 240)})
+    assert fails(task, {"deck": wrong_slide}) == ["deck slide 1 picture"]
+
+
+def test_photo_notes(tmp_path: Path) -> None:
+    task = "impress-photo-notes"
+    picture = {"Pictures/photo.png": png(320, 240)}
+    ok = deck(tmp_path, extra={1: PICTURE.format("Pictures/photo.png") + NOTES.format("Introduce the team photo.")},
+              members=picture)
+    assert fails(task, {"deck": ok}) == []
+    no_notes = deck(tmp_path, "a.odp", extra={1: PICTURE.format("Pictures/photo.png")}, members=picture)
+    assert fails(task, {"deck": no_notes}) == ["deck slide 1 speaker notes"]
+
+
+def test_figures_slide(tmp_path: Path) -> None:
+    task = "impress-figures-slide"
+    new = ('<draw:page draw:name="page4"><draw:frame presentation:class="title"><draw:text-box><text:p>Figures'
+           '</text:p></draw:text-box></draw:frame>{}</draw:page>')
+    ok = deck(tmp_path, extra={3: "</draw:page>" + new.format(table_frame(FIGURES))[:-len("</draw:page>")]})
+    assert fails(task, {"deck": ok}) == []
+    on_third = deck(tmp_path, "a.odp", extra={3: table_frame(FIGURES) + "</draw:page>" + new.format("")[
+        :-len("</draw:page>")]})
+    assert fails(task, {"deck": on_third}) == ["deck slide 4 table or object"]

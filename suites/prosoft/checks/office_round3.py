@@ -14,6 +14,7 @@ there]. Keys, by kind:
   and ``COUNTIF(B3:B10;B3)`` both count the widgets), over all the cells a task asks for.
 - ``calc_named_range``: ``name`` (case-insensitive, as Calc treats names), ``ref`` (``A2:C7``; sheet name and
   ``$`` aside): the workbook defines that name for exactly that range.
+- ``calc_protected``: the sheet is protected (Tools > Protect Sheet; with or without a password).
 - ``writer_comment``: ``anchor`` (the paragraph text the comment is attached to), ``text`` (the comment's
   text, white space squashed).
 - ``writer_spacing``: ``paragraphs`` [texts], ``line`` (a proportional spacing, 1.5 for "1.5 lines"): each
@@ -110,6 +111,16 @@ def named_range_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check
         got = names[wanted.upper()]
         assert got == [ref], f"{name}: {wanted!r} stands for {', '.join(got)}, expected {ref}"
     return [(f"{name} range {wanted!r} = {ref}", check), *_kept(ctx, truth)]
+
+
+def protected_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "workbook")
+    sheet = _sheet_loader(ctx, truth)
+
+    def check() -> None:
+        ws = sheet()
+        assert ws.protection.sheet, f"{name}: sheet {ws.title!r} is not protected"
+    return [(f"{name} sheet protected", check), *_kept(ctx, truth)]
 
 
 # --- Writer ----------------------------------------------------------------------------------------------------
@@ -246,5 +257,5 @@ def hyperlink_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     return [(f"{name} hyperlink to {url}", check), *_keeps(ctx, truth)]
 
 
-KINDS = {"calc_function": function_checks, "calc_named_range": named_range_checks, "writer_comment": comment_checks,
-         "writer_spacing": spacing_checks, "writer_hyperlink": hyperlink_checks}
+KINDS = {"calc_function": function_checks, "calc_named_range": named_range_checks, "calc_protected": protected_checks,
+         "writer_comment": comment_checks, "writer_spacing": spacing_checks, "writer_hyperlink": hyperlink_checks}

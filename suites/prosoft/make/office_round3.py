@@ -14,11 +14,13 @@ import sys
 from pathlib import Path
 
 if __package__:
-    from .common import CALC_START, GONE, WIN, WRITER_START, K, P, T, W, task, write
+    from .common import CALC_START, GONE, WIN, WRITER_START, C, K, P, T, W, task, write
+    from .office import BUDGET_BODY, NORMAL_VIEW, NOTES_VIEW, TITLES, edit_box, impress_start, new_slide_after, slide
     from .office_more import CLICK_IN, REPORT, SALES, SALES_START, SAVE, name_box
 else:  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import CALC_START, GONE, WIN, WRITER_START, K, P, T, W, task, write  # noqa: E402
+    from common import CALC_START, GONE, WIN, WRITER_START, C, K, P, T, W, task, write  # noqa: E402
+    from office import BUDGET_BODY, NORMAL_VIEW, NOTES_VIEW, TITLES, edit_box, impress_start, new_slide_after, slide  # noqa: E402
     from office_more import CLICK_IN, REPORT, SALES, SALES_START, SAVE, name_box  # noqa: E402
 
 BUDGET = "budget.xlsx"
@@ -61,6 +63,8 @@ def define_name(ref, name):
     return [*name_box(ref), *name_box(name)]
 
 
+# Tools > Protect Sheet... (clicked where the Tools menu opens it), OK with no password
+PROTECT = [K("alt", "t"), W(2), C(477, 436), WIN("^Protect Sheet$"), W(2), P("enter"), GONE("^Protect Sheet$"), W(1)]
 COUNTIF_WIDGET = '=COUNTIF(B3:B10;"Widget")'
 IF_ROWS = {f"E{r}": {"function": "IF", "value": "Large" if units >= 10 else "Small"}
            for r, (_, _, units) in enumerate(SALES_ROWS, start=3)}
@@ -88,6 +92,10 @@ calc_tasks = [
     calc("calc-named-range", "L1",
          "In budget.xlsx, define a named range 'Costs' for the cost cells B2:C7, then save the file.",
          "calc_named_range", {"name": "Costs", "ref": "B2:C7", "from": BUDGET}, define_name("B2:C7", "Costs")),
+    calc("calc-protect-sheet", "L1",
+         "In budget.xlsx, protect the sheet Budget against changes (Tools > Protect Sheet; no password needed), "
+         "then save the file.",
+         "calc_protected", {"from": BUDGET}, PROTECT),
     # --- L2
     calc("calc-product-summary", "L2",
          "sales.xlsx is open in LibreOffice Calc. Build a product summary to the right of the data: headers "
@@ -114,6 +122,15 @@ calc_tasks = [
               "cells": {"E2": {"function": "VLOOKUP", "value": 610, "uses": ["CostTable"]}}, "from": BUDGET,
               "keep_cells": False}]},
          [*define_name("A2:C7", "CostTable"), *at("E1", 'Travel Q2\n=VLOOKUP("Travel";CostTable;3;0)\n')]),
+    calc("calc-locked-totals", "L2",
+         "In budget.xlsx, add 'Total' in A8 with formulas summing the Q1 and Q2 costs in B8 and C8, then protect "
+         "the sheet (no password needed) so that the figures cannot be changed by mistake. Save the file.",
+         "pipeline", {"steps": [
+             {"template": "calc", "values": {"A8": "Total", "B8": 8910, "C8": 9830},
+              "formulas": {"B8": "SUM(B2:B7)", "C8": "SUM(C2:C7)"}, "formula_match": "equivalent",
+              "unchanged_from": BUDGET},
+             {"template": "calc_protected", "from": BUDGET}]},
+         [*at("A8", "Total\t=SUM(B2:B7)\t=SUM(C2:C7)\n"), *PROTECT]),
 ]
 
 # --- Writer ------------------------------------------------------------------------------------------------------
@@ -134,6 +151,12 @@ def hyperlink(url):
     return [K("ctrl", "k"), WIN("^Hyperlink$"), W(2), T(url), W(1), P("enter"), GONE("^Hyperlink$"), W(1)]
 
 
+# Format > Columns... (clicked where the Format menu opens it): the number of columns, OK
+def columns(n):
+    return [K("alt", "o"), W(2), C(244, 359), WIN("^Columns$"), W(2), K("ctrl", "a"), T(str(n)), W(1), P("enter"),
+            GONE("^Columns$"), W(1)]
+
+
 SECOND_END = [K("ctrl", "home"), P("down"), P("end"), W(1)]
 
 writer_tasks = [
@@ -151,6 +174,9 @@ writer_tasks = [
            f"In report.docx, add a final paragraph holding a hyperlink to {URL} (the link may show the address "
            "itself) and save the file.",
            "writer_hyperlink", {"url": URL, "keeps": REPORT}, [K("ctrl", "end"), P("enter"), W(1), *hyperlink(URL)]),
+    writer("writer-two-columns", "L1",
+           "In report.docx, lay the page out in two text columns (Format > Columns) and save the file.",
+           "writer_page", {"columns": 2, "keeps": REPORT}, [K("ctrl", "home"), *columns(2)]),
     # --- L2
     writer("writer-review-pass", "L2",
            "report.docx is open in LibreOffice Writer. Prepare it for review: set the two paragraphs below the "
@@ -171,7 +197,89 @@ writer_tasks = [
                 "keeps": REPORT}]},
            [K("ctrl", "end"), P("enter"), T("Sources: "), W(1), *hyperlink(URL), P("end"), W(1),
             *comment("Link checked.")]),
+    writer("writer-newsletter-layout", "L2",
+           f"Turn report.docx into a newsletter page: two text columns, and a final paragraph holding a hyperlink "
+           f"to {URL} (the link may show the address). Save the file.",
+           "pipeline", {"steps": [
+               {"template": "writer_page", "columns": 2},
+               {"template": "writer_hyperlink", "url": URL, "keeps": REPORT}]},
+           [K("ctrl", "home"), *columns(2), K("ctrl", "end"), P("enter"), W(1), *hyperlink(URL)]),
+]
+
+# --- Impress -----------------------------------------------------------------------------------------------------
+# deck.odp with the profile that opens Impress full size (make/office.py), and photo.png (320x240) for a picture.
+KNOW_IMPRESS = ("LibreOffice Impress: select a slide in the slide pane on the left. Slide > Duplicate Slide puts a "
+                "copy right after it. Insert > Table... asks for the columns and rows and puts the table on the "
+                "current slide; a click into a cell edits it (Tab moves to the next cell). Insert > Image... "
+                "places a picture file on the current slide. A title is edited by selecting its box (Tab) and "
+                "pressing Enter; Esc leaves the text. Ctrl+S saves in the file's own format.")
+PHOTO = {"src": "fixtures/prosoft/imaging/photo.png", "dest": "/root/work/photo.png"}
+IMPRESS_SAVE = [K("ctrl", "s"), W(6)]
+# the Slide menu is clicked open (Alt+S opens Slide Show); Duplicate Slide is its second item
+DUPLICATE = [C(266, 31), W(2), P("down"), P("down"), W(1), P("enter"), W(2)]
+INSERT_IMAGE = [K("alt", "i"), W(1), P("enter"), WIN("^Insert Image$"), W(2), K("ctrl", "a"), T("/root/work/photo.png\n"),
+                GONE("^Insert Image$"), W(2)]
+FIGURES = [["Item", "Q1", "Q2"], ["Rent", "1200", "1200"]]
+
+
+def insert_table(cells, first=(420, 398)):
+    """Insert > Table... (the fourth item): columns, rows, OK; the new table is selected, centred on the slide,
+    without a text cursor (keys typed then went nowhere): a click into its first cell (``first``: centred on a
+    slide whose layout has no content box, at the top of the content box of a Title, Content slide), then the
+    cells."""
+    return [K("alt", "i"), W(1), P("down"), P("down"), P("down"), W(1), P("enter"), WIN("^Insert Table$"), W(2),
+            K("ctrl", "a"), T(str(len(cells[0]))), P("tab"), K("ctrl", "a"), T(str(len(cells))), W(1), P("enter"),
+            GONE("^Insert Table$"), W(2), C(*first), W(2), T("\t".join(c for row in cells for c in row)), W(1), P("escape"),
+            P("escape"), W(1)]
+
+
+def impress(id, level, instruction, template, truth, demo, photo=False):
+    start = impress_start()
+    if photo:
+        start = {**start, "start_files": [*start["start_files"], PHOTO]}
+    return task(id, level, instruction, template, truth, start, [W(3), *demo, *IMPRESS_SAVE], tags=["impress"],
+                knowledge=KNOW_IMPRESS, time_limit_s=900)
+
+
+impress_tasks = [
+    impress("impress-duplicate-slide", "L1",
+            "deck.odp is open in LibreOffice Impress. Duplicate slide 2 ('Budget') so that its copy follows it, "
+            "then save the file.",
+            "impress", {"slides": 4, "titles": ["Quarterly Review", "Budget", "Budget", "Next Steps"],
+                        "bullets": {"2": BUDGET_BODY, "3": BUDGET_BODY}},
+            [*slide(2), *DUPLICATE]),
+    impress("impress-insert-table", "L1",
+            "deck.odp is open in LibreOffice Impress. On slide 3 ('Next Steps'), insert a table of 3 columns and 2 "
+            "rows holding Item, Q1, Q2 / Rent, 1200, 1200, then save the file.",
+            "impress", {"slides": 3, "titles": TITLES, "object_text": {"3": [c for row in FIGURES for c in row]}},
+            [*slide(3), *insert_table(FIGURES)]),
+    impress("impress-insert-image", "L1",
+            "deck.odp is open in LibreOffice Impress. Put the picture /root/work/photo.png on slide 1, then save "
+            "the file.",
+            "impress", {"slides": 3, "titles": TITLES, "picture": {"1": {"png_size": [320, 240]}}},
+            [*slide(1), *INSERT_IMAGE], photo=True),
+    # --- L2
+    impress("impress-budget-next-year", "L2",
+            "deck.odp is open in LibreOffice Impress. Prepare next year's budget slide: duplicate slide 2 ('Budget') "
+            "and retitle the copy (slide 3) 'Budget 2027', keeping its bullet points. Save the file.",
+            "impress", {"slides": 4, "titles": ["Quarterly Review", "Budget", "Budget 2027", "Next Steps"],
+                        "bullets": {"2": BUDGET_BODY, "3": BUDGET_BODY}},
+            [*slide(2), *DUPLICATE, *slide(3), *edit_box("Budget 2027", replace=True)]),
+    impress("impress-figures-slide", "L2",
+            "deck.odp is open in LibreOffice Impress. Add a last slide titled 'Figures' and put on it a table of 3 "
+            "columns and 2 rows holding Item, Q1, Q2 / Rent, 1200, 1200. Save the file.",
+            "impress", {"slides": 4, "titles": [*TITLES, "Figures"],
+                        "object_text": {"4": [c for row in FIGURES for c in row]}},
+            [*new_slide_after(3, "Figures"), *slide(4), *insert_table(FIGURES, first=(330, 335))]),
+    impress("impress-photo-notes", "L2",
+            "deck.odp is open in LibreOffice Impress. Put the picture /root/work/photo.png on slide 1 and add the "
+            "speaker notes 'Introduce the team photo.' to that slide. Save the file.",
+            "impress", {"slides": 3, "titles": TITLES, "picture": {"1": {"png_size": [320, 240]}},
+                        "notes": {"1": "Introduce the team photo."}},
+            [*slide(1), *INSERT_IMAGE, *slide(1), *NOTES_VIEW, C(820, 500), W(1), P("tab"), P("tab"), W(1),
+             P("enter"), W(2), T("Introduce the team photo."), P("escape"), P("escape"), W(1), *NORMAL_VIEW],
+            photo=True),
 ]
 
 if __name__ == "__main__":
-    write("office_round3", [*calc_tasks, *writer_tasks])
+    write("office_round3", [*calc_tasks, *writer_tasks, *impress_tasks])
