@@ -128,12 +128,35 @@ def test_replay_passes_through_the_browser_on_an_api_org(orgs: tuple[Path, dict[
     assert secrets_in(tmp_path / "reports", infos) == []
 
 
-def test_a_change_outside_the_scope_is_a_rollback_error_and_the_next_task_resets(
-        orgs: tuple[Path, dict[str, dict]], tmp_path: Path, leases: Path) -> None:
+def _task_nodes(own: list[str]) -> list[str]:
+    """The nodes of ``own`` tasks, then (with the release) of the FAULT_TASKS: one inner run serves the own-task
+    test and the release test of a fault, in this order (the own tasks' assertions count on theirs coming
+    first, one after the other)."""
+    ids = [*own, *(FAULT_TASKS if RELEASE else [])]
+    return [f"suites/scuba/test_scuba.py::test_task[{i}]" for i in ids]
+
+
+def _release_args() -> list[str]:
+    return ["--scuba-root", str(ROOT)] if RELEASE else []
+
+
+@pytest.fixture(scope="module")
+def outside_run(orgs: tuple[Path, dict[str, dict]], tmp_path_factory: pytest.TempPathFactory,
+                leases: Path) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None, Path]:
+    """One inner run on org-b for both change-outside-the-scope tests: create_lead_1 changes an Account outside
+    its scope, create_lead_2 (no fault) follows it; then every one of the FAULT_TASKS changes an Account."""
     orgs_file, _ = orgs
-    nodes = [f"suites/scuba/test_scuba.py::test_task[create_lead_{i}]" for i in (1, 2)]
-    proc, summary = inner([*nodes, "--agent", "oracle", "--cua-orgs", str(orgs_file), "--cua-org", "org-b"],
-                          tmp_path / "reports", leases, fault="outside:create_lead_1")
+    base = tmp_path_factory.mktemp("outside")
+    faulted = ["create_lead_1", *(FAULT_TASKS if RELEASE else [])]
+    proc, summary = inner([*_task_nodes(["create_lead_1", "create_lead_2"]), *_release_args(), "--agent", "oracle",
+                           "--cua-orgs", str(orgs_file), "--cua-org", "org-b"], base / "reports", leases,
+                          fault="outside:" + ",".join(faulted), fault_log=base / "faults.log")
+    return proc, summary, base / "faults.log"
+
+
+def test_a_change_outside_the_scope_is_a_rollback_error_and_the_next_task_resets(
+        outside_run: tuple[subprocess.CompletedProcess, dict[str, Any] | None, Path]) -> None:
+    proc, summary, _ = outside_run
     assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
     got = records(summary)
     first, second = got["create_lead_1"], got["create_lead_2"]
@@ -143,48 +166,18 @@ def test_a_change_outside_the_scope_is_a_rollback_error_and_the_next_task_resets
     assert "gave it back after a failed rollback" in second["environment"]["org_reset"]
 
 
-def test_a_worker_killed_mid_task_leaves_an_org_the_next_lease_resets(orgs: tuple[Path, dict[str, dict]],
-                                                                      tmp_path: Path, leases: Path) -> None:
-    orgs_file, _ = orgs
-    nodes = [f"suites/scuba/test_scuba.py::test_task[create_lead_{i}]" for i in (1, 2, 3)]
-    proc, summary = inner([*nodes, "--agent", "oracle", "-n", "1", "--cua-orgs", str(orgs_file), "--cua-org",
-                           "org-a"], tmp_path / "reports", leases, fault="kill:create_lead_2")
-    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
-    assert "worker 'gw0' crashed" in proc.stdout or "crashed while running" in proc.stdout, proc.stdout[-3000:]
-    got = records(summary)
-    assert got["create_lead_1"]["outcome"] == "passed" and got["create_lead_3"]["outcome"] == "passed"
-    assert "worker gw0" in got["create_lead_3"]["environment"]["org_reset"]
-    assert "without giving it back" in got["create_lead_3"]["environment"]["org_reset"]  # gone, or a zombie
-
-
-def test_an_exhausted_api_limit_is_an_environment_error(tmp_path: Path) -> None:
-    with served_orgs(tmp_path / "limited", ["org-l"], ui=False, kind="salesforce",
-                     extra=["--daily-api-requests", "3000"]) as (orgs_file, _):
-        nodes = [f"suites/scuba/test_scuba.py::test_task[create_lead_{i}]" for i in (1, 2)]
-        proc, summary = inner([*nodes, "--agent", "oracle", "--cua-orgs", str(orgs_file)], tmp_path / "reports",
-                              tmp_path / "leases", fault="exhaust:create_lead_1")
-    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
-    first = records(summary)["create_lead_1"]
-    assert (first["outcome"], first["error_kind"]) == ("error", "environment"), (first["outcome"], first["error"])
-    assert "REQUEST_LIMIT_EXCEEDED" in first["error"] and "not the agent's" in first["error"]
-    assert records(summary)["create_lead_2"]["outcome"] == "error"  # the org has no requests left today
-    assert "failed" not in {r["outcome"] for r in records(summary).values()}
-
-
 @scuba_release.needs_release()  # skipped without the release, a failure when CI is set
-def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
-                                                               leases: Path) -> None:
-    """The fault plugin changes an Account during every task: a task whose rollback scope leaves Account out
-    is a rollback error naming the change; one whose scope takes Account in (or everything) puts it back and
-    passes. Either way the next task starts from the baseline."""
-    orgs_file, _ = orgs
-    proc, summary = inner(["suites/scuba", "--scuba-root", str(ROOT), "-m", "scuba_release", "--agent", "oracle",
-                           "--cua-orgs", str(orgs_file), "--cua-org", "org-b", "-k", " or ".join(FAULT_TASKS)],
-                          tmp_path / "reports", leases, fault="outside:*", fault_log=tmp_path / "faults.log")
+def test_release_templates_report_a_change_outside_their_scope(
+        outside_run: tuple[subprocess.CompletedProcess, dict[str, Any] | None, Path]) -> None:
+    """The fault plugin changes an Account during every one of these tasks: a task whose rollback scope leaves
+    Account out is a rollback error naming the change; one whose scope takes Account in (or everything) puts it
+    back and passes. Either way the next task starts from the baseline."""
+    proc, summary, faults_log = outside_run
     assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
-    got = records(summary)
+    got = {i: r for i, r in records(summary).items() if not i.startswith("create_lead_")}
     assert sorted(got) == sorted(FAULT_TASKS)
-    made = dict(line.split(" ", 1) for line in (tmp_path / "faults.log").read_text().splitlines())
+    made = dict(line.split(" ", 1) for line in faults_log.read_text().splitlines())
+    made.pop("create_lead_1")
     assert sorted(made) == sorted(FAULT_TASKS)
     reported = 0
     for tid, r in got.items():
@@ -204,6 +197,20 @@ def test_release_templates_report_a_change_outside_their_scope(orgs: tuple[Path,
             assert "gave it back after a failed rollback" in got[later]["environment"]["org_reset"], later
 
 
+def test_a_worker_killed_mid_task_leaves_an_org_the_next_lease_resets(orgs: tuple[Path, dict[str, dict]],
+                                                                      tmp_path: Path, leases: Path) -> None:
+    orgs_file, _ = orgs
+    nodes = [f"suites/scuba/test_scuba.py::test_task[create_lead_{i}]" for i in (1, 2, 3)]
+    proc, summary = inner([*nodes, "--agent", "oracle", "-n", "1", "--cua-orgs", str(orgs_file), "--cua-org",
+                           "org-a"], tmp_path / "reports", leases, fault="kill:create_lead_2")
+    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert "worker 'gw0' crashed" in proc.stdout or "crashed while running" in proc.stdout, proc.stdout[-3000:]
+    got = records(summary)
+    assert got["create_lead_1"]["outcome"] == "passed" and got["create_lead_3"]["outcome"] == "passed"
+    assert "worker gw0" in got["create_lead_3"]["environment"]["org_reset"]
+    assert "without giving it back" in got["create_lead_3"]["environment"]["org_reset"]  # gone, or a zombie
+
+
 @scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_survive_a_worker_killed_mid_task(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
                                                             leases: Path) -> None:
@@ -221,3 +228,17 @@ def test_release_templates_survive_a_worker_killed_mid_task(orgs: tuple[Path, di
         r = got[tid]
         assert r["outcome"] == "passed", (tid, r["error"], proc.stdout[-2000:])
         assert "without giving it back" in r["environment"]["org_reset"], (tid, r["environment"].get("org_reset"))
+
+
+def test_an_exhausted_api_limit_is_an_environment_error(tmp_path: Path) -> None:
+    with served_orgs(tmp_path / "limited", ["org-l"], ui=False, kind="salesforce",
+                     extra=["--daily-api-requests", "3000"]) as (orgs_file, _):
+        nodes = [f"suites/scuba/test_scuba.py::test_task[create_lead_{i}]" for i in (1, 2)]
+        proc, summary = inner([*nodes, "--agent", "oracle", "--cua-orgs", str(orgs_file)], tmp_path / "reports",
+                              tmp_path / "leases", fault="exhaust:create_lead_1")
+    assert summary is not None, proc.stdout[-4000:] + proc.stderr[-4000:]
+    first = records(summary)["create_lead_1"]
+    assert (first["outcome"], first["error_kind"]) == ("error", "environment"), (first["outcome"], first["error"])
+    assert "REQUEST_LIMIT_EXCEEDED" in first["error"] and "not the agent's" in first["error"]
+    assert records(summary)["create_lead_2"]["outcome"] == "error"  # the org has no requests left today
+    assert "failed" not in {r["outcome"] for r in records(summary).values()}
