@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import GONE, SAVED, WIN, C, K, P, T, W, task, write  # noqa: E402
+import librecad_more  # noqa: E402
 from librecad_more import fresh_import  # noqa: E402
 
 chem = fresh_import("chem")
@@ -112,12 +113,7 @@ stats = creation(
 
 def lc_start(name, artifact):
     """LibreCAD on a copy of the empty blank.dxf named ``name``."""
-    path = f"{WORK}/{name}"
-    return {**librecad.start(), "start_files": [{"src": f"{FIX}/blank.dxf", "dest": path},
-                                                librecad.start()["start_files"][1]],
-            "start_command": ["librecad", path], "window": "LibreCAD.*" + name.replace(".", "\\."),
-            "artifacts": {artifact: path}}
-
+    return librecad_more.librecad_on(f"{FIX}/blank.dxf", name, artifact)
 
 
 def new_layer(name):

@@ -47,7 +47,6 @@ cmd, keep_except, px, plan_start = librecad.cmd, librecad.keep_except, librecad.
 ROOM_START = drafting.START
 
 FIX = "fixtures/prosoft/drafting_more"
-ROOM = f"{WORK}/room.dxf"
 MORE_CARD = CARD[1:2] + [
     "More commands: 'a' arc through three points (start, a point on the arc, end); 'pl' polyline (points, then "
     "'c' closes it and ends the command); 'o' parallel/offset (type the distance, then click the entity on the "
@@ -61,12 +60,17 @@ MORE_CARD = CARD[1:2] + [
     "it the current layer. File > Save (Ctrl+S) keeps DXF."]
 
 
-def room_start(artifacts=None):
-    return {"start_files": [{"src": f"{FIX}/room.dxf", "dest": ROOM},
-                            {"src": "fixtures/prosoft/librecad/LibreCAD.conf",
-                             "dest": "/root/.config/LibreCAD/LibreCAD.conf"}],
-            "start_command": ["librecad", ROOM], "window": "LibreCAD.*room\\.dxf", "window_timeout_s": 120,
-            "start_commands": [MAXIMIZE], "artifacts": {"drawing": ROOM, **(artifacts or {})}}
+def librecad_on(src, name, artifact="drawing"):
+    """LibreCAD (maximised, with the first tasks' settings) on the start file ``src`` copied to /root/work/``name``,
+    which is the task's artifact."""
+    path, base = f"{WORK}/{name}", plan_start()
+    return {**base, "start_files": [{"src": src, "dest": path}, base["start_files"][1]],
+            "start_command": ["librecad", path], "window": "LibreCAD.*" + name.replace(".", "\\."),
+            "artifacts": {artifact: path}}
+
+
+def room_start():
+    return librecad_on(f"{FIX}/room.dxf", "room.dxf")
 
 
 def room_keep(**drop):
