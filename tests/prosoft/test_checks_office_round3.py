@@ -14,6 +14,7 @@ and spacing).
 
 from __future__ import annotations
 
+import datetime
 import json
 import zipfile
 from pathlib import Path
@@ -98,7 +99,8 @@ def test_wrong_file_types_fail(task_id: str, tmp_path: Path) -> None:
 
 def workbook(tmp_path: Path, task_id: str, edit: Callable[[Any], None], cached: Mapping[str, Any] = (),
              name: str = "out.xlsx") -> Path:
-    """The start workbook edited by ``edit``, with ``cached`` as the values Calc saved for formula cells."""
+    """The start workbook edited by ``edit``, with ``cached`` as the values Calc saved for formula cells (a
+    datetime as its serial number, as Calc saves a date)."""
     from lxml import etree
     from openpyxl import load_workbook
 
@@ -119,7 +121,10 @@ def workbook(tmp_path: Path, task_id: str, edit: Callable[[Any], None], cached: 
             v = c.find(f"{ns}v")
             if v is None:
                 v = etree.SubElement(c, f"{ns}v")
-            if isinstance(value, str):
+            if isinstance(value, datetime.datetime):
+                c.attrib.pop("t", None)
+                v.text = str((value - datetime.datetime(1899, 12, 30)).days)
+            elif isinstance(value, str):
                 c.set("t", "str")
                 v.text = value
             else:
@@ -581,3 +586,55 @@ def test_figures_slide(tmp_path: Path) -> None:
     on_third = deck(tmp_path, "a.odp", extra={3: table_frame(FIGURES) + "</draw:page>" + new.format("")[
         :-len("</draw:page>")]})
     assert fails(task, {"deck": on_third}) == ["deck slide 4 table or object"]
+
+
+DUE = {"E2": (2026, 3, 31), "E3": (2026, 3, 24), "E4": (2026, 5, 14), "E5": (2026, 4, 19)}
+DUE_VALUES = {c: datetime.datetime(*d) for c, d in DUE.items()}
+
+
+def due_formulas(formula: str = "=B{r}+C{r}") -> dict[str, Any]:
+    return {f"E{r}": formula.format(r=r) for r in range(2, 6)}
+
+
+def dated(cells: Mapping[str, Any], formats: Mapping[str, str] = (), dates: tuple[str, ...] = tuple(DUE)
+          ) -> Callable[[Any], None]:
+    """Put ``cells``, format ``dates`` as dates (as Calc formats date + days) and ``formats`` as given."""
+    def edit(ws: Any) -> None:
+        put(cells)(ws)
+        for c in dates:
+            ws[c].number_format = "YYYY-MM-DD"
+        for c, code in dict(formats).items():
+            ws[c].number_format = code
+    return edit
+
+
+def test_due_dates(tmp_path: Path) -> None:
+    task = "calc-due-dates"
+    assert fails(task, {"workbook": workbook(tmp_path, task, dated(due_formulas()), DUE_VALUES)}) == []
+    # =C2+B2, and the date's serial number shown unformatted, are the same date
+    swapped = workbook(tmp_path, task, dated(due_formulas("=C{r}+B{r}"), dates=()), DUE_VALUES, "s.xlsx")
+    assert fails(task, {"workbook": swapped}) == []
+    # the terms taken as weeks, a typed date, a formula of the wrong row
+    weeks = {**DUE_VALUES, "E3": datetime.datetime(2026, 6, 5)}
+    assert fails(task, {"workbook": workbook(tmp_path, task, dated(due_formulas()), weeks, "w.xlsx")}) == [
+        "workbook E3 formula = '2026-03-24'"]
+    typed = dated({**due_formulas(), "E4": datetime.datetime(2026, 5, 14)})
+    assert fails(task, {"workbook": workbook(tmp_path, task, typed, DUE_VALUES, "t.xlsx")}) == [
+        "workbook E4 formula = '2026-05-14'"]
+    shifted = dated({**due_formulas(), "E5": "=B2+C5"})
+    assert fails(task, {"workbook": workbook(tmp_path, task, shifted, {**DUE_VALUES, "E5": datetime.datetime(
+        2026, 3, 31)}, "r.xlsx")}) == ["workbook E5 formula = '2026-04-19'"]
+
+
+def test_invoice_schedule(tmp_path: Path) -> None:
+    task = "calc-invoice-schedule"
+    full = {**due_formulas(), "E1": "Due", "G1": "Total", "G2": "=SUM(D2:D5)"}
+    currency = {"G2": '"$"#,##0.00'}
+
+    def saved(cells: Mapping[str, Any], formats: Mapping[str, str], name: str, total: Any = 5690) -> Path:
+        return workbook(tmp_path, task, dated(cells, formats), {**DUE_VALUES, "G2": total}, name)
+    assert fails(task, {"workbook": saved(full, currency, "a.xlsx")}) == []
+    assert fails(task, {"workbook": saved(full, {"G2": "0.00"}, "b.xlsx")}) == ["workbook G2:G2 formatted as currency"]
+    assert fails(task, {"workbook": saved({**full, "G2": "=SUM(D2:D4)"}, currency, "c.xlsx", 4930)}) == [
+        "workbook G2 SUM formula = 5690"]
+    assert fails(task, {"workbook": saved({**full, "E1": "Due date"}, currency, "d.xlsx")}) == ["workbook E1 = 'Due'"]

@@ -11,7 +11,9 @@ there]. Keys, by kind:
   range name]}}: the cell holds a formula calling that function (not a typed result) whose saved value is the
   expected one; ``values`` {cell: value} for typed labels. The instruction names the function, so another
   function giving the same number fails; the arguments are judged by the value (``COUNTIF(B3:B10;"widget")``
-  and ``COUNTIF(B3:B10;B3)`` both count the widgets), over all the cells a task asks for.
+  and ``COUNTIF(B3:B10;B3)`` both count the widgets), over all the cells a task asks for. Without ``function``
+  any formula (``=B2+C2``); ``date``: true makes ``value`` an ISO date (``2026-03-31``) that the cell shows as a
+  date, or as the date's serial number (46112: a date in a spreadsheet is that number, formatted).
 - ``calc_named_range``: ``name`` (case-insensitive, as Calc treats names), ``ref`` (``A2:C7``; sheet name and
   ``$`` aside): the workbook defines that name for exactly that range.
 - ``calc_protected``: the sheet is protected (Tools > Protect Sheet; with or without a password).
@@ -25,6 +27,7 @@ there]. Keys, by kind:
 
 from __future__ import annotations
 
+import datetime
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -59,6 +62,17 @@ def _calls(formula: str, function: str) -> bool:
     return re.search(rf"(?<![A-Z0-9_.]){re.escape(function.upper())}\s*\(", plain) is not None
 
 
+def _same_date(got: Any, iso: str) -> bool:
+    """``got`` (a saved cell value) is the date ``iso``: a date or datetime at midnight of that day, or its serial
+    number (days since 1899-12-30)."""
+    day = datetime.date.fromisoformat(iso)
+    if isinstance(got, datetime.datetime):
+        return got.date() == day and got.time() == datetime.time()
+    if isinstance(got, datetime.date):
+        return got == day
+    return same(got, (day - datetime.date(1899, 12, 30)).days)
+
+
 def function_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
     name = truth.get("artifact", "workbook")
     formulas, values = _sheet_loader(ctx, truth), _values_loader(ctx, truth)
@@ -69,20 +83,27 @@ def function_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Check]:
             assert same(got, want), f"{name}: cell {cell} is {got!r}, expected {want!r}"
         checks.append((f"{name} {cell} = {spec!r}", label))
     for cell, spec in sorted((truth.get("cells") or {}).items()):
-        function, want, uses = str(spec["function"]).upper(), spec["value"], list(spec.get("uses") or [])
+        function, want, uses = str(spec.get("function") or "").upper(), spec["value"], list(spec.get("uses") or [])
+        is_date = bool(spec.get("date"))
 
-        def check(cell: str = cell, function: str = function, want: Any = want, uses: list[str] = uses) -> None:
+        def check(cell: str = cell, function: str = function, want: Any = want, uses: list[str] = uses,
+                  is_date: bool = is_date) -> None:
             content = formulas()[cell].value
             content = getattr(content, "text", content)  # an array formula
+            what = f"one calling {function}" if function else "a formula"
             assert isinstance(content, str) and content.startswith("="), (
-                f"{name}: cell {cell} holds {content!r}, not a formula (expected one calling {function})")
-            assert _calls(content, function), f"{name}: cell {cell} holds {content}, which does not call {function}"
+                f"{name}: cell {cell} holds {content!r}, not a formula (expected {what})")
+            assert not function or _calls(content, function), (
+                f"{name}: cell {cell} holds {content}, which does not call {function}")
             missing = [u for u in uses if u.upper() not in content.upper()]
             assert not missing, f"{name}: cell {cell} holds {content}, which does not use {', '.join(missing)}"
             got = values()[cell].value
+            if is_date:
+                assert _same_date(got, str(want)), f"{name}: cell {cell} ({content}) shows {got!r}, expected {want}"
+                return
             kind = " (text where a number is asked for)" if isinstance(got, str) and not isinstance(want, str) else ""
             assert same(got, want), f"{name}: cell {cell} ({content}) shows {got!r}, expected {want!r}{kind}"
-        checks.append((f"{name} {cell} {function} formula = {want!r}", check))
+        checks.append((f"{name} {cell} {(function + ' ') if function else ''}formula = {want!r}", check))
     return [*checks, *_kept(ctx, truth)]
 
 

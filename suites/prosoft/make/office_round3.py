@@ -24,6 +24,12 @@ else:  # run as a script
     from office_more import CLICK_IN, REPORT, SALES, SALES_START, SAVE, name_box  # noqa: E402
 
 BUDGET = "budget.xlsx"
+INVOICES = "office_round3/invoices.xlsx"  # fixtures/prosoft/office_round3/make_fixtures.py
+INVOICES_START = {"start_files": [{"src": f"fixtures/prosoft/{INVOICES}", "dest": "/root/work/invoices.xlsx"}],
+                  "start_command": ["soffice", "--norestore", "--calc", "/root/work/invoices.xlsx"],
+                  "window": "invoices\\.xlsx", "window_timeout_s": 180,
+                  "artifacts": {"workbook": "/root/work/invoices.xlsx"}}
+DUE = {"E2": "2026-03-31", "E3": "2026-03-24", "E4": "2026-05-14", "E5": "2026-04-19"}  # date + days
 # fixtures/prosoft/office/sales.xlsx rows 3..10: region, product, units, price
 SALES_ROWS = [("Nth", "Widget", 12), ("Sth", "Gadget", 5), ("Nth", "Gadget", 8), ("East", "Widget", 20),
               ("West", "Widget", 7), ("Nth", "Widget", 15), ("Sth", "Widget", 9), ("East", "Gadget", 3)]
@@ -31,10 +37,11 @@ SALES_ROWS = [("Nth", "Widget", 12), ("Sth", "Gadget", 5), ("Nth", "Gadget", 8),
 KNOW_CALC = ("LibreOffice Calc: =COUNTIF(range; criterion) counts the cells of range matching the criterion; "
              "=SUMIF(range; criterion; sum_range) adds the sum_range cells whose range cell matches; "
              "=VLOOKUP(value; table; column; 0) finds value in the first column of table and returns the given "
-             "column of that row (0: exact match); =IF(test; then; else). Arguments are separated by ';' (or ','). "
+             "column of that row (0: exact match); =IF(test; then; else); a date plus a number is the date that many days later (=B2+C2). Arguments are separated by ';' (or ','). "
              "The Name Box left of the formula bar goes to a cell or range; typing a new name into it while a "
              "range is selected defines a named range (Sheet > Named Ranges and Expressions > Define, Ctrl+F3, "
-             "does too), and a formula may use the name instead of the range. Ctrl+S keeps the .xlsx format.")
+             "does too), and a formula may use the name instead of the range. Format > Number Format > Currency "
+             "(Shift+Ctrl+4). Tools > Protect Sheet protects the current sheet. Ctrl+S keeps the .xlsx format.")
 KNOW_WRITER = ("LibreOffice Writer: Insert > Comment (Ctrl+Alt+C) attaches a comment at the cursor and puts the "
                "cursor in it (Esc returns to the text). Format > Spacing > Line Spacing: 1 / 1.15 / 1.5 / 2 sets "
                "the selected paragraphs' line spacing (Format > Paragraph > Indents & Spacing too). "
@@ -96,6 +103,12 @@ calc_tasks = [
          "In budget.xlsx, protect the sheet Budget against changes (Tools > Protect Sheet; no password needed), "
          "then save the file.",
          "calc_protected", {"from": BUDGET}, PROTECT),
+    calc("calc-due-dates", "L1",
+         "invoices.xlsx is open in LibreOffice Calc. In E2 to E5, put formulas giving each invoice's due date: its "
+         "date (column B) plus its payment terms in days (column C). Save the file.",
+         "calc_function", {"cells": {c: {"value": d, "date": True, "uses": [f"B{c[1:]}", f"C{c[1:]}"]}
+                                     for c, d in DUE.items()}, "from": INVOICES},
+         at("E2", "".join(f"=B{r}+C{r}\n" for r in range(2, 6))), start=INVOICES_START),
     # --- L2
     calc("calc-product-summary", "L2",
          "sales.xlsx is open in LibreOffice Calc. Build a product summary to the right of the data: headers "
@@ -132,6 +145,20 @@ calc_tasks = [
              {"template": "calc_protected", "from": BUDGET}]},
          [*at("A8", "Total\t=SUM(B2:B7)\t=SUM(C2:C7)\n"), *PROTECT]),
 ]
+
+calc_tasks.append(
+    calc("calc-invoice-schedule", "L2",
+         "invoices.xlsx is open in LibreOffice Calc. Complete the payment schedule: the header 'Due' in E1 and in "
+         "E2 to E5 formulas giving each due date (date plus days); then 'Total' in G1 and in G2 a SUM formula of "
+         "the amounts D2:D5, formatted as currency. Save the file.",
+         "pipeline", {"steps": [
+             {"template": "calc_function", "values": {"E1": "Due", "G1": "Total"},
+              "cells": {**{c: {"value": d, "date": True, "uses": [f"B{c[1:]}", f"C{c[1:]}"]} for c, d in DUE.items()},
+                        "G2": {"function": "SUM", "value": 5690, "uses": ["D2", "D5"]}}, "from": INVOICES},
+             {"template": "calc_number_format", "range": "G2:G2", "format": "currency", "from": INVOICES,
+              "keep_cells": False}]},
+         [*at("E1", "Due\n" + "".join(f"=B{r}+C{r}\n" for r in range(2, 6))), *at("G1", "Total\n=SUM(D2:D5)\n"),
+          *name_box("G2"), K("ctrl", "shift", "4"), W(1)], start=INVOICES_START))
 
 # --- Writer ------------------------------------------------------------------------------------------------------
 COMMENT = [K("ctrl", "alt", "c"), W(2)]
