@@ -120,34 +120,68 @@ def test_the_api_key_is_in_no_file_produced(browser_recorded: tuple[Run, Path, P
     assert not leaked
 
 
+#: a task the recorded run did not run: the replay run meets a request with no recording
+UNRECORDED = "deactivate_user_1"
+
+
+@pytest.fixture(scope="module")
+def replayed(browser_recorded: tuple[Run, Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """One replay run of the recorded tasks and of UNRECORDED, with no fake and no key: nothing to call."""
+    _, recordings, _ = browser_recorded
+    return Run(tmp_path_factory.mktemp("replay"), *scuba(*select([*BROWSER_TASKS, UNRECORDED]), "--agent", "gpt-5.5",
+                                                         "--cua-model-replay", str(recordings)))
+
+
 def test_replay_gives_the_recorded_verdicts_with_no_model_server(browser_recorded: tuple[Run, Path, Path],
-                                                                 tmp_path: Path) -> None:
+                                                                 replayed: Run) -> None:
     recorded, recordings, _ = browser_recorded
     assert len(list(recordings.glob("*.json"))) >= sum(t["steps"] for t in recorded.tasks.values())
-    replay = Run(tmp_path / "replay", *scuba(*select(BROWSER_TASKS), "--agent", "gpt-5.5", "--cua-model-replay",
-                                             str(recordings)))  # no fake, no key: nothing to call
-    assert {i: t["outcome"] for i, t in replay.tasks.items()} == {i: t["outcome"] for i, t in recorded.tasks.items()}
-    assert {i: t["score"] for i, t in replay.tasks.items()} == {i: t["score"] for i, t in recorded.tasks.items()}
-    assert replay.tasks["create_lead_1"]["agent"]["traffic"] == "replay"
+    replay = {i: t for i, t in replayed.tasks.items() if i != UNRECORDED}
+    assert {i: t["outcome"] for i, t in replay.items()} == {i: t["outcome"] for i, t in recorded.tasks.items()}
+    assert {i: t["score"] for i, t in replay.items()} == {i: t["score"] for i, t in recorded.tasks.items()}
+    assert replay["create_lead_1"]["agent"]["traffic"] == "replay"
 
 
-def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(browser_recorded: tuple[Run, Path, Path],
-                                                                          tmp_path: Path) -> None:
-    _, recordings, _ = browser_recorded
-    run = Run(tmp_path / "miss", *scuba("-k", "deactivate_user_1", "--agent", "gpt-5.5", "--cua-model-replay",
-                                        str(recordings)))
-    task = run.tasks["deactivate_user_1"]
-    assert task["outcome"] == "error" and task["error_kind"] == "agent", run.explain()
-    assert "no recording for task deactivate_user_1 step 1" in task["error"]
+def test_replay_without_a_recording_is_an_agent_error_naming_task_and_step(replayed: Run) -> None:
+    assert UNRECORDED not in BROWSER_TASKS
+    task = replayed.tasks[UNRECORDED]
+    assert task["outcome"] == "error" and task["error_kind"] == "agent", replayed.explain()
+    assert f"no recording for task {UNRECORDED} step 1" in task["error"]
+
+
+#: tasks the computer-use-preview run adds to COMPUTER_TASKS: the fake model refuses the first, and a vendor
+#: safety check stops the second at its first computer call (--cua-safety-checks stop, the default)
+REFUSED, STOPPED = "qa_sales_lookup_1", "create_lead_1"
+
+
+def _computer_run(reports: Path, agent: str, fake: str, more_tasks: tuple[str, ...] = (), *options: str) -> Run:
+    # a short window: forms run below the fold
+    return Run(reports, *scuba(*select([*COMPUTER_TASKS, *more_tasks]), "--agent", agent, "-n", "2",
+                               "--cua-viewport", "1280x600", *options), fake=fake)
+
+
+@pytest.fixture(scope="module")
+def computer_preview(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Path]:
+    """The computer-use-preview run: COMPUTER_TASKS, and REFUSED and STOPPED with their twists, into Allure."""
+    base = tmp_path_factory.mktemp("computer-preview")
+    run = _computer_run(base / "reports", "computer-use-preview", "openai-computer", (REFUSED, STOPPED),
+                        "--fake-model-twist", f"{REFUSED}=refusal", "--fake-model-twist", f"{STOPPED}=safety_check",
+                        "--alluredir", str(base / "allure"))
+    return run, base / "allure"
 
 
 @pytest.mark.parametrize("agent,fake", [("computer-use-preview", "openai-computer"),
                                         ("claude-sonnet-5", "anthropic-computer")])
-def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: str, tmp_path: Path) -> None:
-    # a short window: forms run below the fold
-    run = Run(tmp_path, *scuba(*select(COMPUTER_TASKS), "--agent", agent, "-n", "2", "--cua-viewport", "1280x600"),
-              fake=fake)
-    assert run.passed() == sorted(COMPUTER_TASKS), run.explain()
+def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: str, tmp_path: Path,
+                                                             request: pytest.FixtureRequest) -> None:
+    if agent == "computer-use-preview":
+        run = request.getfixturevalue("computer_preview")[0]
+        assert {REFUSED, STOPPED}.isdisjoint(COMPUTER_TASKS)
+        assert set(run.tasks) == {*COMPUTER_TASKS, REFUSED, STOPPED}, run.explain()
+        assert [i for i in run.passed() if i not in (REFUSED, STOPPED)] == sorted(COMPUTER_TASKS), run.explain()
+    else:
+        run = _computer_run(tmp_path, agent, fake)
+        assert run.passed() == sorted(COMPUTER_TASKS), run.explain()
     assert run.tasks["freeze_user_1"]["agent"]["style"] == "computer"
     folder = Path(run.tasks["create_validation_rule_1"]["trajectory"]).parent
     steps = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
@@ -159,6 +193,26 @@ def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: s
     kinds = [a["type"] for line in (folder / "steps.jsonl").read_text().splitlines()
              for a in json.loads(line)["actions"]]
     assert "scroll" in kinds and "select_option" not in kinds, kinds
+
+
+def test_a_refusal_and_a_safety_check_end_their_episodes_as_agent_failures(
+        computer_preview: tuple[Run, Path]) -> None:
+    """The model refuses one task and a vendor safety check stops the other (--cua-safety-checks stop, the
+    default): each is failed (not passed, not an error), with its end state and reason in the record and the
+    terminal's line under the table."""
+    run, allure_dir = computer_preview
+    refused, stopped = run.tasks[REFUSED], run.tasks[STOPPED]
+    assert refused["outcome"] == "failed" and refused["end"] == "refused", run.explain()
+    assert "can't help" in refused["end_reason"] and refused.get("answer") in (None, "")
+    assert stopped["outcome"] == "failed" and stopped["end"] == "safety_check", run.explain()
+    assert "malicious_instructions" in stopped["end_reason"]
+    assert [c["code"] for c in stopped["safety_checks"]] == ["malicious_instructions"]
+    assert stopped["safety_checks"][0]["decision"] == "stopped"
+    assert "model refusals: 1 episode(s) ended refused; safety checks: 1 raised, 1 episode(s) stopped" in run.output
+    attached = [json.loads((allure_dir / a["source"]).read_text())
+                for result in allure_dir.glob("*-result.json") for step in _steps(json.loads(result.read_text()))
+                for a in step.get("attachments", []) if a["name"] == "vendor safety checks"]
+    assert attached and attached[0][0]["code"] == "malicious_instructions", "no safety check attached in Allure"
 
 
 def test_cost_cap_per_task_ends_the_episode_with_budget(tmp_path: Path) -> None:
@@ -208,30 +262,6 @@ def _dockerd_or_skip() -> None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"CI is set and {reason}", pytrace=False)
         pytest.skip(reason)
-
-
-def test_a_refusal_and_a_safety_check_end_their_episodes_as_agent_failures(tmp_path: Path) -> None:
-    """The model refuses one task and a vendor safety check stops the other (--cua-safety-checks stop, the
-    default): each is failed (not passed, not an error), with its end state and reason in the record and the
-    terminal's line under the table."""
-    tasks = ["freeze_user_1", "qa_sales_lookup_1"]
-    allure_dir = tmp_path / "allure"
-    run = Run(tmp_path, *scuba(*select(tasks), "--agent", "computer-use-preview", "--fake-model-twist",
-                               "qa_sales_lookup_1=refusal", "--fake-model-twist", "freeze_user_1=safety_check",
-                               "--alluredir", str(allure_dir)),
-              fake="openai-computer")
-    refused, stopped = run.tasks["qa_sales_lookup_1"], run.tasks["freeze_user_1"]
-    assert refused["outcome"] == "failed" and refused["end"] == "refused", run.explain()
-    assert "can't help" in refused["end_reason"] and refused.get("answer") in (None, "")
-    assert stopped["outcome"] == "failed" and stopped["end"] == "safety_check", run.explain()
-    assert "malicious_instructions" in stopped["end_reason"]
-    assert [c["code"] for c in stopped["safety_checks"]] == ["malicious_instructions"]
-    assert stopped["safety_checks"][0]["decision"] == "stopped"
-    assert "model refusals: 1 episode(s) ended refused; safety checks: 1 raised, 1 episode(s) stopped" in run.output
-    attached = [json.loads((allure_dir / a["source"]).read_text())
-                for result in allure_dir.glob("*-result.json") for step in _steps(json.loads(result.read_text()))
-                for a in step.get("attachments", []) if a["name"] == "vendor safety checks"]
-    assert attached and attached[0][0]["code"] == "malicious_instructions", "no safety check attached in Allure"
 
 
 def _steps(node: dict[str, Any]) -> list[dict[str, Any]]:
