@@ -852,3 +852,49 @@ def test_the_judges_picture_of_a_codebook_is_a_png(tmp_path: Path) -> None:
     from suites.prosoft.checks.l4_more import render_taguette
 
     assert render_taguette(study(tmp_path)).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def bode(tmp_path: Path, r: float = 3300, c: float = 47e-9, start: float = 10, stop: float = 1e5,
+         per_decade: int = 20, order: int = 1) -> Path:
+    """What ``wrdata FILE vdb(out)`` writes after ``ac dec N START STOP`` on an RC low-pass (of ``order`` equal
+    stages, ideal buffers between them)."""
+    corner = 1 / (2 * math.pi * r * c)
+    decades = math.log10(stop / start)
+    rows = []
+    for k in range(int(round(decades * per_decade)) + 1):
+        f = start * 10 ** (k / per_decade)
+        rows.append(f" {f:.6e}  {order * -10 * math.log10(1 + (f / corner) ** 2):.6e}")
+    path = tmp_path / "bode.txt"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_the_filter_design_passes_its_constraints(tmp_path: Path) -> None:
+    assert not failed(creation("ngspice-l4-filter-design", bode(tmp_path)))
+    # 4.7k and 33n is another right design
+    assert not failed(creation("ngspice-l4-filter-design", bode(tmp_path, r=4700, c=33e-9)))
+
+
+@pytest.mark.parametrize("what,kwargs,missed", [
+    ("1.5k and 100n: the corner at 1061 Hz", {"r": 1500, "c": 100e-9}, ["falls 3 dB"]),
+    ("the start circuit left as it was (159 Hz)", {"r": 1000, "c": 1e-6}, ["falls 3 dB"]),
+    ("swept only to 10 kHz", {"stop": 1e4}, ["sweeps", "rolls off"]),
+])
+def test_filter_design_near_misses_fail_the_constraint_that_names_them(tmp_path: Path, what: str,
+                                                                       kwargs: dict[str, Any],
+                                                                       missed: list[str]) -> None:
+    result = creation("ngspice-l4-filter-design", bode(tmp_path, **kwargs))
+    assert sorted(failed(result)) == sorted(label for label in result if any(m in label for m in missed)), (what, result)
+
+
+def test_a_transients_data_under_the_sweeps_name_fails_every_curve_constraint(tmp_path: Path) -> None:
+    path = tmp_path / "bode.txt"  # wrdata after tran: time from 0 s, the output voltage
+    path.write_text("".join(f" {t * 1e-5:.6e}  {5 * (1 - math.exp(-t / 100)):.6e}\n" for t in range(500)))
+    result = creation("ngspice-l4-filter-design", path)
+    assert failed(result) == [label for label in result if not label.startswith("bode saved")], result
+
+
+def test_the_judges_picture_of_a_sweep_is_a_png(tmp_path: Path) -> None:
+    from suites.prosoft.checks.l4_more import render_bode
+
+    assert render_bode(bode(tmp_path)).startswith(b"\x89PNG\r\n\x1a\n")

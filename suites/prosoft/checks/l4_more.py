@@ -27,6 +27,11 @@ Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``,
 - ``taguette`` (the project database, ``taguette.py``'s reader): ``new_tags`` {"count": n, "description_words":
   w}: at least n tags beyond the start codebook, each described in at least w words; ``coded`` n: at least n
   highlights carry one of the new tags; ``keeps_documents``: the start project keeps its documents
+- ``wrdata`` (what ngspice's ``wrdata FILE vdb(out)`` writes after an AC sweep, ``circuit.py``'s reader):
+  ``x_range`` [lo, hi]: the sweep covers it (within 1 %); ``crossing`` {"level": dB, "between": [f1, f2]}: the
+  curve first falls through that level (relative to its value at the lowest frequency) between f1 and f2, log-
+  interpolated (a low-pass's corner); ``rolloff`` {"from": f1, "to": f2, "at_least": dB}: it falls by at least
+  that much between f1 and f2
 - ``png``: ``image`` {"width", "height"}; ``ink``; ``colours`` n: at least n distinct colours (quantised to 4
   levels per channel, so that a gradient counts by the colours it spans; every grey, white and black count as
   one) each covering at least 1 % of the picture
@@ -34,7 +39,7 @@ Kind ``creation_more``. Ground truth: ``artifact``, ``format`` (``dxf``, ``py``,
 Renderings for the judge: a DXF drawn on the host with ezdxf's drawing add-on (matplotlib, the ``report``
 extra); a Python file as a picture of its text; a schematic as a page listing its title block, its notes and its
 parts (KiCad 6 has no command line to plot one); a Taguette project as a page of its new tags, their descriptions and the
-passages coded with them; a FreeCAD document's own thumbnail, else its solid's triangles
+passages coded with them; an ngspice sweep drawn as a Bode plot; a FreeCAD document's own thumbnail, else its solid's triangles
 (``freecadcmd`` tessellates it in the container) drawn in an isometric view; a CDML structure drawn as atoms and
 bonds; a PNG as it is.
 """
@@ -64,7 +69,7 @@ from .librecad_more import polyline_points
 
 T = TypeVar("T")
 FORMATS: dict[str, str | None] = {"dxf": "text", "py": "text", "fcstd": "fcstd", "cdml": "text", "png": "png", "kicad_sch": "text",
-           "taguette": None}  # no file type of artifacts.py: the database reader says what else it is
+           "taguette": None, "wrdata": "text"}  # no file type of artifacts.py: the database reader says what else it is
 
 
 # --- DXF ------------------------------------------------------------------------------------------------------------
@@ -539,6 +544,82 @@ def render_taguette(path: Path) -> bytes:
         return render_text(page)
 
 
+# --- ngspice ------------------------------------------------------------------------------------------------------
+
+def _bode(path: Path) -> tuple[list[float], list[float]]:
+    from .circuit import series, wrdata_rows
+
+    xs, ys = series(wrdata_rows(path), 0, path.name)
+    assert all(x > 0 for x in xs), f"{path.name}: frequencies must be positive (an AC sweep), got {xs[0]:g}"
+    return xs, ys
+
+
+def spice_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
+    from .circuit import interpolate
+
+    checks: list[Check] = []
+    if "x_range" in cons:
+        lo, hi = (float(v) for v in cons["x_range"])
+
+        def covers() -> None:
+            xs, _ = read(_bode)
+            assert xs[0] <= lo * 1.01 and xs[-1] >= hi * 0.99, (
+                f"{name}: the sweep runs {xs[0]:g} .. {xs[-1]:g} Hz, expected {lo:g} .. {hi:g}")
+        checks.append((f"{name} sweeps {lo:g} .. {hi:g} Hz", covers))
+    if "crossing" in cons:
+        level = float(cons["crossing"]["level"])
+        f1, f2 = (float(v) for v in cons["crossing"]["between"])
+
+        def crossing() -> None:
+            xs, ys = read(_bode)
+            target = ys[0] + level
+            k = next((i for i in range(1, len(ys)) if ys[i] <= target), None)
+            assert k is not None, f"{name}: the curve never falls {abs(level):g} dB below its start"
+            t = (ys[k - 1] - target) / (ys[k - 1] - ys[k]) if ys[k - 1] != ys[k] else 0.0
+            f = math.exp(math.log(xs[k - 1]) + t * (math.log(xs[k]) - math.log(xs[k - 1])))
+            assert f1 <= f <= f2, f"{name}: it falls {abs(level):g} dB at {f:.1f} Hz, expected {f1:g} .. {f2:g} Hz"
+        checks.append((f"{name} falls {abs(level):g} dB between {f1:g} and {f2:g} Hz", crossing))
+    if "rolloff" in cons:
+        spec = cons["rolloff"]
+
+        def rolloff() -> None:
+            xs, ys = read(_bode)
+            drop = interpolate(xs, ys, float(spec["from"]), log_x=True) - interpolate(xs, ys, float(spec["to"]),
+                                                                                      log_x=True)
+            assert drop >= float(spec["at_least"]), (
+                f"{name}: it falls {drop:.1f} dB from {spec['from']:g} to {spec['to']:g} Hz, expected at least "
+                f"{spec['at_least']:g}")
+        checks.append((f"{name} rolls off {spec['at_least']:g} dB from {spec['from']:g} to {spec['to']:g} Hz",
+                       rolloff))
+    return checks
+
+
+def render_bode(path: Path) -> bytes:
+    """The sweep as a Bode plot (gain in dB over log frequency), with a grid per decade and 10 dB."""
+    from PIL import Image, ImageDraw
+
+    xs, ys = _bode(path)
+    lx = [math.log10(x) for x in xs]
+    top, bottom = math.ceil(max(ys) / 10) * 10, math.floor(min(ys) / 10) * 10
+    image = Image.new("RGB", (900, 600), "white")
+    draw = ImageDraw.Draw(image)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (60 + 800 * (x - lx[0]) / ((lx[-1] - lx[0]) or 1), 40 + 500 * (top - y) / ((top - bottom) or 1))
+
+    for decade in range(math.ceil(lx[0]), math.floor(lx[-1]) + 1):
+        draw.line((*at(decade, top), *at(decade, bottom)), fill=(220, 220, 220))
+        draw.text((at(decade, bottom)[0] - 10, 545), f"1e{decade}", fill="black")
+    for level in range(int(bottom), int(top) + 1, 10):
+        draw.line((*at(lx[0], level), *at(lx[-1], level)), fill=(220, 220, 220))
+        draw.text((10, at(lx[0], level)[1] - 6), f"{level} dB", fill="black")
+    draw.line([at(x, y) for x, y in zip(lx, ys)], fill=(30, 80, 200), width=3)
+    draw.text((400, 575), "frequency (Hz)", fill="black")
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
 # --- PNG ------------------------------------------------------------------------------------------------------------
 
 def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable[[Path], Any]], Any]) -> list[Check]:
@@ -562,7 +643,7 @@ def png_constraints(name: str, cons: Mapping[str, Any], read: Callable[[Callable
 
 
 RENDERERS: dict[str, Callable[[Path], bytes]] = {"dxf": render_dxf, "py": render_text, "cdml": render_cdml,
-                                                 "kicad_sch": render_kicad, "taguette": render_taguette,
+                                                 "kicad_sch": render_kicad, "taguette": render_taguette, "wrdata": render_bode,
                                                  "png": lambda p: p.read_bytes()}
 
 
@@ -605,6 +686,8 @@ def creation_more_checks(ctx: EvalContext, truth: Mapping[str, Any]) -> list[Che
         checks += kicad_constraints(name, cons, read)
     elif fmt == "taguette":
         checks += taguette_constraints(name, cons, read)
+    elif fmt == "wrdata":
+        checks += spice_constraints(name, cons, read)
     else:  # the PNG's file, size, ink and greys as l4.py checks them (its first milestone: saved as png)
         checks = [*constraint_checks(ctx, {"artifact": name, "format": "png", "constraints": cons}),
                   *png_constraints(name, cons, read)]

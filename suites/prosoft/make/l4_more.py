@@ -25,6 +25,7 @@ librecad = fresh_import("librecad")
 engineering = fresh_import("engineering")
 imaging = fresh_import("imaging")
 taguette = fresh_import("taguette")
+circuit = fresh_import("circuit")
 
 WORK = "/root/work"
 FIX = "fixtures/prosoft/drafting_more"
@@ -312,7 +313,27 @@ codebook = creation(
      "(and when not). Highlights tab > Create a tag adds one; to code a passage select it and press n."],
     max_steps=80)
 
-TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure, release, codebook]
+# --- ngspice --------------------------------------------------------------------------------------------------------
+BODE = f"{WORK}/bode.txt"
+filter_design = creation(
+    "ngspice-l4-filter-design",
+    "ngspice's console is open with rc.cir (an RC low-pass, R1 1k and C1 1u). Redesign it for an audio tone "
+    "control: choose standard component values (E12 series) for R1 and C1 so that the corner (-3 dB) frequency "
+    "lies between 950 and 1050 Hz, set them in ngspice (alter), run an AC sweep from 10 Hz to 100 kHz and write "
+    "the gain in dB, vdb(out), over frequency to /root/work/bode.txt with wrdata.",
+    "bode", "wrdata",
+    {"x_range": [10, 100000], "crossing": {"level": -3, "between": [950, 1050]},
+     "rolloff": {"from": 10000, "to": 100000, "at_least": 15}},
+    ["R1 and C1 are standard E12 values that a workshop would stock.",
+     "The plot shows a first-order low-pass: flat below the corner, falling 20 dB per decade above it.",
+     "The sweep has enough points per decade to show the corner smoothly."],
+    {**circuit.start("rc.cir", {"bode": BODE})},
+    circuit.say("alter r1 = 3.3k", "alter c1 = 47n", "ac dec 20 10 100k", f"wrdata {BODE} vdb(out)") + [SAVED(BODE)],
+    ["ngspice"],
+    [*circuit.CARD, "An RC low-pass's corner frequency is 1 / (2 pi R C); E12 values: 1.0 1.2 1.5 1.8 2.2 2.7 3.3 "
+     "3.9 4.7 5.6 6.8 8.2 times a power of ten."])
+
+TASKS = [ester, banner, stats, floor_plan, sheet, landuse_map, plate, cells_figure, release, codebook, filter_design]
 
 if __name__ == "__main__":
     write("l4_more", TASKS)
