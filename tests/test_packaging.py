@@ -329,8 +329,10 @@ def _probe(python: Path, cwd: Path) -> dict[str, Any]:
 def _install_wheel(wheel: Path) -> Callable[[Path], None]:
     def build(folder: Path) -> None:
         _run([sys.executable, "-m", "venv", str(folder / "venv")], cwd=folder, timeout=120)
-        _run([str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", f"{wheel}[all]"],
-             cwd=folder, timeout=900)
+        # --no-compile: no byte-compiling of every module of the extras (scipy, matplotlib, OpenCV...) at
+        # install; what the tests import is compiled when imported
+        _run([str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile",
+              f"{wheel}[all]"], cwd=folder, timeout=900)
     return build
 
 
