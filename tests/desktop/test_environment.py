@@ -83,6 +83,22 @@ def test_the_task_starts_once_its_window_shows_content(desktop: Any) -> None:
     desktop.end_task(task, failed=False)
 
 
+def test_a_program_that_paints_its_frame_first_is_waited_for_until_its_content_shows(desktop: Any) -> None:
+    """LibreOffice maps its window and draws an empty frame (a flat area and a rule: two shades) seconds before
+    the document; keys sent then were lost (a replay of calc-total-row under load). ``"settle": {"min_shades":
+    16}`` (LibreOffice's default) waits for the content."""
+    roll_back(desktop, desktop.test_snapshot)
+    task = Task(id="frame-first", suite="desktop-tests", instruction="x", extra={
+        "start_files": [{"src": "late_paint.py", "dest": "/root/late_paint.py"}],
+        "start_command": ["python3", "/root/late_paint.py", "4", "frame"], "window": "^late-paint$",
+        "window_timeout_s": 60, "settle": {"min_shades": 16},
+    })
+    desktop.begin_task(task)
+    assert desktop.run(["cat", "/root/painted"])["stdout"] == "painted\n", \
+        "the task started on the empty frame, before the window painted its content"
+    desktop.end_task(task, failed=False)
+
+
 def test_bad_start_files_name_the_task_and_field(desktop: Any) -> None:
     from pytest_cua.envs.base import ProvisioningError
 

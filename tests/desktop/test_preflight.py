@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,3 +63,26 @@ def test_without_a_docker_engine_the_message_says_how_to_start_one(tmp_path: Pat
     out = _one_error_and_nothing_ran(proc, tmp_path)
     assert "desktop suites need the Docker engine: docker engine not reachable (" in out
     assert "run bash scripts/ensure_docker.sh (installs docker.io and starts dockerd)" in out, out
+
+
+@pytest.mark.parametrize("settle, argv, expected", [
+    (True, ["soffice", "--calc", "/root/work/budget.xlsx"], 16),
+    (True, ["/usr/bin/soffice", "--writer"], 16),
+    (True, ["xterm", "-e", "R"], 1),
+    (True, None, 1),
+    ({"min_shades": 40}, ["xterm"], 40),
+    (False, ["soffice"], None),
+])
+def test_how_many_shades_a_started_window_must_show(settle: Any, argv: Any, expected: Any) -> None:
+    from pytest_cua.envs.docker.startup import settle_shades
+
+    assert settle_shades(settle, argv, "t") == expected
+
+
+@pytest.mark.parametrize("settle", [{"min_shade": 3}, {"min_shades": 0}, {"min_shades": "16"}, "yes", 1])
+def test_a_bad_settle_field_names_the_task_and_field(settle: Any) -> None:
+    from pytest_cua.envs.base import ProvisioningError
+    from pytest_cua.envs.docker.startup import settle_shades
+
+    with pytest.raises(ProvisioningError, match=r"task 't': field 'settle' must be true, false or"):
+        settle_shades(settle, ["soffice"], "t")

@@ -8,6 +8,8 @@ windows waited for and the screen settled (``start_task``)::
     "start_commands": [{"command": [...], "window": "..."}, ...]   more programs, started and waited for
                                         in order (the last one has the focus)
     "settle": true                      after each window: wait until the screen is painted and still
+                                        (false: no wait; {"min_shades": N}: the window's client area must
+                                        show more than N shades, for a program that paints its frame first)
 """
 
 from __future__ import annotations
@@ -38,6 +40,31 @@ def files_roots(ctx: Any) -> list[Path]:
     return roots
 
 
+#: programs that map their window and paint an empty frame (a flat area and a rule or two) seconds before the
+#: document: the client area must show more than this many shades before keys reach them (LibreOffice's
+#: toolbar icons and antialiased labels bring dozens; its frame alone brings two)
+FRAME_FIRST_SHADES = {"soffice": 16, "libreoffice": 16, "localc": 16, "lowriter": 16, "loimpress": 16}
+
+
+def settle_shades(settle: Any, argv: Sequence[str] | None, task_id: str) -> int | None:
+    """How many shades the window's client area must exceed once the screen is still (None: no settling): a
+    task's ``"settle": {"min_shades": N}``, else the start program's entry in ``FRAME_FIRST_SHADES``, else 1."""
+    if settle is False:
+        return None
+    if isinstance(settle, Mapping):
+        unknown = sorted(set(settle) - {"min_shades"})
+        shades = settle.get("min_shades", 1)
+        if unknown or isinstance(shades, bool) or not isinstance(shades, int) or shades < 1:
+            raise ProvisioningError(f"task {task_id!r}: field 'settle' must be true, false or "
+                                    f"{{\"min_shades\": N}} with N a whole number >= 1, got {settle!r}")
+        return shades
+    if settle is not True:
+        raise ProvisioningError(f"task {task_id!r}: field 'settle' must be true, false or {{\"min_shades\": N}}, "
+                                f"got {settle!r}")
+    program = Path(argv[0]).name if argv else ""
+    return FRAME_FIRST_SHADES.get(program, 1)
+
+
 def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_timeout_s: float) -> None:
     """Put the task's start files in the container, run its start commands and wait for their windows (and
     for the screen to settle); a bad field or a window that does not come is a ``ProvisioningError``."""
@@ -60,6 +87,7 @@ def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_ti
                                     f"'command' (and 'window'), got {step!r}")
         steps.append((f"start_commands[{i}]", step["command"], step.get("window"), step.get("window_timeout_s")))
     for field_name, command, window, window_timeout in steps:
+        argv: list[str] | None = None
         if command:
             argv = shlex.split(command) if isinstance(command, str) else list(command)
             if not argv or not all(isinstance(a, str) for a in argv):
@@ -74,17 +102,18 @@ def start_task(box: Box, task: "Task", *, files_roots: Sequence[Path], window_ti
             except ExecutorError as exc:
                 raise ProvisioningError(f"task {task.id!r}: field {field_name!r}: window {window!r}: "
                                         f"{exc}") from None
-            if extra.get("settle", True):
-                _wait_settled(box, timeout, task.id, window=str(found.get("window", "")))
+            shades = settle_shades(extra.get("settle", True), argv, task.id)
+            if shades is not None:
+                _wait_settled(box, timeout, task.id, window=str(found.get("window", "")), client_shades=shades)
     box.client.request("mark_task")  # a wait on a file ends when the file is written from now on
 
 
 def _wait_settled(box: Box, timeout: float, task_id: str, *, window: str = "", stable_s: float = 1.5,
-                  min_colors: int = 12, max_changed_px: int = 40) -> None:
-    """Wait until the window's client area shows something and the screen stopped changing for ``stable_s``:
-    an application maps its window (the window manager draws the title bar at once) before it paints the
-    document, and keys sent earlier are lost. Without a window (or when it is gone), the whole screen is
-    looked at."""
+                  min_colors: int = 12, max_changed_px: int = 40, client_shades: int = 1) -> None:
+    """Wait until the window's client area shows more than ``client_shades`` shades and the screen stopped
+    changing for ``stable_s``: an application maps its window (the window manager draws the title bar at once)
+    before it paints the document, and keys sent earlier are lost. Without a window (or when it is gone), the
+    whole screen is looked at."""
     import io
 
     from PIL import Image, ImageChops
@@ -101,18 +130,18 @@ def _wait_settled(box: Box, timeout: float, task_id: str, *, window: str = "", s
             lambda v: 255 if v > 24 else 0).histogram()[255:]) > max_changed_px
         if moved:
             last, since = image, now
-        elif now - since >= stable_s and _painted(box, screen, window, min_colors):
+        elif now - since >= stable_s and _painted(box, screen, window, min_colors, client_shades):
             return
         if now > deadline:
-            painted = _painted(box, screen, window, min_colors)
+            painted = _painted(box, screen, window, min_colors, client_shades)
             raise ProvisioningError(f"task {task_id!r}: the screen did not settle within {timeout:.0f} s "
                                     f"({'still changing' if painted else 'the window shows nothing'})")
         time.sleep(0.25)
 
 
-def _painted(box: Box, screen: Any, window: str, min_colors: int, inset: int = 4) -> bool:
-    """Is anything drawn? In the window's client area: more than one flat shade (a terminal's black text on
-    white is two); on the whole screen, for want of a window, more than ``min_colors`` shades (the window
+def _painted(box: Box, screen: Any, window: str, min_colors: int, client_shades: int = 1, inset: int = 4) -> bool:
+    """Is anything drawn? In the window's client area: more than ``client_shades`` shades (one by default: a
+    terminal's black text on white is two); on the whole screen, for want of a window, more than ``min_colors`` shades (the window
     manager's decorations alone bring a few). The client area is taken ``inset`` pixels inside its edges (a
     blank window may draw a border), and shades are counted at full resolution (scaling down would invent
     shades at every edge)."""
@@ -126,7 +155,7 @@ def _painted(box: Box, screen: Any, window: str, min_colors: int, inset: int = 4
             area = screen.crop((max(0, g["x"] + pad), max(0, g["y"] + pad),
                                 min(screen.width, g["x"] + g["width"] - pad),
                                 min(screen.height, g["y"] + g["height"] - pad)))
-            return area.width > 0 and area.height > 0 and area.getcolors(maxcolors=1) is None
+            return area.width > 0 and area.height > 0 and area.getcolors(maxcolors=client_shades) is None
     return screen.getcolors(maxcolors=min_colors) is None
 
 

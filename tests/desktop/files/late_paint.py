@@ -1,7 +1,8 @@
 """A test window that maps blank and paints its content only later, as a big program does while it loads.
 
-Run inside the container by the tests: ``python3 late_paint.py SECONDS``. Its title is ``late-paint``; for
-SECONDS it shows one flat colour, then it draws a grid of many shades and writes /root/painted.
+Run inside the container by the tests: ``python3 late_paint.py SECONDS [frame]``. Its title is ``late-paint``;
+for SECONDS it shows one flat colour (with ``frame``: and a rule across it, as LibreOffice's empty frame), then it
+draws a grid of many shades and writes /root/painted.
 """
 
 import sys
@@ -14,6 +15,8 @@ root.title("late-paint")
 root.geometry("800x500+100+100")
 canvas = tk.Canvas(root, width=800, height=500, bg="#dddddd", highlightthickness=0)
 canvas.pack(fill="both", expand=True)
+if sys.argv[2:3] == ["frame"]:
+    canvas.create_line(0, 450, 800, 450, fill="#888888", width=1)
 
 
 def paint() -> None:
