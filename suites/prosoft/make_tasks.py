@@ -3,7 +3,11 @@ files, ground truth and keyboard-first demonstrations. Edit here, then run ``pyt
 The other groups have their generators in ``make/``."""
 import json
 
-from make.common import CALC_START, INK_START, LOAD, OUT, R_CMD, R_START, WRITER_START, K, P, T, W, SAVE, task  # noqa: E501 - the script's folder is on sys.path
+from make.common import CALC_START, INK_START, LOAD, OUT, R_CMD, R_START, WRITER_START, C, K, P, T, W, SAVE, task  # noqa: E501 - the script's folder is on sys.path
+
+# Calc and Writer: a click into the sheet or page before the first key (the window has the focus, the document
+# not always: keys were lost without, as in make/office.py); each demonstration then moves with the keyboard
+CLICK_DOC = [C(640, 600), W(1)]
 
 REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two quarters.",
           "Travel fell while training grew, as agreed in January."]
@@ -94,7 +98,7 @@ def pipeline(id, instruction, r_demo, r_truth, r_artifacts, lo_start, lo_demo, l
              "artifacts": {**lo_start["artifacts"], **r_artifacts}}
     office = "calc" if "--calc" in lo_start["start_command"] else "writer"
     return task(id, "L3", instruction, "pipeline", {"steps": [r_truth, lo_truth]}, start,
-                [*r_demo, W(2), K("alt", "tab"), W(2), *lo_demo], tags=["r", "pipeline"], apps=["r", office])
+                [*r_demo, W(2), K("alt", "tab"), W(2), *CLICK_DOC, *lo_demo], tags=["r", "pipeline"], apps=["r", office])
 
 pipelines = [
     pipeline("pipe-r-north-to-calc", "Two programs are open: an R console and budget.xlsx in LibreOffice Calc. In R, compute the total amount of the North region in /root/work/sales.csv and write it to /root/work/north_total.txt; then in Calc put the label 'North sales' in A9 and that total as a number in B9, and save the workbook.",
@@ -121,6 +125,9 @@ pipelines = [
              WRITER_START, [K("ctrl", "end"), P("enter"), T("North leads with 615.75."), *SAVE],
              {"template": "writer", "last_paragraphs": ["North leads with 615.75."], "keeps": REPORT}),
 ]
+
+for item in calc + writer:
+    item["demonstration"]["actions"][:0] = CLICK_DOC
 
 for name, items in (("calc", calc), ("writer", writer), ("r", r), ("pipelines", pipelines)):
     (OUT / f"{name}.json").write_text(json.dumps({"tasks": items}, indent=1) + "\n")
