@@ -58,13 +58,14 @@ def all_tasks() -> list[Any]:
 
 def sample_ids(levels: tuple[str, ...] = ("L1", "L2", "L3"), pipelines: int = 1) -> list[str]:
     """Every task of ``levels`` with ``PYTEST_CUA_PROSOFT_TASKS=all``; else a sample that reaches every program
-    and level: for each program, its first task (by id) among the single-program tasks of ``levels``, then the
-    first task of each level not reached yet, then the first ``pipelines`` pipelines (L3)."""
+    and level: for each program, its first task (by level, then id: an L1 task where it has one) among the
+    single-program tasks of ``levels``, then the first task of each level not reached yet, then the first
+    ``pipelines`` pipelines (L3)."""
     tasks = [t for t in all_tasks() if t.level in levels]
     if os.environ.get("PYTEST_CUA_PROSOFT_TASKS", "") == "all":
         return [t.id for t in tasks]
     chosen: dict[str, Any] = {}
-    for t in tasks:
+    for t in sorted(tasks, key=lambda t: (t.level, t.id)):  # an L1 task where the program has one: the lightest
         apps = sorted(_apps(t))
         if len(apps) == 1 and not any(apps[0] in _apps(c) for c in chosen.values()):
             chosen[t.id] = t
