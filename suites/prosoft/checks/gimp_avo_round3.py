@@ -22,6 +22,11 @@ Kind ``gamess_input``: a GAMESS input file Avogadro wrote (Input > GAMESS, Save 
   the format "gamess")
 - ``keywords``: {"RUNTYP": "OPTIMIZE", "GBASIS": "N31", ...}: each keyword has that value in some group
   (``$CONTRL``, ``$BASIS``, ...); ``absent``: keywords no group may set (e.g. DFTTYP for a Hartree-Fock run)
+
+Kind ``lammps_input``: a LAMMPS input script Avogadro wrote (Input > LAMMPS, Generate). Ground-truth keys:
+``artifact`` (default "input"); ``commands``: {"run": "1000", "units": "real"}: the script has that command with
+those arguments (white space folded; the last such line counts, as LAMMPS runs them in order); ``mentions``:
+{"fix": "nvt"}: some line of that command has that word among its arguments.
 """
 
 from __future__ import annotations
@@ -217,4 +222,40 @@ def gamess_input_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
-KINDS = {"gimp_round3": gimp_round3_checks, "gamess_input": gamess_input_checks}
+def lammps_commands(text: str) -> dict[str, list[list[str]]]:
+    """Command -> the argument lists of its lines, in order (comments and blank lines left out)."""
+    out: dict[str, list[list[str]]] = {}
+    for line in text.splitlines():
+        words = line.split("#", 1)[0].split()
+        if words:
+            out.setdefault(words[0], []).append(words[1:])
+    return out
+
+
+def lammps_input_checks(ctx: Any, truth: Mapping[str, Any]) -> list[Check]:
+    name = truth.get("artifact", "input")
+    checks: list[Check] = []
+
+    def commands() -> dict[str, list[list[str]]]:
+        found = lammps_commands(artifact(ctx, name, "text").read_text(encoding="utf-8", errors="replace"))
+        assert "units" in found and "run" in found, f"{name}: not a LAMMPS input script (no units and run commands)"
+        return found
+    for command, arguments in (truth.get("commands") or {}).items():
+        def check_command(command: str = command, arguments: str = str(arguments)) -> None:
+            lines = commands().get(command)
+            assert lines, f"{name}: no {command} command"
+            assert lines[-1] == arguments.split(), (f"{name}: {command} {' '.join(lines[-1])}, expected "
+                                                    f"{command} {arguments}")
+        checks.append((f"{name}: {command} {arguments}", check_command))
+    for command, word in (truth.get("mentions") or {}).items():
+        def check_mention(command: str = command, word: str = str(word)) -> None:
+            lines = commands().get(command) or []
+            assert any(word in args for args in lines), (
+                f"{name}: no {command} line with {word} ({'; '.join(' '.join(a) for a in lines) or 'none'})")
+        checks.append((f"{name} has a {command} with {word}", check_mention))
+    if not checks:
+        raise ValueError(f"lammps_input ground truth for {name!r} asks for no checks")
+    return checks
+
+
+KINDS = {"gimp_round3": gimp_round3_checks, "gamess_input": gamess_input_checks, "lammps_input": lammps_input_checks}

@@ -135,7 +135,8 @@ IMG = "fixtures/prosoft/imaging"
 KNOW_AVO = (AVO_CARD + " Input > GAMESS opens the GAMESS input generator: Calculate (Single Point, Equilibrium "
             "Geometry = RUNTYP=OPTIMIZE, Transition State, Frequencies = RUNTYP=HESSIAN), With (method and basis "
             "set), In (gas or a solvent), Multiplicity, Charge; the text below shows the input, Save File... "
-            "writes it.")
+            "writes it. Input > LAMMPS sets up a molecular dynamics run (units, ensemble, temperatures, time step, "
+            "Total Steps); Generate... writes <Filename Base>.lmp into the folder chosen.")
 
 
 def avo_start(name):
@@ -189,6 +190,25 @@ avogadro = [
              [*GAMESS, *combo(240, 143, "down", 1), *combo(197, 205, "down", 1),
               *gamess_save(f"{WORK}/acetic_water.inp")], f"{WORK}/acetic_water.inp"),
 ]
+
+
+def lammps(base, steps):
+    """Input > LAMMPS: the file name base and the total steps, Generate..., the work folder chosen (double click
+    on it in the home folder, Choose)."""
+    return [K("alt", "i"), W(1), P("l"), WIN("^LAMMPS Input$"), W(2), TC(186, 74), W(0.5), K("ctrl", "a"), T(base),
+            P("tab"), W(0.7), TC(370, 313), W(0.5), K("ctrl", "a"), T(str(steps)), P("tab"), W(1.5), C(669, 692),
+            WIN("^Select output directory$"), W(2), {"type": "double_click", "target": {"x": 257, "y": 252}}, W(2),
+            C(684, 501), GONE("^Select output directory$"), W(2)]
+
+
+avogadro.append(
+    task("avogadro-lammps-md", "L1",
+         f"ethanol.xyz is open in Avogadro. Generate a LAMMPS input for a molecular dynamics run of 1000 steps "
+         f"(Input > LAMMPS: Filename Base 'ethanol', Total Steps 1000, the other settings as they are; Generate... "
+         f"into the folder {WORK}), so that {WORK}/ethanol.lmp is written.",
+         "lammps_input", {"artifact": "input", "commands": {"run": "1000", "units": "real"}, "mentions": {"fix": "nvt"}},
+         avo_start("ethanol.xyz"), [W(2), *lammps("ethanol", 1000)],
+         tags=["avogadro"], artifacts={"input": f"{WORK}/ethanol.lmp"}, knowledge=KNOW_AVO, **HIGH))
 
 if __name__ == "__main__":
     write("gimp_avo_round3", gimp + avogadro)
