@@ -278,8 +278,10 @@ USER_SETTINGS = json.loads((VSCODE / "settings.json").read_text())
 
 
 def test_the_start_files_fail_every_vscode_task() -> None:
-    """noop's outcome: the start user settings, no .vscode folder or snippets, the workspace as it was."""
+    """noop's outcome: the start user settings, the empty workspace settings of the tasks that start with them,
+    no tasks.json or snippets, the workspace as it was."""
     artifacts = {"settings": VSCODE / "settings.json", "defaults": MORE / "vscode" / "defaults.json",
+                 "workspace": MORE / "vscode" / "workspace_settings.json",
                  **{n: VSCODE / "project" / f"{n}.py" for n in ("app", "config", "utils")},
                  "old": VSCODE / "project" / "notes.txt",
                  **{Path(n).stem: MORE / "vscode" / "web" / n for n in ("prices.js", "cart.js")}}

@@ -9,9 +9,11 @@ workspace (``make_fixtures.py`` there: a minified ``defaults.json``, two ES modu
 ``checks/vscode.py`` and ``checks/vscode_more.py`` on the files VS Code wrote.
 
 Demonstrations use VS Code's keyboard surface as the first ones do (F1, Ctrl+,, Ctrl+P to open a file by name,
-'Format Document' from the Command Palette, F2 to rename the symbol under the cursor, Ctrl+G line:column, Ctrl+S). VS Code closes
-brackets and quotes as they are typed and types over a closing one typed next: JSON is typed on one line so
-that every closing character lands on the one VS Code inserted.
+'Format Document' from the Command Palette, F2 to rename the symbol under the cursor, Ctrl+G line:column, Ctrl+S).
+VS Code closes brackets and quotes as they are typed and types over a closing one typed next: JSON is typed on
+one line so that every closing character lands on the one VS Code inserted. What needs VS Code's extensions
+(the languages of Configure Snippets, the JSON formatter) is done twice where a second time changes nothing:
+they are read seconds after the window shows on a loaded machine, and no window title tells when.
 """
 import sys
 from pathlib import Path
@@ -35,15 +37,30 @@ START_WEB = {**START, "start_files": [*START["start_files"],
                                       *({"src": f"{MORE}/web/{n}", "dest": f"{PROJECT}/web/{n}"}
                                         for n in [*more.WEB, "jsconfig.json"])]}
 WORKSPACE = f"{PROJECT}/.vscode/settings.json"
+START_WS = {**START, "start_files": [*START["start_files"],
+                                     {"src": f"{MORE}/workspace_settings.json", "dest": WORKSPACE}]}
+START_JSON_WS = {**START_JSON, "start_files": [*START_JSON["start_files"],
+                                               {"src": f"{MORE}/workspace_settings.json", "dest": WORKSPACE}]}
 TASKS = f"{PROJECT}/.vscode/tasks.json"
 SNIPPETS = f"{USER}/snippets/python.json"
 KW = {"tags": ["vscode"], "apps": ["vscode"], "knowledge": CARD + (
     " Workspace settings: the Settings editor's Workspace tab (written to .vscode/settings.json); tasks: "
-    "'Tasks: Configure Task' (.vscode/tasks.json); snippets: 'Snippets: Configure Snippets'; 'Format Document' "
-    "(Ctrl+Shift+I in the editor) formats the file; F2 renames the symbol under the cursor in every file.")}
+    ".vscode/tasks.json ('Tasks: Configure Task', or a new file in the Explorer); snippets: 'Snippets: "
+    "Configure Snippets'; 'Format Document' (Ctrl+Shift+I in the editor) formats the file; F2 renames the "
+    "symbol under the cursor in every file.")}
 
-# the Explorer's rows with defaults.json in the workspace (names sorted without regard to case)
-ROW_JSON = {name: 122 + 22 * k for k, name in enumerate(sorted([*fx.PROJECT, "defaults.json"], key=str.lower))}
+
+
+def explorer_rows(names, folders=()):
+    """The Explorer's rows: folders first, then files, each sorted without regard to case."""
+    order = [*sorted(folders, key=str.lower), *sorted(names, key=str.lower)]
+    return {name: 122 + 22 * k for k, name in enumerate(order)}
+
+
+ROW_START = explorer_rows(fx.PROJECT)
+ROW_JSON = explorer_rows([*fx.PROJECT, "defaults.json"])
+ROW_JSON_WS = explorer_rows([*fx.PROJECT, "defaults.json"], [".vscode"])
+ROW_WEB = explorer_rows(fx.PROJECT, ["web"])
 TEST_TASK = {"label": "test", "command": "python -m unittest discover", "type": "shell"}
 SNIPPET = {"prefix": "bp", "body": ["breakpoint()"], "description": "Stop in the debugger"}
 TRIM = {"files.trimTrailingWhitespace": True}
@@ -51,8 +68,9 @@ FORMAT_ON_SAVE = {"editor.formatOnSave": True}
 
 
 def workspace_checkbox(query):
-    """Ctrl+, (the search focused), the setting's id, the Workspace tab, the first result's check box."""
-    return [K("ctrl", ","), WIN("^Settings - "), W(2), T(query), W(2), C(641, 155), W(1.5), C(596, 232),
+    """Ctrl+, (the search focused), the setting's id, the Workspace tab, the first result's check box; the
+    workspace's settings file (start file ``{}``) written once."""
+    return [K("ctrl", ","), WIN("^Settings - ", 60), W(2), T(query), W(3), C(641, 155), W(2), C(596, 232),
             SAVED(WORKSPACE)]
 
 
@@ -64,57 +82,69 @@ def user_choice_up(query, ups):
 
 def quick_open(name):
     """Ctrl+P, the file's name, Enter: its editor opens."""
-    return [C(800, 400), W(0.5), K("ctrl", "p"), W(1.2), T(name), W(1.5), P("enter"),
-            WIN(f"^{Path(name).name.replace('.', '[.]')} - project - code-server$"), W(1.5)]
+    return [C(800, 400), W(0.5), K("ctrl", "p"), W(1.5), T(name), W(3), P("enter"),
+            WIN(f"^{Path(name).name.replace('.', '[.]')} - project - code-server$", 60), W(1.5)]
 
 
-def saved(path):
-    """Ctrl+S, then until no window title shows VS Code's unsaved mark and the file was written."""
-    return [K("ctrl", "s"), GONE("^\u25cf "), SAVED(path)]
+def saved_after_edit(path):
+    """Ctrl+S a moment after the typing, then a wait, then the wait on the file: a template or an empty file was
+    on disk before the edit, and code-server shows no unsaved mark in the window title (its files save
+    themselves after a delay), so no title tells when the save is done."""
+    return [W(1.5), K("ctrl", "s"), W(3), SAVED(path)]
 
 
 def open_in_explorer(rows, name):
-    """A click on the file in the Explorer (``rows``: its rows by name), until its editor shows."""
-    return [C(112, rows[name]), WIN(f"^{name.replace('.', '[.]')} - project - code-server$"), W(1.5)]
+    """A click on the file in the Explorer (``rows``: its rows by name) until its editor shows; a second click
+    where the Explorer was still filling on a loaded machine (on an open file it changes nothing)."""
+    title = WIN(f"^{name.replace('.', '[.]')} - project - code-server$")
+    return [C(112, rows[name]), {**title, "seconds": 30}, C(112, rows[name]), {**title, "seconds": 60}, W(1.5)]
 
 
 def format_and_save(rows, name):
-    """The file opened from the Explorer, 'Format Document' from the Command Palette once the JSON service
-    has started with the editor (its key, Ctrl+Shift+I, opens Chromium's developer tools when the editor is
-    not focused), saved."""
-    return [*open_in_explorer(rows, name), W(5), *base.palette("Format Document"), W(1), *saved(f"{PROJECT}/{name}")]
+    """The file opened from the Explorer, 'Format Document' from the Command Palette (its key, Ctrl+Shift+I,
+    opens Chromium's developer tools when the editor is not focused; without the JSON service, started with the
+    first JSON editor once the extensions run, VS Code offers formatters from the Marketplace), saved."""
+    return [*open_in_explorer(rows, name), W(3), *base.palette("Format Document"), W(1.5), K("ctrl", "s"),
+            SAVED(f"{PROJECT}/{name}")]
 
 
-def configure_task(label, command):
-    """'Tasks: Configure Task', 'Create tasks.json file from template', 'Others': VS Code writes and opens
-    tasks.json with an "echo" shell task; its label and command lines (7 and 9) are replaced and saved (the
-    template is on disk at once, so the end waits for the unsaved mark to go)."""
-    return [C(800, 400), W(0.5), *base.palette("Tasks: Configure Task", wait=2), W(1), T("Create tasks.json"),
-            W(1), P("enter"), W(1.5), T("Others"), W(1), P("enter"),
-            WIN("^tasks[.]json - project - code-server$"), W(2),
-            *replace_line(7, f'"label": "{label}",'), *replace_line(9, f'"command": "{command}"'), *saved(TASKS)]
+def tasks_file(label, command):
+    """'File: New File...' (the Explorer's name box: the path is taken from the folder of the item selected
+    there, so a click on the Explorer's empty part first), .vscode/tasks.json, the tasks typed on one line,
+    saved."""
+    line = (f'{{"version": "2.0.0", "tasks": [{{"label": "{label}", "type": "shell", '
+            f'"command": "{command}"}}]}}')
+    return [C(200, 650), W(0.5), *base.palette("File: New File..."), T(".vscode/tasks.json"), W(1), P("enter"),
+            WIN("^tasks[.]json - project - code-server$", 60), W(2), T(line), *saved_after_edit(TASKS)]
 
 
-def replace_line(number, text):
-    """Ctrl+G to the line, its text after the indentation deleted, the new text typed (VS Code closes each
-    quote at the end of a line and types over the closing one)."""
-    return [K("ctrl", "g"), W(1), T(f"{number}\n"), W(0.8), P("end"), K("shift", "home"), P("delete"), T(text),
-            W(0.5)]
+def extensions_ready(rows):
+    """Until VS Code's extensions run (its languages, the JSON formatter, the TypeScript service): README.md
+    opened from the Explorer and 'Markdown: Open Preview' (a command of the built-in Markdown extension, run once
+    the extension host is up: seconds after the window shows on a loaded machine) until the preview's window
+    title shows; both closed again."""
+    return [*open_in_explorer(rows, "README.md"), *base.palette("Markdown: Open Preview"),
+            WIN("^\\[Preview\\] README[.]md - ", 60), K("ctrl", "w"), W(0.5), K("ctrl", "w"),
+            GONE("README[.]md - project"), W(0.5)]
 
 
 def python_snippet(name, snippet):
-    """'Snippets: Configure Snippets', 'python' (User/snippets/python.json opens with its commented example),
-    the snippet typed on one line before the closing brace."""
+    """'Snippets: Configure Snippets', 'python' (User/snippets/python.json opens with its commented example;
+    the languages are listed once the extensions run), the snippet typed on one line before the closing
+    brace."""
     body = ", ".join(f'"{line}"' for line in snippet["body"])
     line = (f'"{name}": {{"prefix": "{snippet["prefix"]}", "body": [{body}], '
             f'"description": "{snippet["description"]}"}}')
-    return [C(800, 400), W(0.5), *base.palette("Snippets: Configure Snippets", wait=2), W(1), T("python"), W(1.5),
-            P("enter"), WIN("^python[.]json - project - code-server$"), W(2), K("ctrl", "end"), P("up"), P("end"),
-            P("enter"), T(line), W(0.5), *saved(SNIPPETS)]
+    return [*extensions_ready(ROW_START), C(800, 400), W(0.5),
+            *base.palette("Snippets: Configure Snippets", wait=2), W(1), T("python"), W(2), P("enter"),
+            WIN("^python[.]json - project - code-server$", 60), W(2), K("ctrl", "end"), P("up"), P("end"),
+            P("enter"), T(line), *saved_after_edit(SNIPPETS)]
 
 
 def replace_constant(old, new):
-    return [C(800, 400), W(0.5), K("ctrl", "shift", "h"), W(1.5), T(old), W(8), C(185, 140), W(0.5), T(new),
+    """Ctrl+Shift+H, the search (its results take seconds on a loaded machine: Replace All needs them), the
+    replacement, Ctrl+Alt+Enter (Replace All), Enter (its confirmation)."""
+    return [C(800, 400), W(0.5), K("ctrl", "shift", "h"), W(1.5), T(old), W(15), C(185, 140), W(0.5), T(new),
             W(1.5), K("ctrl", "alt", "enter"), W(1.5), P("enter"), W(2.5)]
 
 
@@ -124,12 +154,12 @@ tasks = [
     task("vscode-workspace-setting", "L1",
          "VS Code is open on the folder 'project'. In this folder's workspace settings (the Settings editor's "
          "Workspace tab, not the user settings), turn on Files: Trim Trailing Whitespace.",
-         "vscode_workspace_setting", {"values": TRIM}, START, workspace_checkbox("files.trimTrailingWhitespace"),
+         "vscode_workspace_setting", {"values": TRIM}, START_WS, workspace_checkbox("files.trimTrailingWhitespace"),
          artifacts=WORKSPACE_ART, **KW, **LIMITS),
     task("vscode-test-task", "L1",
-         "VS Code is open on the folder 'project'. Create the workspace's tasks.json (Tasks: Configure Task) with a "
-         "shell task labelled 'test' that runs 'python -m unittest discover'.",
-         "vscode_task", TEST_TASK, START, configure_task(TEST_TASK["label"], TEST_TASK["command"]),
+         "VS Code is open on the folder 'project'. Create the workspace's task configuration .vscode/tasks.json "
+         "with a shell task labelled 'test' that runs 'python -m unittest discover'.",
+         "vscode_task", TEST_TASK, START, tasks_file(TEST_TASK["label"], TEST_TASK["command"]),
          artifacts={"tasks": TASKS}, **KW, **LIMITS),
     task("vscode-python-snippet", "L1",
          "VS Code is open on the folder 'project'. Add a user snippet for Python (Snippets: Configure Snippets) "
@@ -140,7 +170,9 @@ tasks = [
          "VS Code is open on the folder 'project'. The file defaults.json is one long line: format it with Format "
          "Document (4-space indentation) and save it.",
          "vscode_json_format", {"artifact": "defaults", "source": "apps_more/vscode/defaults.json"}, START_JSON,
-         format_and_save(ROW_JSON, "defaults.json"), artifacts={"defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS),
+         [*extensions_ready(ROW_JSON), *format_and_save(ROW_JSON, "defaults.json")],
+         artifacts={"defaults": f"{PROJECT}/defaults.json"}, **KW,
+         **LIMITS),
 ]
 
 RUN_TASK = {"label": "run", "command": "python app.py", "type": "shell"}
@@ -153,7 +185,7 @@ def rename_symbol(path, line, column, new):
     """The file opened, the cursor put on the symbol (Ctrl+G line:column), F2, the new name, Enter; then
     'File: Save All' (the rename also changed files that are not open). The TypeScript service that renames
     JavaScript starts with the first JavaScript editor: the wait before F2 is its start."""
-    return [*quick_open(path), W(8), K("ctrl", "g"), W(1), T(f"{line}:{column}\n"), W(1), P("f2"), W(2.5),
+    return [*quick_open(path), W(10), K("ctrl", "g"), W(1), T(f"{line}:{column}\n"), W(1), P("f2"), W(2.5),
             K("ctrl", "a"), T(new), W(0.5), P("enter"), W(3), *base.palette("File: Save All"), GONE("^\u25cf ")]
 
 
@@ -164,7 +196,7 @@ def explorer_rename(rows, old, new):
 def edit_timeout():
     return [*open_in_explorer(ROW_JSON, "config.py"), K("ctrl", "g"),
             W(1), T("2\n"), W(0.8), P("end"), K("shift", "home"), T("TIMEOUT = 30"), W(0.5),
-            *saved(f"{PROJECT}/config.py")]
+            K("ctrl", "s"), SAVED(f"{PROJECT}/config.py")]
 
 
 WEB = {"prices": f"{PROJECT}/web/prices.js", "cart": f"{PROJECT}/web/cart.js"}
@@ -173,12 +205,12 @@ REPLACED = {n: f"{PROJECT}/{n}.py" for n in ("app", "config", "utils")}
 tasks += [
     task("vscode-workspace-test-setup", "L2",
          "VS Code is open on the folder 'project'. Set the workspace up for testing: in the workspace settings (not "
-         "the user settings) turn on Files: Trim Trailing Whitespace, and create the workspace's tasks.json with a "
-         "shell task labelled 'test' that runs 'python -m unittest discover'.",
+         "the user settings) turn on Files: Trim Trailing Whitespace, and create the workspace's .vscode/tasks.json "
+         "with a shell task labelled 'test' that runs 'python -m unittest discover'.",
          "pipeline", {"steps": [{"template": "vscode_workspace_setting", "values": TRIM},
-                                {"template": "vscode_task", **TEST_TASK}]}, START,
+                                {"template": "vscode_task", **TEST_TASK}]}, START_WS,
          [*workspace_checkbox("files.trimTrailingWhitespace"), K("ctrl", "w"), W(1),
-          *configure_task(TEST_TASK["label"], TEST_TASK["command"])],
+          *tasks_file(TEST_TASK["label"], TEST_TASK["command"])],
          artifacts={**WORKSPACE_ART, "tasks": TASKS}, **KW, **LIMITS_L2),
     task("vscode-json-style", "L2",
          "VS Code is open on the folder 'project'. Make the JSON style stick: format defaults.json with Format "
@@ -186,20 +218,22 @@ tasks += [
          "settings (not the user settings).",
          "pipeline", {"steps": [
              {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"},
-             {"template": "vscode_workspace_setting", "values": FORMAT_ON_SAVE}]}, START_JSON,
-         [*format_and_save(ROW_JSON, "defaults.json"), *workspace_checkbox("editor.formatOnSave")],
+             {"template": "vscode_workspace_setting", "values": FORMAT_ON_SAVE}]}, START_JSON_WS,
+         [*extensions_ready(ROW_JSON_WS), *format_and_save(ROW_JSON_WS, "defaults.json"),
+          *workspace_checkbox("editor.formatOnSave")],
          artifacts={"defaults": f"{PROJECT}/defaults.json", **WORKSPACE_ART}, **KW, **LIMITS_L2),
     task("vscode-js-rename-and-check", "L2",
          f"VS Code is open on the folder 'project'. In web/prices.js, rename the function netPrice to {NEW_NAME} "
-         f"with Rename Symbol (F2), so that web/cart.js follows, save both files, and add a workspace tasks.json "
+         f"with Rename Symbol (F2), so that web/cart.js follows, save both files, and add a workspace "
+         f".vscode/tasks.json "
          f"with a shell task labelled 'check' that runs 'node --check web/cart.js'.",
          "pipeline", {"steps": [
              {"template": "vscode_replace", "artifacts": ["prices", "cart"], "old": "netPrice", "new": NEW_NAME,
               "counts": {"prices": 1, "cart": 2},
               "sources": {"prices": "apps_more/vscode/web/prices.js", "cart": "apps_more/vscode/web/cart.js"}},
              {"template": "vscode_task", **CHECK_TASK}]}, START_WEB,
-         [*rename_symbol("web/prices.js", 1, 17, NEW_NAME), SAVED(WEB["prices"]), SAVED(WEB["cart"]),
-          *configure_task(CHECK_TASK["label"], CHECK_TASK["command"])],
+         [*extensions_ready(ROW_WEB), *rename_symbol("web/prices.js", 1, 17, NEW_NAME), SAVED(WEB["prices"]),
+          SAVED(WEB["cart"]), *tasks_file(CHECK_TASK["label"], CHECK_TASK["command"])],
          artifacts={**WEB, "tasks": TASKS}, **KW, **LIMITS_L2),
     task("vscode-snippet-setup", "L2",
          "VS Code is open on the folder 'project'. Add a user snippet for Python with the prefix 'bp' that inserts "
@@ -212,14 +246,15 @@ tasks += [
          artifacts={"snippets": SNIPPETS, **base.SETTINGS}, **KW, **LIMITS_L2),
     task("vscode-refactor-and-run-task", "L2",
          "VS Code is open on the folder 'project'. Rename the constant MAX_RETRIES to MAX_ATTEMPTS everywhere in the "
-         "project (Replace in Files, files saved), and add a workspace tasks.json with a shell task labelled 'run' "
+         "project (Replace in Files, files saved), and add a workspace .vscode/tasks.json with a shell task labelled "
+         "'run' "
          "that runs 'python app.py'.",
          "pipeline", {"steps": [
              {"template": "vscode_replace", "artifacts": ["app", "config", "utils"], "old": "MAX_RETRIES",
               "new": "MAX_ATTEMPTS", "counts": {"app": 2, "config": 1, "utils": 2},
               "sources": {n: f"vscode/project/{n}.py" for n in ("app", "config", "utils")}},
              {"template": "vscode_task", **RUN_TASK}]}, START,
-         [*replace_constant("MAX_RETRIES", "MAX_ATTEMPTS"), *configure_task(RUN_TASK["label"], RUN_TASK["command"])],
+         [*replace_constant("MAX_RETRIES", "MAX_ATTEMPTS"), *tasks_file(RUN_TASK["label"], RUN_TASK["command"])],
          artifacts={**REPLACED, "tasks": TASKS}, **KW, **LIMITS_L2),
     task("vscode-release-prep", "L2",
          "VS Code is open on the folder 'project'. Prepare the release: in config.py change the timeout from 10 to "
@@ -231,7 +266,8 @@ tasks += [
               "absent": ["old"]},
              {"template": "vscode_json_format", "artifact": "defaults", "source": "apps_more/vscode/defaults.json"}]},
          START_JSON,
-         [*edit_timeout(), *explorer_rename(ROW_JSON, "notes.txt", "roadmap.md"), *format_and_save(ROW_JSON, "defaults.json")],
+         [*extensions_ready(ROW_JSON), *edit_timeout(), *explorer_rename(ROW_JSON, "notes.txt", "roadmap.md"),
+          *format_and_save(ROW_JSON, "defaults.json")],
          artifacts={"config": f"{PROJECT}/config.py", "renamed": f"{PROJECT}/roadmap.md", "old": f"{PROJECT}/notes.txt",
                     "defaults": f"{PROJECT}/defaults.json"}, **KW, **LIMITS_L2),
 ]
