@@ -462,6 +462,11 @@ def test_retag_and_export(tmp_path: Path) -> None:
                                                        ("Interview A", "commute", A[3])], ids=[1, 6, 6, 3])
     assert failed(run_all(task, {"db": path, "highlights": everything})) == [
         "highlights holds exactly the highlights tagged 'isolation'"]
+    # the codebook (QDC) under the expected name
+    qdc = tmp_path / "codebook.qdc"
+    qdc.write_text('<?xml version="1.0"?><CodeBook xmlns="urn:QDA-XML:codebook:1.0"><Codes/></CodeBook>')
+    assert failed(run_all(task, {"db": path, "highlights": qdc})) == [
+        "highlights holds exactly the highlights tagged 'isolation'"]
 
 
 def test_rename_tag_and_qdc(tmp_path: Path) -> None:
@@ -636,3 +641,30 @@ def test_release_prep(tmp_path: Path) -> None:
     # formatted but not saved
     assert failed(run_all(task, {**good, "defaults": MORE / "vscode" / "defaults.json"})) == [
         "defaults is formatted (4-space indentation, one member a line)"]
+
+
+# which tests above give each new kind its near misses (a kind added without one fails here)
+NEAR_MISSES = {
+    "taguette_project_meta": [test_rename_project, test_a_new_project_of_the_name_is_no_rename],
+    "taguette_tag_edit": [test_tag_description, test_tag_deleted_and_created_again_loses_its_highlights,
+                          test_rename_tag_and_qdc],
+    "taguette_highlight_delete": [test_delete_the_wrong_highlight_fails,
+                                  test_deleting_the_tag_instead_of_the_highlight_fails],
+    "taguette_highlight_tags": [test_retag_replacing_the_old_tag_fails, test_retag_by_a_second_highlight_fails],
+    "taguette_recode": [test_fix_coding],
+    "taguette_tag_view_export": [test_retag_and_export],
+    "taguette_codebook_descriptions": [test_describe_and_export],
+    "vscode_workspace_setting": [test_workspace_setting, test_workspace_setting_in_the_user_settings_fails,
+                                 test_json_style],
+    "vscode_task": [test_task_near_misses, test_refactor_and_run_task],
+    "vscode_snippet": [test_snippet],
+    "vscode_json_format": [test_json_format, test_release_prep],
+}
+
+
+def test_every_new_kind_has_near_misses() -> None:
+    from suites.prosoft.checks import taguette_more, vscode_more
+
+    assert set(NEAR_MISSES) == set(taguette_more.KINDS) | set(vscode_more.KINDS)
+    used = {s["template"] for task in [*TAG_TASKS.values(), *CODE_TASKS.values()] for s in steps(task)}
+    assert set(NEAR_MISSES) <= used, sorted(set(NEAR_MISSES) - used)
