@@ -100,6 +100,10 @@ def parametrize_tasks(metafunc: pytest.Metafunc, *, trials: int = 1, time_limit_
             f"= pytest_cua.Suite(...)")
     loaded = _loaded_tasks(metafunc.config, suite)
     registered = _registered_markers(metafunc.config)  # _marks_for adds the new ones to it
+    for name in (_mark_name("", str(m)) for m in suite.known_markers()):
+        if name not in registered:  # -m with a marker of the suite no task has yet selects nothing, no error
+            metafunc.config.addinivalue_line("markers", f"{name}: tasks marked {name} (registered by pytest-cua)")
+            registered.add(name)
     if trials == 1:
         params = [pytest.param(task, id=task.id,
                                marks=_marks_for(metafunc.config, task, registered, time_limit_s, suite))

@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_cua import LoadedTasks, Suite, Task, fixtures_dir
 
-from .domains import check_apps, domain_markers
+from .domains import DOMAINS, MARKER_PREFIX, PROGRAMS, check_apps, domain_markers
 from .templates import TEMPLATES
 
 
@@ -42,6 +42,9 @@ class ProSoftSuite(Suite):
 
     def markers(self, task: Task) -> Sequence[str]:
         return domain_markers(task)
+
+    def known_markers(self) -> Sequence[str]:
+        return [*(MARKER_PREFIX + d for d in DOMAINS), *(f"app_{app}" for app in PROGRAMS)]
 
 
 def _packaged_start_files(task: Task) -> Task:
