@@ -281,14 +281,14 @@ def test_codebook_qdc(tmp_path: Path) -> None:
     assert failed(run("taguette-export-codebook-qdc", "taguette_codebook", {"codebook": path}))
 
 
-def highlights_csv(tmp_path: Path, rows: list[tuple[str, str, str]]) -> Path:
+def highlights_csv(tmp_path: Path, rows: list[tuple[str, str, str]], ids: list[int] | None = None) -> Path:
     import csv
 
     path = tmp_path / "isolation.csv"
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["id", "document", "tag", "content"])
-        for n, (doc, tag, text) in enumerate(rows, 1):
+        for n, (doc, tag, text) in zip(ids or range(1, len(rows) + 1), rows):
             writer.writerow([n, doc, tag, text])
     return path
 
@@ -301,6 +301,11 @@ def test_tag_highlights_export(tmp_path: Path) -> None:
     everything = highlights_csv(tmp_path, [(d, "isolation", t) for d, t in passages] +
                                 [("Interview A", "commute", "Not commuting saves me almost two hours a day.")])
     assert failed(run("taguette-export-tag-highlights", "taguette_highlights_export", {"highlights": everything}))
+    # a highlight of the tag that has a second tag: Taguette writes it again under that tag, with its id
+    rows = [(d, "isolation", t) for d, t in passages]
+    two_tags = highlights_csv(tmp_path, [*rows, (rows[0][0], "commute", rows[0][2])],
+                              ids=[*range(1, len(rows) + 1), 1])
+    assert not failed(run("taguette-export-tag-highlights", "taguette_highlights_export", {"highlights": two_tags}))
 
 
 def test_merged_highlights_export_needs_the_merge(tmp_path: Path) -> None:
