@@ -31,11 +31,14 @@ REGIONS = ["Nth", "Sth", "East", "West"]
 
 
 def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
+    """Every milestone of the task; of the L4 (``creation``) its constraints: the rubric needs a judge."""
     task = TASKS[task_id]
     steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
         {**task["ground_truth"], "template": task["template"]}]
     out: dict[str, str | None] = {}
     for step in steps:
+        if step["template"] == "creation":
+            step = {**step, "rubric": []}
         out.update(milestones(step["template"], step, artifacts))
     return out
 
@@ -57,6 +60,7 @@ def artifact_name(task_id: str) -> str:
 def test_task_file() -> None:
     levels = [(t["level"], t["apps"][0]) for t in TASKS.values()]
     assert levels.count(("L1", "calc")) == 2 and levels.count(("L1", "impress")) == 1
+    assert levels.count(("L4", "calc")) == 1
     pairs = [(tuple(f["src"] for f in t["start_files"]), json.dumps(t["ground_truth"], sort_keys=True))
              for t in TASKS.values()]
     assert len(set(pairs)) == len(pairs), "two tasks share their start files and their expected result"
@@ -262,3 +266,36 @@ def test_layout_near_misses(tmp_path: Path, edit: Callable[[str], str], message:
     out = run_task(LAYOUT, {"deck": deck(tmp_path, edit)})
     assert failed(out) == [LAYOUT_LABEL], out
     assert message in (out[LAYOUT_LABEL] or ""), out[LAYOUT_LABEL]
+
+
+# --- the L4 expense tracker's constraints (kind ``creation``, checks/l4.py) -----------------------------------------
+
+TRACKER = "calc-l4-expense-tracker"
+
+
+def tracker(tmp_path: Path, chart_rows: tuple[int, int] = (2, 6), header: str = "Category", chart: bool = True
+            ) -> Path:
+    def edit(ws: Any) -> None:
+        from openpyxl.chart import BarChart, Reference
+
+        for row in [(header, "Amount"), ("Rent", 950), ("Food", 420), ("Transport", 130), ("Utilities", 160),
+                    ("Leisure", 90), ("Total", "=SUM(B2:B6)")]:
+            ws.append(row)
+        if chart:
+            bars = BarChart()
+            bars.add_data(Reference(ws, min_col=2, min_row=chart_rows[0], max_row=chart_rows[1]))
+            ws.add_chart(bars, "D2")
+    return workbook(tmp_path, TRACKER, edit)
+
+
+def test_tracker_constraints_pass(tmp_path: Path) -> None:
+    assert fails(TRACKER, {"workbook": tracker(tmp_path)}) == []
+
+
+@pytest.mark.parametrize("kwargs, label", [
+    ({"chart_rows": (2, 7)}, "workbook has a chart of B2:B6"),  # the total charted with the amounts
+    ({"chart": False}, "workbook has a chart of B2:B6"),
+    ({"header": "Item"}, "workbook has text 'Category'"),
+])
+def test_tracker_near_misses(tmp_path: Path, kwargs: dict[str, Any], label: str) -> None:
+    assert fails(TRACKER, {"workbook": tracker(tmp_path, **kwargs)}) == [label]
