@@ -19,12 +19,20 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import R_CMD, C, K, P, T, W, task, write  # noqa: E402
 from design_more import (BAR, CUT, EXPORT_PNG, INK_SAVE, INK_START, KNOW_INK, TRIPLE, fields, ink,  # noqa: E402
                          shift_ink)
+
+
+
+def _stats():
+    """scipy.stats, from the generators extra (``pip install -e .[generators]``), as the other generators take it."""
+    from scipy import stats
+
+    return stats
+
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = "fixtures/prosoft/r_ink_round3"
@@ -75,8 +83,8 @@ BP = {a: np.array([float(r["bp"]) for r in WITH_BP if r["arm"] == a]) for a in A
 
 # chi-squared test of arm x outcome (3 x 3: no continuity correction)
 CROSS = np.array([[sum(1 for r in TRIAL if r["arm"] == a and r["outcome"] == o) for o in OUTCOMES] for a in ARMS])
-CHI2, CHI_P, _, _ = stats.chi2_contingency(CROSS, correction=False)
-F_VALUE, F_P = stats.f_oneway(*(BP[a] for a in ARMS))
+CHI2, CHI_P, _, _ = _stats().chi2_contingency(CROSS, correction=False)
+F_VALUE, F_P = _stats().f_oneway(*(BP[a] for a in ARMS))
 
 BREAKS = (120, 130, 140, 160)
 BANDS = [f"({lo},{hi}]" for lo, hi in zip(BREAKS, BREAKS[1:])]
@@ -94,7 +102,7 @@ def ols(rows, terms):
     dof = len(y) - X.shape[1]
     sigma2 = float(((y - X @ beta) ** 2).sum()) / dof
     se = np.sqrt(np.diag(sigma2 * np.linalg.inv(X.T @ X)))
-    p = 2 * stats.t.sf(np.abs(beta / se), dof)
+    p = 2 * _stats().t.sf(np.abs(beta / se), dof)
     return dict(zip(["(Intercept)", *terms], beta)), dict(zip(["(Intercept)", *terms], p))
 
 
@@ -104,7 +112,7 @@ FULL_EST, FULL_P = ols(WITH_BP, {**ARM_TERMS, "sexM": lambda r: float(r["sex"] =
 ARM_STATS = sorted(((a, [r for r in COMPLETE if r["arm"] == a]) for a in ARMS),
                    key=lambda p: np.mean([float(r["bp"]) for r in p[1]]))
 BP_F, BP_M = ([float(r["bp"]) for r in WITH_BP if r["sex"] == s] for s in "FM")
-WILCOX_P = float(stats.mannwhitneyu(BP_F, BP_M, method="exact").pvalue)  # no ties, n < 50: R's exact test
+WILCOX_P = float(_stats().mannwhitneyu(BP_F, BP_M, method="exact").pvalue)  # no ties, n < 50: R's exact test
 PROPORTIONS = {a: {o: CROSS[i][j] / CROSS[i].sum() for j, o in enumerate(OUTCOMES)} for i, a in enumerate(ARMS)}
 PNG = lambda w, h: {"template": "r_output", "outputs": {"plot": {"png": {"min_width": w, "size": [w, h],  # noqa: E731
                                                                          "min_ink": 0.01}}}}
