@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from suites.prosoft.templates import KINDS
 
@@ -35,3 +35,16 @@ def truth_of(tasks: Mapping[str, Mapping[str, Any]], task_id: str, kind: str) ->
     if task["template"] == "pipeline":
         return next(dict(s) for s in task["ground_truth"]["steps"] if s["template"] == kind)
     return dict(task["ground_truth"])
+
+
+def task_milestones(task: Mapping[str, Any], artifacts: Mapping[str, Path],
+                    step: Callable[[dict[str, Any]], dict[str, Any]] = lambda s: s) -> dict[str, str | None]:
+    """Every milestone of a task as its template evaluates it (each step of a pipeline in turn); ``step`` may
+    adjust a step's ground truth first (an L4's rubric left out where no judge is)."""
+    steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
+        {**task["ground_truth"], "template": task["template"]}]
+    out: dict[str, str | None] = {}
+    for truth in steps:
+        truth = step(dict(truth))
+        out.update(milestones(truth["template"], truth, artifacts))
+    return out

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 import pytest
 
-from .evaluation import failed, milestones
+from .evaluation import failed, milestones, task_milestones
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/office_last.json").read_text())["tasks"]}
@@ -32,15 +32,8 @@ REGIONS = ["Nth", "Sth", "East", "West"]
 
 def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
     """Every milestone of the task; of the L4 (``creation``) its constraints: the rubric needs a judge."""
-    task = TASKS[task_id]
-    steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
-        {**task["ground_truth"], "template": task["template"]}]
-    out: dict[str, str | None] = {}
-    for step in steps:
-        if step["template"] == "creation":
-            step = {**step, "rubric": []}
-        out.update(milestones(step["template"], step, artifacts))
-    return out
+    return task_milestones(TASKS[task_id], artifacts,
+                           lambda step: {**step, "rubric": []} if step["template"] == "creation" else step)
 
 
 def fails(task_id: str, artifacts: Mapping[str, Path]) -> list[str]:

@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from .evaluation import failed, milestones
+from .evaluation import failed, task_milestones
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "prosoft"
@@ -35,13 +35,7 @@ MEMO = ["Team Memo", "The Q1 budget was approved in March.",
 
 
 def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
-    task = TASKS[task_id]
-    steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
-        {**task["ground_truth"], "template": task["template"]}]
-    out: dict[str, str | None] = {}
-    for step in steps:
-        out.update(milestones(step["template"], step, artifacts))
-    return out
+    return task_milestones(TASKS[task_id], artifacts)
 
 
 def fails(task_id: str, artifacts: Mapping[str, Path]) -> list[str]:

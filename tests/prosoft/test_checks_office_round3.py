@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import pytest
 
-from .evaluation import failed, milestones
+from .evaluation import failed, task_milestones
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/office_round3.json").read_text())["tasks"]}
@@ -34,13 +34,7 @@ R = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationship
 
 
 def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
-    task = TASKS[task_id]
-    steps = task["ground_truth"]["steps"] if task["template"] == "pipeline" else [
-        {**task["ground_truth"], "template": task["template"]}]
-    out: dict[str, str | None] = {}
-    for step in steps:
-        out.update(milestones(step["template"], step, artifacts))
-    return out
+    return task_milestones(TASKS[task_id], artifacts)
 
 
 def fails(task_id: str, artifacts: Mapping[str, Path]) -> list[str]:
