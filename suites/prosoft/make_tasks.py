@@ -3,11 +3,7 @@ files, ground truth and keyboard-first demonstrations. Edit here, then run ``pyt
 The other groups have their generators in ``make/``."""
 import json
 
-from make.common import CALC_START, INK_START, LOAD, OUT, R_CMD, R_START, WRITER_START, C, K, P, T, W, SAVE, task  # noqa: E501 - the script's folder is on sys.path
-
-# Calc and Writer: a click into the sheet or page before the first key (the window has the focus, the document
-# not always: keys were lost without, as in make/office.py); each demonstration then moves with the keyboard
-CLICK_DOC = [C(640, 600), W(1)]
+from make.common import CALC_START, CLICK_DOC, INK_START, LOAD, OUT, R_CMD, R_START, WRITER_START, K, P, T, W, SAVE, task  # noqa: E501 - the script's folder is on sys.path
 
 REPORT = ["Quarterly Report", "Spending stayed within the plan for the first two quarters.",
           "Travel fell while training grew, as agreed in January."]

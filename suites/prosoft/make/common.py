@@ -40,6 +40,9 @@ GONE = lambda pattern, s=30: {"type": "wait", "seconds": s, "window_gone": patte
 SAVED = lambda path, s=30: {"type": "wait", "seconds": s, "file": path}  # noqa: E731
 C = lambda x, y: {"type": "click", "target": {"x": x, "y": y}}  # noqa: E731
 SAVE = [K("ctrl", "s"), W(3)]
+# Calc and Writer: a click into the sheet or page before the first key (the window has the focus, the document
+# not always: keys were lost without)
+CLICK_DOC = [C(640, 600), W(1)]
 
 # the first office tasks' start files and programs (make_tasks.py and make/office.py start from them)
 CALC_START = {"start_files": [{"src": "fixtures/prosoft/budget.xlsx", "dest": "/root/work/budget.xlsx"}],

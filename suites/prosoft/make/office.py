@@ -16,16 +16,17 @@ import sys
 from pathlib import Path
 
 if __package__:
-    from .common import CALC_START, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task, write
+    from .common import CALC_START, CLICK_DOC, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task, write
 else:  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from common import CALC_START, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task, write  # noqa: E402
+    from common import (CALC_START, CLICK_DOC, INK_START, LOAD, R_START, WRITER_START, C, K, P, T, W, task,  # noqa: E402
+                        write)
 
 # Under load a saved file can still be being written 3 s after Ctrl+S (Impress shows "Save Document" in its status
 # bar), and the artifact would be copied out before; and the first screenshot can show a window not yet painted.
 SAVE = [K("ctrl", "s"), W(6)]
 SETTLE = [W(3)]
-CLICK_IN = [*SETTLE, C(640, 600), W(1)]  # Calc / Writer: a click into the sheet or page before the first key
+CLICK_IN = [*SETTLE, *CLICK_DOC]  # Calc / Writer: a click into the sheet or page before the first key
 
 LO_PROFILE = {"src": "fixtures/prosoft/office/registrymodifications.xcu",
               "dest": "/root/.config/libreoffice/4/user/registrymodifications.xcu"}
