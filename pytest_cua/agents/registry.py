@@ -14,6 +14,9 @@
    ``retired`` mapping. ``PROVIDER:MODEL`` naming a deprecated model is sent as given, with the notice.
    "Today" is ``resolve(..., today=)``, else ``PYTEST_CUA_TODAY``, else the local date.
 
+Bridges that ship with pytest-cua answer like entry points: ``osworld`` (``--agent osworld:package.module:Class``,
+``agents.bridges.osworld``); an installed entry point of the same name wins.
+
 An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
 other callable is called with no argument.
 """
@@ -29,6 +32,8 @@ from pytest_cua.agents.base import Agent
 from pytest_cua.agents.deprecation import Deprecation, today as today_from_env
 
 ENTRY_POINT_GROUP = "pytest_cua.agents"
+#: the bridges to other harnesses' agents, resolved as if they were entry points of the group
+BRIDGES = {"osworld": "pytest_cua.agents.bridges.osworld:OSWorldBridge"}
 
 
 class UnknownAgent(LookupError):
@@ -50,6 +55,8 @@ class AgentSpec:
 
 def _entry_points() -> dict[str, EntryPoint]:
     found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    for name, value in BRIDGES.items():
+        found.setdefault(name, EntryPoint(name, value, ENTRY_POINT_GROUP))
     return dict(sorted(found.items()))
 
 
