@@ -8,6 +8,24 @@ fits. ``fit_request`` does the same for a request as a whole (many-image side li
 
 The image actually sent is the truth: when a limit scales it down, its ``width`` x ``height`` differ from the
 size asked for, and callers build their ``CoordSpace`` from the ``PreparedImage``, not from the request.
+
+What it costs per model step (a 1920x1080 screenshot, benchmarks/model_bench.py): decoding the PNG is the floor
+(about 10 ms); the rest is chosen for speed where the result is the same to the model's coordinates:
+
+* scaling down is a box filter (the area average of the source pixels under each target pixel), about 10 ms
+  where bilinear took 16 ms and LANCZOS 28-40 ms; the target size, so the scale factors that map the model's
+  coordinates back to the screen, is the same whatever the filter (tests/models/test_images.py checks that a
+  mark lands on the same screen pixels). Scaling up (Qwen's ``smart_resize`` rounds 1080 up to 1092) stays
+  bilinear, as a box filter would then repeat whole rows.
+* an image that has to be encoded is encoded the way the vendor prefers among the formats it takes
+  (``ImageLimits.encode_as``): JPEG at quality 85 for every vendor here, about 2 ms where PNG took 7-11 ms at
+  compression level 1 (and 15-25 ms at Pillow's default); with no vendor, PNG (lossless). A screenshot that needs
+  no scaling keeps its own bytes (the lossless PNG from the environment).
+* ``ImageCache``: a screenshot whose bytes are those of one prepared a moment ago (a step that changed
+  nothing on the screen, a set-of-marks image sent again) is not decoded again: its prepared image is reused.
+
+The trajectory keeps the environment's screenshot as it came (lossless PNG); what the model was sent is kept
+beside it (``step_NNN_model.jpg``).
 """
 
 from __future__ import annotations
@@ -23,9 +41,15 @@ from PIL import Image, UnidentifiedImageError
 from pytest_cua.agents.models.coords import fit_within
 
 MB = 1024 * 1024
-JPEG_QUALITIES = (85, 70, 55)  # tried in order at each size once PNG is too large
+JPEG_QUALITIES = (85, 70, 55)  # tried in order at each size once the preferred encoding is too large
 DOWNSCALE_STEP = 0.8  # each step keeps this fraction of each side
+PNG_LEVEL = 1  # zlib level of the PNGs written here: 2-3x faster than Pillow's 6, a few % larger
 _KEPT_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg"}
+ENCODINGS = ("image/png", "image/jpeg")  # what prepare_image writes (ImageLimits.encode_as)
+# the documented input formats; each vendor's list is what it takes, encode_as what is written for it
+_OPENAI_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif")
+_ANTHROPIC_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_COMPATIBLE_TYPES = ("image/png", "image/jpeg", "image/webp")
 
 
 class ImageError(ValueError):
@@ -43,6 +67,21 @@ class ImageLimits:
     many_threshold: int | None
     max_images: int | None  # images per request
     max_request_bytes: int | None  # base64 length of all the images of one request
+    #: the media types the vendor takes: a screenshot in one of them that needs no change is sent as it is
+    media_types: tuple[str, ...] = ENCODINGS
+    #: how an image that has to be encoded (scaled, or shrunk to fit) is written: "image/png" (lossless) or
+    #: "image/jpeg" at ``jpeg_quality``
+    encode_as: str = "image/png"
+    jpeg_quality: int = JPEG_QUALITIES[0]
+
+    def __post_init__(self) -> None:
+        if self.encode_as not in ENCODINGS:
+            raise ValueError(f"ImageLimits.encode_as: {self.encode_as!r} is not one of {', '.join(ENCODINGS)}")
+        if self.encode_as not in self.media_types:
+            raise ValueError(f"ImageLimits.encode_as: {self.encode_as!r} is not among the media types the vendor "
+                             f"takes ({', '.join(self.media_types)})")
+        if not 1 <= self.jpeg_quality <= 95:
+            raise ValueError(f"ImageLimits.jpeg_quality: {self.jpeg_quality!r} is not within 1-95")
 
     def side_limit(self, many: bool) -> int:
         """The side limit for one image, in a request with more than ``many_threshold`` images if ``many``."""
@@ -55,18 +94,26 @@ VENDOR_LIMITS: dict[str, ImageLimits] = {
     # platform.claude.com vision docs: 5 MB per image, checked on the base64 length (the API's error reads
     # "image exceeds 5 MB maximum: N bytes > 5242880 bytes"); 8000 px per side, 2000 px once a request
     # has more than 20 images; 100 images per API request; 32 MB per Messages request, of which 2 MB is
-    # left here for text and tools.
+    # left here for text and tools. Media types: the image block's base64 source takes image/jpeg, image/png,
+    # image/gif and image/webp (the SDK's Base64ImageSourceParam, pinned in tests/models/vendor_schemas).
     "anthropic": ImageLimits(max_bytes=5 * MB, max_side=8000, max_side_many=2000, many_threshold=20,
-                             max_images=100, max_request_bytes=30 * MB),
-    # OpenAI's images-and-vision guide: 20 MB per image, 500 images and 50 MB of image bytes per request.
-    # It documents no side limit (high detail is scaled server-side to fit 2048 px, then 768 px on the
-    # short side); 8000 px is our bound.
+                             max_images=100, max_request_bytes=30 * MB, media_types=_ANTHROPIC_TYPES,
+                             encode_as="image/jpeg"),
+    # OpenAI's images-and-vision guide: 20 MB per image, 500 images and 50 MB of image bytes per request;
+    # PNG, JPEG, WEBP and non-animated GIF. Responses' input_image and the computer tool's computer_screenshot
+    # are both an image_url (a data URL here); the computer-use guide's examples send PNG and name no other
+    # formats, so the vision guide's are taken to hold for it too. It documents no side limit (high detail is
+    # scaled server-side to fit 2048 px, then 768 px on the short side); 8000 px is our bound.
     "openai": ImageLimits(max_bytes=20 * MB, max_side=8000, max_side_many=None, many_threshold=None,
-                          max_images=500, max_request_bytes=50 * MB),
+                          max_images=500, max_request_bytes=50 * MB, media_types=_OPENAI_TYPES,
+                          encode_as="image/jpeg"),
     # OpenAI-compatible servers (vLLM and the like) document no limits of their own; the image count is the
-    # server's --limit-mm-per-prompt. These bounds are conservative guesses, not documented figures.
+    # server's --limit-mm-per-prompt. These bounds are conservative guesses, not documented figures. vLLM
+    # opens a data URL's image with Pillow (any format it reads); Gemini's OpenAI endpoint takes PNG, JPEG,
+    # WEBP, HEIC and HEIF: PNG, JPEG and WEBP are what all of them take.
     "openai-compatible": ImageLimits(max_bytes=10 * MB, max_side=8000, max_side_many=None,
-                                     many_threshold=None, max_images=None, max_request_bytes=20 * MB),
+                                     many_threshold=None, max_images=None, max_request_bytes=20 * MB,
+                                     media_types=_COMPATIBLE_TYPES, encode_as="image/jpeg"),
 }
 
 
@@ -88,10 +135,36 @@ class PreparedImage:
         return base64_length(len(self.data))
 
     def base64(self) -> str:
-        return b64.b64encode(self.data).decode("ascii")
+        """The base64 text of ``data`` (made once: an image reused from the cache is not encoded again)."""
+        text = self.__dict__.get("_base64")
+        if text is None:
+            text = b64.b64encode(self.data).decode("ascii")
+            object.__setattr__(self, "_base64", text)  # a memo, not a field: equality and hash ignore it
+        return text
 
     def data_url(self) -> str:
         return f"data:{self.media_type};base64,{self.base64()}"
+
+
+class ImageCache:
+    """The last few images prepared for one conversation, by the screenshot's bytes and what was asked: a
+    screenshot identical to one of them (the screen did not change since the last step) is not decoded, scaled
+    or encoded again. One per style instance (a task); not shared between threads."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size  # the browser style prepares two images a step (set-of-marks and plain) at most
+        self._entries: list[tuple[bytes, tuple[object, ...], PreparedImage]] = []
+        self.hits = 0
+
+    def get(self, data: bytes, key: tuple[object, ...]) -> PreparedImage | None:
+        for seen, seen_key, prepared in self._entries:
+            if seen_key == key and (seen is data or seen == data):
+                self.hits += 1
+                return prepared
+        return None
+
+    def put(self, data: bytes, key: tuple[object, ...], prepared: PreparedImage) -> None:
+        self._entries = [(data, key, prepared), *self._entries][: self.size]
 
 
 def base64_length(n_bytes: int) -> int:
@@ -106,24 +179,34 @@ def image_size(png: bytes) -> tuple[int, int]:
 
 
 def prepare_image(png: bytes, *, size: tuple[int, int] | None = None, limits: ImageLimits | None = None,
-                  many: bool = False) -> PreparedImage:
+                  many: bool = False, cache: ImageCache | None = None) -> PreparedImage:
     """The screenshot ``png`` at ``size`` (only when it differs), then within ``limits`` (the many-image side
-    limit if ``many``). An image left untouched keeps its original bytes.
+    limit if ``many``), encoded as ``limits.encode_as`` (PNG without limits). An image left untouched keeps its
+    original bytes. With a ``cache``, a screenshot prepared the same way a moment ago is not prepared again.
 
-    Scaling is bilinear with a reducing gap and PNGs are written at compression level 1: on a 1920x1080
-    screenshot that is about 20 ms less per step than LANCZOS and the default level (benchmarks/model_bench.py),
-    and text at the scales used here (at most 2x down) stays legible."""
+    Scaling down is a box filter, scaling up bilinear; see the module's docstring for the costs."""
+    key: tuple[object, ...] = (size, limits, many)
+    if cache is not None:
+        found = cache.get(png, key)
+        if found is not None:
+            return found
     with _decoded(png) as image:
         screen = image.size
         kept = _KEPT_FORMATS.get(image.format or "")
+        if kept and limits is not None and kept not in limits.media_types:
+            kept = None
         target = _checked_size(size) if size else screen
         if target != screen:
-            image = image.resize(target, Image.Resampling.BILINEAR, reducing_gap=2.0)
+            image = _resize(image, target)
             kept = None
         side = limits.side_limit(many) if limits else None
         if kept and (side is None or max(screen) <= side) and _fits(len(png), limits):
-            return _prepared(png, kept, screen, screen)
-        return _encode_within(image, screen, limits, side)
+            prepared = _prepared(png, kept, screen, screen)
+        else:
+            prepared = _encode_within(image, screen, limits, side)
+    if cache is not None:
+        cache.put(png, key, prepared)
+    return prepared
 
 
 def fit_request(images: list[PreparedImage], limits: ImageLimits) -> list[PreparedImage]:
@@ -174,10 +257,25 @@ def _prepared(data: bytes, media_type: str, size: tuple[int, int], screen: tuple
                          screen_height=screen[1], sha256=hashlib.sha256(data).hexdigest())
 
 
+def _resize(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """``image`` at ``size``: a box filter when no side grows (the area average: as sharp as bilinear's
+    triangle at a downscale, and faster), bilinear when one does."""
+    if size[0] <= image.width and size[1] <= image.height:
+        return image.resize(size, Image.Resampling.BOX)
+    return image.resize(size, Image.Resampling.BILINEAR)
+
+
 def _png(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
-    image.save(buffer, "PNG", compress_level=1)
+    image.save(buffer, "PNG", compress_level=PNG_LEVEL)
     return buffer.getvalue()
+
+
+def _encoded(image: Image.Image, limits: ImageLimits | None) -> tuple[bytes, str]:
+    """``image`` written as the vendor prefers (PNG without limits)."""
+    if limits is not None and limits.encode_as == "image/jpeg":
+        return _jpeg(image, limits.jpeg_quality), "image/jpeg"
+    return _png(image), "image/png"
 
 
 def _jpeg(image: Image.Image, quality: int) -> bytes:
@@ -201,19 +299,22 @@ def _step_down(size: tuple[int, int]) -> tuple[int, int]:
 
 def _encode_within(image: Image.Image, screen: tuple[int, int], limits: ImageLimits | None,
                    side: int | None) -> PreparedImage:
-    """``image`` within ``side`` and ``limits.max_bytes``: PNG if it fits, else JPEG at falling quality,
-    scaled down in steps until one fits."""
+    """``image`` within ``side`` and ``limits.max_bytes``: in the vendor's preferred encoding if it fits, else
+    JPEG at falling quality, scaled down in steps until one fits."""
     if side and max(image.size) > side:
-        image = image.resize(fit_within(image.width, image.height, side, side), Image.Resampling.LANCZOS)
-    data = _png(image)
+        image = _resize(image, fit_within(image.width, image.height, side, side))
+    data, media_type = _encoded(image, limits)
     if _fits(len(data), limits):
-        return _prepared(data, "image/png", image.size, screen)
+        return _prepared(data, media_type, image.size, screen)
+    tried = limits.jpeg_quality if limits is not None and media_type == "image/jpeg" else 101
+    qualities = [q for q in JPEG_QUALITIES if q < tried]
     while True:
-        for quality in JPEG_QUALITIES:
+        for quality in qualities:
             data = _jpeg(image, quality)
             if _fits(len(data), limits):
                 return _prepared(data, "image/jpeg", image.size, screen)
-        image = image.resize(_step_down(image.size), Image.Resampling.LANCZOS)
+        image = _resize(image, _step_down(image.size))
+        qualities = list(JPEG_QUALITIES)
 
 
 def _key(prepared: PreparedImage) -> tuple[str, int, int]:
@@ -247,7 +348,7 @@ def _shrink_once(prepared: PreparedImage) -> PreparedImage:
         if len(data) < len(prepared.data):
             return _prepared(data, "image/jpeg", image.size, screen)
     while True:
-        image = image.resize(_step_down(image.size), Image.Resampling.LANCZOS)
+        image = _resize(image, _step_down(image.size))
         data = _jpeg(image, JPEG_QUALITIES[0])
         if len(data) < len(prepared.data):
             return _prepared(data, "image/jpeg", image.size, screen)

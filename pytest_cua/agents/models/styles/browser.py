@@ -65,9 +65,12 @@ class BrowserStyle(Style):
     observation_kinds = frozenset({"som", "axtree"})
 
     def __init__(self, adapter: Any, options: dict[str, Any]) -> None:
+        from pytest_cua.agents.models.images import ImageCache
+
         super().__init__(adapter, options)
         self.prompt = load_prompt("browser")
         self.max_image = size_option(options.get("image_size", "1280x800"))
+        self.image_cache = ImageCache()  # an unchanged screen is not prepared again
 
     def begin(self, task: "Task", context: "AgentContext") -> None:
         super().begin(task, context)
@@ -78,7 +81,8 @@ class BrowserStyle(Style):
 
         def prepared(png: bytes) -> "PreparedImage":
             size = target_size(self.adapter.vendor, image_size(png), self.max_image)
-            return prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
+            return prepare_image(png, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images,
+                                 cache=self.image_cache)
 
         png = observation.som or observation.screenshot
         self.last_image = prepared(png) if png is not None else None

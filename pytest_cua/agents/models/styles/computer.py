@@ -11,11 +11,11 @@ during it (``ctrl+shift``), as OpenAI's ``keys`` on a click, scroll, move or dra
 for its ``duration``; ``triple_click`` is three clicks.
 
 The screenshot is scaled to the tool's display size (``image_size``, default 1024x768 for OpenAI and 1280x800
-for Claude, aspect kept); the model's coordinates are pixels of that image and map back to screen pixels
-through the coordinate space. ``done``, ``answer``, ``fail`` and ``ask`` are function tools next to the
-computer tool, and in a browser ``goto`` and ``back`` too (a headless page has no address bar; OpenAI's
-sample app offers the same two); a reply with no call at all ends the task (its text is the answer of a
-question task), as SCUBA's harness does.
+for Claude, aspect kept) and encoded as the vendor prefers (``images``: JPEG); the model's coordinates are
+pixels of that image and map back to screen pixels through the coordinate space. ``done``, ``answer``, ``fail``
+and ``ask`` are function tools next to the computer tool, and in a browser ``goto`` and ``back`` too (a headless
+page has no address bar; OpenAI's sample app offers the same two); a reply with no call at all ends the task
+(its text is the answer of a question task), as SCUBA's harness does.
 """
 
 from __future__ import annotations
@@ -46,11 +46,14 @@ class ComputerStyle(Style):
     observation_kinds = frozenset({"screenshot"})
 
     def __init__(self, adapter: Any, options: dict[str, Any], *, tool_kind: str, beta: str | None = None) -> None:
+        from pytest_cua.agents.models.images import ImageCache
+
         super().__init__(adapter, options)
         self.prompt = load_prompt("computer")
         self.tool_kind = tool_kind
         self.beta = beta
         self.max_image = size_option(options.get("image_size", DEFAULT_IMAGE.get(adapter.vendor, "1280x800")))
+        self.image_cache = ImageCache()  # an unchanged screen is not prepared again
         self.cursor: Point | None = None  # where the model's actions left the pointer (the image's pixels)
         self._notes: dict[str, str] = {}  # call id -> the answer to give instead of "ok" (cursor_position)
         self._zooms: dict[str, tuple[float, float, float, float]] = {}  # call id -> region (the image's pixels)
@@ -76,7 +79,8 @@ class ComputerStyle(Style):
         screen = screen_size(observation)
         assert observation.screenshot is not None
         size = target_size(self.adapter.vendor, screen, self.max_image)
-        image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
+        image = prepare_image(observation.screenshot, size=size, limits=VENDOR_LIMITS.get(self.adapter.vendor),
+                              many=self.many_images, cache=self.image_cache)
         self.last_image = image
         self.space = pixel_space(screen, (image.width, image.height))
         if self.adapter.computer is None or self.adapter.computer.display != (image.width, image.height):

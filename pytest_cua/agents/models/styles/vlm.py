@@ -22,11 +22,13 @@ class VLMStyle(Style):
 
     def __init__(self, adapter: Any, options: dict[str, Any], *, model: str) -> None:
         super().__init__(adapter, options)
+        from pytest_cua.agents.models.images import ImageCache
         from pytest_cua.agents.models.vlm import grammar_for_model
         from pytest_cua.agents.prompts import Prompt
         import hashlib
 
         self.grammar = grammar_for_model(str(options.get("grammar") or model))
+        self.image_cache = ImageCache()  # an unchanged screen is not prepared again
         self.pointer: Any = None
         # the prompt's identity: its text for a placeholder instruction on a 1920x1080 screen
         text = self.grammar.system_prompt("{instruction}", ask=True, screen=(1920, 1080))
@@ -45,7 +47,8 @@ class VLMStyle(Style):
         self.space = self.grammar.image_space(screen)
         assert observation.screenshot is not None
         self.last_image = prepare_image(observation.screenshot, size=(self.space.width, self.space.height),
-                                        limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images)
+                                        limits=VENDOR_LIMITS.get(self.adapter.vendor), many=self.many_images,
+                                        cache=self.image_cache)
         if (self.last_image.width, self.last_image.height) != (self.space.width, self.space.height):
             self.space = type(self.space)(self.space.kind, self.last_image.width, self.last_image.height,
                                           screen[0], screen[1])
