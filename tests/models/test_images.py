@@ -1,18 +1,30 @@
-"""The screenshot pipeline: target sizes, vendor limits, whole-request fitting."""
+"""The screenshot pipeline: target sizes, vendor limits, whole-request fitting; the encoding each vendor is sent,
+the coordinates the faster scaling keeps, the cache of prepared images and the trajectory's lossless screenshot."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import io
+import json
 import random
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
+from pytest_cua.agents.base import AgentContext
 from pytest_cua.agents.models.coords import fit_within, pixel_space, smart_resize
-from pytest_cua.agents.models.images import (VENDOR_LIMITS, ImageError, ImageLimits, PreparedImage,
+from pytest_cua.agents.models.images import (VENDOR_LIMITS, ImageCache, ImageError, ImageLimits, PreparedImage,
                                              base64_length, fit_request, image_size, prepare_image)
+from pytest_cua.agents.models.settings import ModelSettings
+from pytest_cua.agents.registry import AgentRegistry
+from pytest_cua.episode.trajectory import StepRecord, TrajectoryRecorder
+from pytest_cua.observations import Observation
+from pytest_cua.tasks.task import Task
+from pytest_cua.testing.fake_models import ANTHROPIC_MEDIA_TYPES, FakeCall, FakeReply, ScriptedPolicy
 
 UNLIMITED_SIDE = 100_000
 
@@ -34,8 +46,8 @@ def noise_png(width: int, height: int, seed: int = 0) -> bytes:
     return buffer.getvalue()
 
 
-def limits(**overrides: int | None) -> ImageLimits:
-    values: dict[str, int | None] = dict(max_bytes=10**9, max_side=UNLIMITED_SIDE, max_side_many=None,
+def limits(**overrides: object) -> ImageLimits:
+    values: dict[str, object] = dict(max_bytes=10**9, max_side=UNLIMITED_SIDE, max_side_many=None,
                                          many_threshold=None, max_images=None, max_request_bytes=None)
     values.update(overrides)
     return ImageLimits(**values)  # type: ignore[arg-type]
@@ -249,3 +261,201 @@ def test_too_many_images_is_an_error_naming_the_limit():
 def test_request_that_cannot_fit_is_an_error():
     with pytest.raises(ImageError, match="cannot shrink"):
         fit_request([prepare_image(png(8, 8))], limits(max_request_bytes=10))
+
+
+# --- encoding per vendor ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("vendor", sorted(VENDOR_LIMITS))
+def test_a_scaled_screenshot_is_sent_as_the_vendor_prefers(vendor):
+    vendor_limits = VENDOR_LIMITS[vendor]
+    assert vendor_limits.encode_as == "image/jpeg" and "image/jpeg" in vendor_limits.media_types
+    image = prepare_image(png(1920, 1080), size=(1280, 720), limits=vendor_limits)
+    assert (image.media_type, decoded(image).format, decoded(image).size) == ("image/jpeg", "JPEG", (1280, 720))
+    # a screenshot that needs no change is sent as it came: the environment's lossless PNG
+    untouched = prepare_image(png(1280, 720), size=(1280, 720), limits=vendor_limits)
+    assert untouched.media_type == "image/png" and untouched.data == png(1280, 720)
+
+
+def test_without_a_vendor_a_scaled_screenshot_stays_lossless():
+    image = prepare_image(noise_png(300, 200), size=(150, 100))
+    assert image.media_type == "image/png"
+    expected = Image.open(io.BytesIO(noise_png(300, 200))).resize((150, 100), Image.Resampling.BOX)
+    assert decoded(image).tobytes() == expected.tobytes()
+
+
+def test_anthropic_media_types_are_the_pinned_sdk_schemas():
+    schemas = json.loads((Path(__file__).parent / "vendor_schemas" / "anthropic.json").read_text(encoding="utf-8"))
+    enums = {tuple(sorted(node["enum"])) for node in _walk(schemas)
+             if isinstance(node, dict) and "image/png" in (node.get("enum") or [])}
+    assert enums == {tuple(sorted(VENDOR_LIMITS["anthropic"].media_types))}
+    assert set(VENDOR_LIMITS["anthropic"].media_types) == set(ANTHROPIC_MEDIA_TYPES)
+
+
+def _walk(node):
+    yield node
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        yield from _walk(child)
+
+
+def test_a_format_the_vendor_does_not_take_is_encoded():
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), "teal").save(buffer, "JPEG")
+    png_only = limits(media_types=("image/png",))
+    image = prepare_image(buffer.getvalue(), limits=png_only)
+    assert (image.media_type, decoded(image).format) == ("image/png", "PNG")
+
+
+def test_a_jpeg_too_large_falls_to_lower_qualities_then_smaller_sizes():
+    data = noise_png(400, 300)
+    first = prepare_image(data, size=(300, 225), limits=limits(encode_as="image/jpeg"))
+    budget = first.encoded_size - 1  # quality 85 is just too large: a lower quality at the same size fits
+    image = prepare_image(data, size=(300, 225), limits=limits(encode_as="image/jpeg", max_bytes=budget))
+    assert image.media_type == "image/jpeg" and (image.width, image.height) == (300, 225)
+    assert image.encoded_size <= budget < first.encoded_size
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("encode_as", "image/webp", "encode_as: 'image/webp' is not one of image/png, image/jpeg"),
+    ("media_types", ("image/png",), "'image/jpeg' is not among the media types the vendor takes"),
+    ("jpeg_quality", 0, "jpeg_quality: 0 is not within 1-95")])
+def test_bad_encoding_settings_are_errors_naming_the_field(field, value, message):
+    settings: dict[str, object] = {"encode_as": "image/jpeg", field: value}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        limits(**settings)  # type: ignore[arg-type]
+
+
+# --- the agent's coordinates are the same with the faster pipeline --------------------------------------
+
+SCREEN = (1920, 1080)
+# 96 marks (9x9 screen pixels, centred on the pixel given), one per cell of a 12x8 grid, off the pixel grid of
+# every scale used here
+MARKS = [(60 + gx * 150 + (gx * 7 + gy * 13) % 40, 40 + gy * 130 + (gx * 11 + gy * 5) % 40)
+         for gx in range(12) for gy in range(8)]
+
+
+def marked_screen() -> bytes:
+    image = Image.new("RGB", SCREEN, (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    for x, y in MARKS:
+        draw.rectangle([x - 4, y - 4, x + 4, y + 4], fill=(1, 118, 211))
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def mark_at(image: Image.Image, x: float, y: float, radius: int = 8) -> tuple[float, float]:
+    """The centre (image pixels, continuous) of the mark drawn near ``(x, y)``: its ink's centroid."""
+    ink = 255.0 - np.asarray(image.convert("L"), dtype=float)
+    x0, y0 = max(0, int(x) - radius), max(0, int(y) - radius)
+    window = ink[y0:int(y) + radius + 1, x0:int(x) + radius + 1]
+    ys, xs = np.mgrid[y0:y0 + window.shape[0], x0:x0 + window.shape[1]]
+    weight = window.sum()
+    assert weight > 0, f"no mark near ({x}, {y})"
+    return float((xs * window).sum() / weight) + 0.5, float((ys * window).sum() / weight) + 0.5
+
+
+def old_pipeline(data: bytes, size: tuple[int, int]) -> Image.Image:
+    """What was sent before the box filter and JPEG: bilinear with a reducing gap, written losslessly."""
+    with Image.open(io.BytesIO(data)) as image:
+        return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+
+
+@pytest.mark.parametrize("vendor,size", [
+    ("openai", (1280, 720)), ("openai", (1024, 576)), ("anthropic", (1280, 720)),
+    ("openai-compatible", smart_resize(1080, 1920)[::-1])],  # 1932x1092: a scale up
+    ids=["browser-1280", "openai-computer-1024", "claude-computer-1280", "vlm-smart-resize"])
+def test_marks_map_to_the_same_screen_pixels_as_before(vendor, size):
+    data = marked_screen()
+    sent = prepare_image(data, size=size, limits=VENDOR_LIMITS[vendor])
+    before = old_pipeline(data, size)
+    # the scale factors: the coordinate space of the image sent is the one the old pipeline gave
+    space = pixel_space(SCREEN, (sent.width, sent.height))
+    assert space == pixel_space(SCREEN, before.size)
+    half_pixel = 0.5 * max(SCREEN[0] / sent.width, SCREEN[1] / sent.height)  # in screen pixels
+    now = decoded(sent)
+    for x, y in MARKS:
+        near = space.from_screen(x + 0.5, y + 0.5)
+        new_mark, old_mark = mark_at(now, *near), mark_at(before, *near)
+        # where a model would point: the same image pixel in both, so the same screen pixel once mapped
+        assert (int(new_mark[0]), int(new_mark[1])) == (int(old_mark[0]), int(old_mark[1])), (x, y)
+        assert space.to_screen(int(new_mark[0]), int(new_mark[1])) == space.to_screen(int(old_mark[0]),
+                                                                                      int(old_mark[1]))
+        # and the mark is where it is on the screen, within half an image pixel
+        sx, sy = space.to_screen(*new_mark)
+        assert abs(sx - (x + 0.5)) <= half_pixel and abs(sy - (y + 0.5)) <= half_pixel, (x, y, sx, sy)
+
+
+# --- the cache of prepared images ------------------------------------------------------------------------
+
+def test_an_unchanged_screenshot_reuses_the_prepared_image():
+    cache = ImageCache()
+    data = noise_png(400, 300)
+    first = prepare_image(data, size=(200, 150), limits=VENDOR_LIMITS["openai"], cache=cache)
+    again = prepare_image(bytes(data), size=(200, 150), limits=VENDOR_LIMITS["openai"], cache=cache)  # equal bytes
+    assert again is first and cache.hits == 1
+    assert first.base64() is again.base64()  # the payload text is made once too
+
+
+@pytest.mark.parametrize("change", ["pixels", "size", "limits", "many"])
+def test_a_changed_screenshot_or_request_is_prepared_anew(change):
+    cache = ImageCache()
+    data, size, vendor_limits, many = noise_png(400, 300), (200, 150), VENDOR_LIMITS["anthropic"], False
+    first = prepare_image(data, size=size, limits=vendor_limits, many=many, cache=cache)
+    if change == "pixels":
+        data = noise_png(400, 300, seed=1)
+    elif change == "size":
+        size = (100, 75)
+    elif change == "limits":
+        vendor_limits = VENDOR_LIMITS["openai"]
+    else:
+        many = True
+    second = prepare_image(data, size=size, limits=vendor_limits, many=many, cache=cache)
+    assert second is not first and cache.hits == 0
+    assert second == prepare_image(data, size=size, limits=vendor_limits, many=many)
+
+
+def test_the_cache_keeps_the_newest_few():
+    cache = ImageCache(size=2)
+    shots = [noise_png(40, 30, seed=seed) for seed in range(3)]
+    for shot in shots:
+        prepare_image(shot, size=(20, 15), cache=cache)
+    prepare_image(shots[0], size=(20, 15), cache=cache)  # pushed out by the two after it
+    assert cache.hits == 0
+    prepare_image(shots[2], size=(20, 15), cache=cache)
+    assert cache.hits == 1
+
+
+# --- through a model agent: the cache per step, the trajectory's lossless screenshot -------------------------
+
+@pytest.mark.usefixtures("keys")
+def test_a_step_on_an_unchanged_screen_sends_the_same_image_and_the_trajectory_keeps_the_png(server, tmp_path):
+    server.policy = ScriptedPolicy([FakeReply(calls=[FakeCall("computer", {"type": "wait"})]),
+                                    FakeReply(calls=[FakeCall("computer", {"type": "wait"})]),
+                                    FakeReply(text="done")])
+    agent = AgentRegistry()
+    spec = agent.resolve("computer-use-preview", {"model_settings": ModelSettings(
+        base_url=server.openai_base_url, options={"retries": "1"})})
+    agent.validate(spec)
+    built = agent.create(spec)
+    task = Task(id="create_lead_1", instruction="Create a lead", template="create_lead", suite="scuba")
+    built.start(task, AgentContext(observation_kinds=built.observation_kinds, options={"environment": "browser"}))
+    shot = marked_screen()
+    recorder = TrajectoryRecorder(tmp_path)
+    for index, screen in enumerate([shot, bytes(shot), noise_png(1920, 1080)]):
+        observation = Observation(step=index, screenshot=screen, url="https://org.test/", title="t")
+        turn = built.step(observation)
+        recorder.record_step(StepRecord.of_turn(turn, index=index, observation=observation, results=[]))
+    assert not server.violations
+    assert built.style.image_cache.hits == 1  # the second step's screen was the first's
+    first, second, third = (request.last_image for request in server.requests)
+    assert first == second != third
+    assert [request.image_size() for request in server.requests] == [(1024, 576)] * 3
+    for index, screen in enumerate([shot, shot, noise_png(1920, 1080)]):
+        saved = tmp_path / f"step_{index:03d}.png"
+        assert saved.read_bytes() == screen  # the environment's screenshot as it came
+        with Image.open(saved) as image:
+            assert image.format == "PNG" and image.size == SCREEN
+        sent = tmp_path / f"step_{index:03d}_model.jpg"  # what the model was sent, beside it
+        with Image.open(sent) as image:
+            assert image.format == "JPEG" and image.size == (1024, 576)
