@@ -18,7 +18,8 @@ End to end (inner pytest runs of SCUBA's ``freeze_user_1`` on the embedded org i
 assuming a 1280x800 screen, solves it with a scripted model (``osworld_agents/fake_plugin.py``) whose requests
 validate against OpenAI's schema; the record carries tokens and cost; trajectory and Allure show the agent's own
 text; the recorded traffic replays with no model server to the same verdict; a raising agent is an ``agent``
-error and an unsupported action a failed task, each naming what went wrong.
+error and an unsupported action a failed task, each naming what went wrong. On the docker desktop, assuming
+OSWorld's 1920x1080 screen, it solves ProSoft's ``calc-set-cell``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
 from tests.models.conftest import KEY
 from tests.models.test_conformance import openai_errors
-from tests.models.test_e2e import Run, select
+from tests.models.test_e2e import Run, _dockerd_or_skip, select
 from tests.models.test_model_agents import observation, task
 
 EXAMPLE = "osworld:tests.models.osworld_agents.example:CodeAgent"
@@ -203,11 +204,11 @@ def test_a_bad_agent_or_option_is_refused_before_anything_runs(text: str, option
 TASK = "freeze_user_1"
 
 
-def bridge_run(reports: Path, agent: str, *args: str, fake: bool = False) -> Run:
-    """An inner run of SCUBA with the bridged ``agent``; ``fake``: the scripted model answers its calls."""
+def bridge_run(reports: Path, agent: str, *args: str, fake: bool = False, suite: str = "suites/scuba") -> Run:
+    """An inner run of a suite with the bridged ``agent``; ``fake``: the scripted model answers its calls."""
     model = ["-p", "tests.models.fake_model_plugin", "--fake-model", "openai-computer",
              "-p", "tests.models.osworld_agents.fake_plugin"] if fake else []
-    return Run(reports, "suites/scuba", "--agent", agent, *args, *model)
+    return Run(reports, suite, "--agent", agent, *args, *model)
 
 
 @pytest.fixture(scope="module")
@@ -271,3 +272,18 @@ def test_a_raising_agent_is_an_agent_error_and_an_unsupported_action_a_failure(t
     steps = json.loads((Path(unsupported["trajectory"]).parent / "trajectory.json").read_text())["steps"]
     assert [a["type"] for a in steps[0]["actions"]] == ["fail"]  # not even the click before it
     assert "'pyautogui.locateOnScreen' is not allowed" in steps[0]["actions"][0]["reason"]
+
+
+@pytest.mark.docker
+def test_the_bridged_agent_solves_a_prosoft_task_on_the_desktop(tmp_path: Path) -> None:
+    _dockerd_or_skip()
+    run = bridge_run(tmp_path / "reports", EXAMPLE, *select(["calc-set-cell"]), "--cua-docker-image",
+                     "cua-desktop-office", "--cua-agent-option", "osworld.screen=1920x1080", fake=True,
+                     suite="suites/prosoft")  # the agent assumes OSWorld's screen; the desktop's is smaller
+    assert run.passed() == ["calc-set-cell"], run.explain()
+    record = run.tasks["calc-set-cell"]
+    assert record["tokens_in"] > 0 and record["cost_usd"] > 0
+    first = json.loads((Path(record["trajectory"]).parent / "trajectory.json").read_text())["steps"][0]
+    coords = first["extra"]["model"]["coords"]
+    assert coords["image"] == [1920, 1080] and coords["screen"] != [1920, 1080]
+    assert "pyautogui.click(" in first["reasoning"] and first["actions"][0]["type"] == "click"

@@ -58,7 +58,11 @@ class CodePolicy:
 
     def __call__(self, request: FakeRequest) -> FakeReply:
         with demo.STATE.lock:
-            demo.STATE.queue[:] = [step for action in demo.STATE.queue for step in _by_clicks(action)]
+            queue = demo.STATE.queue
+            queue[:] = [step for action in queue for step in _by_clicks(action)]
+            if queue and not demo.STATE.pending and _on_desktop(queue[0]):
+                action = queue.pop(0)
+                return FakeReply(text=f"{action.describe()}\n```python\n{_desktop_code(action, request)}\n```")
         reply = self.inner(request)
         thought = reply.reasoning or "next step"
         if not reply.calls:
@@ -70,6 +74,37 @@ class CodePolicy:
             return FakeReply(text=f"The answer is known.\n```python\nANSWER({call.arguments['text']!r})\n```")
         assert call.name == "computer", f"no pyautogui form for the fake's call {call.name}"
         return FakeReply(text=f"{thought}\n```python\n{_code(call.arguments)}\n```")
+
+
+#: a desktop demonstration's moves (ProSoft's: keys, typing, waits, a click at a screen point), written here; the
+#: demonstration policy finds the rest (controls named by a locator) in the screenshot
+DESKTOP = (A.Hotkey, A.Press, A.Type, A.Wait)
+
+
+def _on_desktop(action: Any) -> bool:
+    return isinstance(action, DESKTOP) or (isinstance(action, A.Click) and isinstance(action.target, A.Point))
+
+
+def _desktop_code(action: Any, request: FakeRequest) -> str:
+    if isinstance(action, A.Click):
+        return _point_code(action.target, request)
+    if isinstance(action, A.Hotkey):
+        return f"pyautogui.hotkey({', '.join(map(repr, action.keys))})"
+    if isinstance(action, A.Press):
+        return f"pyautogui.press({action.key!r})"
+    if isinstance(action, A.Type):
+        return f"pyautogui.write({action.text!r})"
+    return f"time.sleep({min(action.seconds, 5):g})"  # a save's wait: the next screenshot comes 5 s later
+
+
+def _point_code(point: A.Point, request: FakeRequest) -> str:
+    """A click at a screen point, in the pixels of the image the agent was sent."""
+    from pytest_cua.agents.models.images import image_size
+
+    size = request.image_size()
+    assert size is not None and demo.STATE.observation is not None, "no screenshot seen yet"
+    screen = image_size(demo.STATE.observation.screenshot)
+    return f"pyautogui.click({round(point.x * size[0] / screen[0])}, {round(point.y * size[1] / screen[1])})"
 
 
 def _by_clicks(action: Any) -> list[Any]:
