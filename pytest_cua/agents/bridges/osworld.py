@@ -228,7 +228,8 @@ class OSWorldAgent(Agent):
                            "image": {"width": size[0], "height": size[1]}, "coords": space.describe()},
                  "osworld": {"actions": [a[:RAW_CHARS] if isinstance(a, str) else repr(a)[:RAW_CHARS]
                                          for a in raw_actions]}}
-        reasoning = response if isinstance(response, str) else json.dumps(response, default=str, ensure_ascii=False)
+        reasoning = response if isinstance(response, str) else "" if response is None else json.dumps(
+            response, default=str, ensure_ascii=False)
         raw = redact(json.dumps({"response": response, "actions": raw_actions}, default=str, ensure_ascii=False))
         return Turn(actions, reasoning=reasoning or "", usage=usage, raw=raw, extra=extra,
                     images={"model": png} if size != screen else {})
