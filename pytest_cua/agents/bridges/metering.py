@@ -72,6 +72,9 @@ class MeteredProxy(TrafficProxy):
         self._meter_lock = threading.Lock()
         self._tag: StepTag | None = None
         self._meter = Meter()
+        #: called (from the proxy's thread) with the message of each replay miss met while a step is tagged: a
+        #: bridge whose agent retries failed calls for long (SCUBA's, 500 times) stops it there
+        self.on_miss: Callable[[str], None] | None = None
 
     def stop(self) -> None:
         super().stop()
@@ -113,6 +116,8 @@ class MeteredProxy(TrafficProxy):
             message = _error_message(answer.body) or "no recording"
             with self._meter_lock:
                 meter.misses.append(message)
+            if self.on_miss is not None:
+                self.on_miss(message)
             return
         if answer.status >= 400:
             return

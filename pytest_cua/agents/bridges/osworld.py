@@ -16,7 +16,8 @@ Python literals, else text; ``agents.bridges.loading``), except the bridge's own
 * ``osworld.replay_match=key|key+position``: how a replay finds a recording (as for our model agents).
 
 Each action string is read by our action parser (``action_parser.parse_pyautogui``: ``ast``, whitelisted calls
-with literal arguments; never run). One that cannot be read (``pyautogui.locateOnScreen(...)``, a loop, a
+with literal arguments; never run), after ``pyautogui_forms`` has read the forms published agents write around
+them (a string block of comments, ``keyDown``/``keyUp`` pairs, ``mouseDown``/``mouseUp``). One that cannot be read (``pyautogui.locateOnScreen(...)``, a loop, a
 ``computer_13`` dict) ends the step, and the episode, with ``fail`` naming the call; none of the step's actions
 is carried out. An agent that raises is an ``agent`` error naming its class and the frame it raised in.
 
@@ -120,7 +121,10 @@ class OSWorldAgent(Agent):
 
     name = PREFIX
 
-    def __init__(self, planned: Plan) -> None:
+    def __init__(self, planned: Plan, routes: "dict[str, str] | None" = None) -> None:
+        """``routes``: each proxy's route and upstream (default: the vendors' SDK routes, ``upstreams``); a route
+        of ``ROUTES`` is also set in its base URL variable while the agent runs, any other (a grounding model's)
+        is only in ``endpoints`` for the bridge to hand to the agent."""
         super().__init__()
         from pytest_cua.agents.models.pricing import PriceTable
 
@@ -129,13 +133,16 @@ class OSWorldAgent(Agent):
         self.mode = "record" if settings.record_dir else "replay" if settings.replay_dir else PASS
         prices = PriceTable.load(settings.prices)
         self.proxies: dict[str, MeteredProxy] = {}
+        self.endpoints: dict[str, str] = {}  # route -> the proxy's address
         variables: dict[str, str] = {}
         try:
-            for route, upstream in upstreams(settings.base_url).items():
+            for route, upstream in (routes if routes is not None else upstreams(settings.base_url)).items():
                 proxy = MeteredProxy(self.mode, settings.record_dir or settings.replay_dir, upstream,
                                      price=prices.cost, redact=redact, by_position=planned.replay_match != "key")
                 self.proxies[route] = proxy
-                variables[ROUTES[route][0]] = proxy.start()
+                self.endpoints[route] = proxy.start()
+                if route in ROUTES:
+                    variables[ROUTES[route][0]] = self.endpoints[route]
         except (RuntimeError, ValueError, OSError) as exc:
             self.close()
             raise AgentError(f"{self._who}: the model proxy could not start: {exc}") from None
@@ -145,7 +152,7 @@ class OSWorldAgent(Agent):
             variables.update({k: REPLAY_KEY for k in REPLAY_KEYS if not os.environ.get(k)})
         self.redirect = Redirect(variables)
         try:
-            self.inner = self._call("its constructor", planned.agent.cls, **planned.kwargs)
+            self.inner = self._build()
         except AgentError:
             self.close()
             raise
@@ -239,6 +246,10 @@ class OSWorldAgent(Agent):
             proxy.stop()
 
     # -- helpers ------------------------------------------------------------------------------------------
+    def _build(self) -> Any:
+        """The agent, built with the constructor arguments of the plan."""
+        return self._call("its constructor", self.plan.agent.cls, **self.plan.kwargs)
+
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run the agent's ``fn`` with its model calls redirected; what it raises is an ``agent`` error naming the
         agent's class and the frame."""
@@ -264,7 +275,7 @@ class OSWorldAgent(Agent):
 
     def _actions(self, raw_actions: list[Any], space: "CoordSpace", step: int) -> list[Action]:
         """The step's typed actions in screen pixels; ``fail`` naming the action when one cannot be read."""
-        from pytest_cua.agents.action_parser import parse_pyautogui
+        from pytest_cua.agents.bridges.pyautogui_forms import code_actions
 
         out: list[Action] = []
         pointer = self._pointer
@@ -275,7 +286,7 @@ class OSWorldAgent(Agent):
                              f"{', '.join(SPECIAL)}; run the agent with its pyautogui action space "
                              "(computer_13 actions are not supported)")]
             try:
-                parsed = parse_pyautogui(item, pointer=pointer)
+                parsed = code_actions(item, pointer=pointer)
             except ActionError as exc:
                 return [Fail(f"{where} ({_shown(item)}) is not supported: {exc}")]
             for action in parsed:
