@@ -15,7 +15,8 @@
    "Today" is ``resolve(..., today=)``, else ``PYTEST_CUA_TODAY``, else the local date.
 
 Bridges that ship with pytest-cua answer like entry points: ``osworld`` (``--agent osworld:package.module:Class``,
-``agents.bridges.osworld``); an installed entry point of the same name wins.
+``agents.bridges.osworld``), ``scuba`` (``--agent scuba:UI-TARS-1.5`` and SCUBA's other released agents,
+``agents.bridges.scuba``); an installed entry point of the same name wins.
 
 An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
 other callable is called with no argument.
@@ -33,7 +34,8 @@ from pytest_cua.agents.deprecation import Deprecation, today as today_from_env
 
 ENTRY_POINT_GROUP = "pytest_cua.agents"
 #: the bridges to other harnesses' agents, resolved as if they were entry points of the group
-BRIDGES = {"osworld": "pytest_cua.agents.bridges.osworld:OSWorldBridge"}
+BRIDGES = {"osworld": "pytest_cua.agents.bridges.osworld:OSWorldBridge",
+           "scuba": "pytest_cua.agents.bridges.scuba:ScubaBridge"}
 
 
 class UnknownAgent(LookupError):

@@ -1,0 +1,433 @@
+"""``--agent scuba:NAME``: SCUBA's released computer-use agents, run unchanged from SCUBA's checkout.
+
+NAME is one of ``UI-TARS-1.5``, ``OpenCUA-7B``, ``OpenAI-CUA``, ``Claude-CUA`` and ``S2.5`` (SCUBA's
+``--agent_name``). The checkout is ``--cua-agent-option scuba.root=PATH`` or the ``SCUBA_ROOT`` environment
+variable; its agents are imported from there at run time (``scuba_release``), never copied.
+
+Each agent is built and called as SCUBA's runner (``lib_eval_single_task.py``) does (``scuba_agents``): a new agent
+for every task, ``predict`` with the arguments that runner passes, the screenshot as the runner's desktop gives
+it. The arguments of SCUBA's ``args.py`` the runner reads for that agent are options (``--cua-agent-option
+max_tokens=1024``, ``history_n=3``, ``served_model_name=...``, ``claude_model=...``; defaults as ``args.py``), with the
+runner's own checks (the 1920x1080 viewport four agents assume, Claude's and gpt-5's temperature 1.0, S2.5's
+grounding model). The bridge's own options: ``scuba.root`` and ``scuba.replay_match`` (key or key+position).
+
+The agent sees the screen at ``viewport_width`` x ``viewport_height`` (SCUBA's 1920x1080 by default): screenshots
+are scaled to it and its coordinates scaled back to the real screen. Its answers are pyautogui code, read by our
+action parser (``pyautogui_forms``), never run: one it cannot carry out ends the step, and the episode, with
+``fail`` naming it. ``DONE`` ends the episode as ``done``, or for a question task as ``answer`` with the text SCUBA's
+runner would evaluate (UI-TARS's ``finished(content=...)``, OpenCUA's last action text, OpenAI-CUA's last
+message, Claude's last text block, S2.5's ``agent.done('...')``). An agent that raises is an ``agent`` error naming
+the agent and the frame in SCUBA's code.
+
+Models: the agents' own clients are pointed at the bridge's metering proxies (counted, priced, recorded with
+``--cua-model-record``, answered from disk with ``--cua-model-replay``): OpenAI-CUA and S2.5's planner through
+``OPENAI_BASE_URL`` (upstream: ``--cua-model-url`` for OpenAI-CUA, else OpenAI), Claude-CUA through
+``ANTHROPIC_BASE_URL``, UI-TARS-1.5, OpenCUA-7B and S2.5's grounding model at ``--cua-model-url`` (an
+OpenAI-compatible server such as vLLM). OpenCUA's calls to SCUBA's Ray service go to a loopback shim that asks the
+OpenAI-compatible server (``scuba_ray``), unless ``ray_base_url`` names a real one. In a replay, a call with no
+recording stops the agent at once (SCUBA's agents retry a failed call up to 500 times, 5 s apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import logging
+import threading
+import uuid
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_cua.actions import Action, Answer, Done
+from pytest_cua.agents.base import AgentContext, AgentError, Turn, Usage
+from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
+from pytest_cua.agents.bridges.metering import ROUTES, StepTag, upstreams
+from pytest_cua.agents.bridges.osworld import RAW_CHARS, OSWorldAgent, instruction_for
+from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
+from pytest_cua.agents.bridges.scuba_release import import_release, release_args, release_root
+from pytest_cua.redaction import redact
+
+if TYPE_CHECKING:
+    from pytest_cua.agents.models.settings import ModelSettings
+    from pytest_cua.agents.registry import AgentSpec
+    from pytest_cua.observations import Observation
+    from pytest_cua.tasks.task import Task
+
+PREFIX = "scuba"
+OWN = "scuba."
+OWN_OPTIONS = {"root": "SCUBA's checkout (default: the SCUBA_ROOT environment variable)",
+               "replay_match": "how a replay finds a recording: key or key+position (key+position)"}
+SCREEN = (1920, 1080)  # the viewport SCUBA's runner asserts for OpenCUA-7B, OpenAI-CUA, S2.5 and Claude-CUA
+COMPATIBLE_KEY = "OPENAI_COMPATIBLE_API_KEY"
+
+
+@dataclass(frozen=True)
+class ScubaPlan:
+    """``--agent scuba:NAME`` and its options, checked before anything runs."""
+
+    kind: Kind
+    root: Path
+    agent: AgentClass
+    args: argparse.Namespace  # args.py's defaults with the options over them, after the runner's checks
+    kwargs: dict[str, Any]  # the options given (for the record)
+    screen: tuple[int, int]  # the viewport the agent assumes
+    replay_match: str
+    settings: "ModelSettings"
+    notes: tuple[str, ...] = ()  # what the runner's checks changed (Claude's temperature)
+
+
+def plan(spec: "AgentSpec") -> ScubaPlan:
+    """The kind, the checkout, the run's arguments; a ``BridgeError`` naming what is wrong."""
+    from pytest_cua.agents.models.settings import ModelSettings
+
+    settings = spec.options.get("model_settings") or ModelSettings()
+    name = spec.model or ""
+    kind = KINDS.get(name)
+    if kind is None:
+        raise BridgeError(f"{PREFIX}:{name}: not one of SCUBA's agents; choose "
+                          + ", ".join(f"{PREFIX}:{k}" for k in KINDS))
+    options = dict(settings.options)
+    own = {k[len(OWN):]: v for k, v in options.items() if k.startswith(OWN)}
+    unknown = sorted(set(own) - set(OWN_OPTIONS))
+    if unknown:
+        raise BridgeError(f"--cua-agent-option {OWN}{unknown[0]}: not an option of the scuba bridge; it has "
+                          + ", ".join(OWN + k for k in OWN_OPTIONS))
+    match = own.get("replay_match", "key+position")
+    if match not in ("key", "key+position"):
+        raise BridgeError(f"--cua-agent-option {OWN}replay_match={match}: choose key or key+position")
+    root = release_root(options)
+    declared = release_args(root)
+    values = {n: a.default for n, a in declared.items()}
+    given: dict[str, Any] = {}
+    for key, text in options.items():
+        if key.startswith(OWN):
+            continue
+        where = f"--cua-agent-option {key}"
+        if key not in kind.options:
+            raise BridgeError(f"{where}: {PREFIX}:{kind.name} does not read it (SCUBA's runner gives it "
+                              f"{', '.join(o for o in kind.options if o in declared)})")
+        if key not in declared:
+            raise BridgeError(f"{where}: SCUBA's args.py at {root} declares no --{key}")
+        given[key] = values[key] = declared[key].read(str(text), f"{where}={text}")
+    values["agent_name"] = kind.name
+    args = argparse.Namespace(**values)
+    notes = _runner_checks(kind, args, given, settings)
+    module = import_release(root, kind.module)
+    cls = getattr(module, kind.class_name, None)
+    if not isinstance(cls, type):
+        raise BridgeError(f"{PREFIX}:{kind.name}: {kind.module} of {root} has no class {kind.class_name}")
+    agent = AgentClass(f"{kind.module}:{kind.class_name}", cls, str(root / "agents" / "__init__.py"))
+    return ScubaPlan(kind, root, agent, args, given, (args.viewport_width, args.viewport_height), match, settings,
+                     notes)
+
+
+def _runner_checks(kind: Kind, args: argparse.Namespace, given: dict[str, Any],
+                   settings: "ModelSettings") -> tuple[str, ...]:
+    """SCUBA's ``validate_args`` and the asserts of its agent loops, for this agent."""
+    notes: list[str] = []
+    who = f"{PREFIX}:{kind.name}"
+    if kind.screen_fixed and (args.viewport_width, args.viewport_height) != SCREEN:
+        raise BridgeError(f"{who}: SCUBA's runner assumes a 1920x1080 viewport for this agent (viewport_width="
+                          f"{args.viewport_width}, viewport_height={args.viewport_height} given)")
+    if args.viewport_width <= 0 or args.viewport_height <= 0:
+        raise BridgeError(f"{who}: viewport_width and viewport_height must be positive")
+    if kind.name in ("UI-TARS-1.5", "OpenCUA-7B") and not args.served_model_name:
+        raise BridgeError(f"{who}: give the served model's name: --cua-agent-option served_model_name=NAME (what "
+                          "vllm serve --served-model-name says)")
+    if kind.name == "Claude-CUA" and args.temperature != 1.0:
+        args.temperature = 1.0
+        notes.append(f"temperature set to 1.0 for Claude-CUA, as SCUBA's runner does ({args.claude_model} takes "
+                     "only 1.0 with thinking)")
+    if kind.name == "S2.5":
+        if args.s25_model_provider != "openai":
+            raise BridgeError(f"{who}: s25_model_provider={args.s25_model_provider}: SCUBA's runner supports openai")
+        if args.s25_ground_model != "UI-TARS-1.5-7B":
+            raise BridgeError(f"{who}: s25_ground_model={args.s25_ground_model}: SCUBA's runner requires "
+                              "UI-TARS-1.5-7B")
+        if args.served_model_name is None:
+            args.served_model_name = args.s25_ground_model
+        if args.served_model_name != args.s25_ground_model:
+            raise BridgeError(f"{who}: s25_ground_model ({args.s25_ground_model}) must be the served_model_name "
+                              f"({args.served_model_name}), as SCUBA's runner requires")
+        if args.s25_model == "gpt-5-2025-08-07" and args.temperature != 1.0:
+            args.temperature = 1.0
+            notes.append(f"temperature set to 1.0 for S2.5, as SCUBA's runner does ({args.s25_model} takes only 1.0)")
+    local = kind.name in ("UI-TARS-1.5", "S2.5") or (kind.name == "OpenCUA-7B" and "ray_base_url" not in given)
+    if local and not settings.base_url:
+        raise BridgeError(f"{who}: needs --cua-model-url, the OpenAI-compatible server (vLLM) serving "
+                          f"{'the grounding model' if kind.name == 'S2.5' else args.served_model_name}")
+    return tuple(notes)
+
+
+class ScubaBridge:
+    """The ``scuba`` entry of the agent registry (``--agent scuba:NAME``)."""
+
+    @classmethod
+    def validate(cls, spec: "AgentSpec") -> None:
+        plan(spec)
+
+    @classmethod
+    def from_spec(cls, spec: "AgentSpec") -> "ScubaAgent":
+        return ScubaAgent(plan(spec))
+
+
+class _Environment:
+    """What OpenAI-CUA steps itself (``env.step(code)`` after each action, ``env._get_obs()`` before a retry):
+    the screen as the bridge last observed it. The code is not run here: the bridge's environment carried the
+    action out already."""
+
+    def __init__(self) -> None:
+        self.obs: dict[str, Any] = {}
+        self.abort: BaseException | None = None
+
+    def step(self, action: Any, pause: float = 0.0) -> tuple[dict[str, Any], float, bool, dict[str, Any]]:
+        return self.obs, 0.0, False, {}
+
+    def _get_obs(self) -> dict[str, Any]:
+        if self.abort is not None:
+            raise self.abort
+        return self.obs
+
+
+class _ReplayMiss(BaseException):
+    """Raised in the thread of a SCUBA agent's ``predict`` at a replay miss: a ``BaseException``, so that the
+    agent's ``except Exception`` retry loops let it through."""
+
+
+class ScubaAgent(OSWorldAgent):
+    """One of SCUBA's agents, driven through pytest-cua's observations and typed actions."""
+
+    name = PREFIX
+
+    def __init__(self, planned: ScubaPlan) -> None:
+        self.scuba = planned
+        self.args = argparse.Namespace(**vars(planned.args))
+        self._environment = _Environment()
+        self._ray: Any = None
+        self._predicting: int | None = None  # the thread in predict, for a replay miss to stop
+        self._miss_lock = threading.Lock()
+        super().__init__(planned, routes=_routes(planned))  # type: ignore[arg-type]
+        for proxy in self.proxies.values():
+            proxy.on_miss = self._stop_predict
+        self.model = _model_name(planned)
+        self._log = logging.getLogger("pytest_cua.scuba")
+        self._queue: list[Any] = []  # OpenAI-CUA: actions of its last answer not yet carried out
+        self._sent: Any = None  # OpenAI-CUA: the action carried out, to tell it of before its next call
+        self._last: Prediction | None = None
+
+    @property
+    def _who(self) -> str:
+        return f"scuba agent {self.scuba.kind.name}"
+
+    @property
+    def observation_kinds(self) -> frozenset[str]:  # type: ignore[override]
+        return frozenset({"screenshot"})
+
+    def describe(self) -> dict[str, Any]:
+        screen = self.scuba.screen
+        return {"name": self.name, "model": self.model, "bridge": PREFIX, "agent": self.scuba.kind.name,
+                "release": str(self.scuba.root), "options": {k: redact(str(v)) for k, v in self.scuba.kwargs.items()},
+                "screen": f"{screen[0]}x{screen[1]}", "traffic": self.mode,
+                **({"notes": list(self.scuba.notes)} if self.scuba.notes else {}),
+                **({"deprecation": self.deprecation} if self.deprecation else {})}
+
+    # -- building -----------------------------------------------------------------------------------------
+    def _build(self) -> Any:
+        kind = self.scuba.kind
+        if kind.name == "OpenCUA-7B" and "ray_base_url" not in self.scuba.kwargs and self._ray is None:
+            from pytest_cua.agents.bridges.scuba_ray import RayShim
+
+            self._ray = RayShim(self.endpoints["openai"].rstrip("/") + "/chat/completions",
+                                self.args.served_model_name, _compatible_key(self.args),
+                                timeout_s=float(self.args.ray_request_timeout))
+            self.args.ray_base_url = self._ray.start()
+        module = import_release(self.scuba.root, kind.module)
+        context = BuildContext(self.args, self.scuba.root, module, self.endpoints, env=self._environment,
+                               compatible_key=_compatible_key(self.args))
+        agent = self._call("its constructor", kind.build, context)
+        if kind.name == "Claude-CUA":
+            self._call("reset", agent.reset)  # the runner's agent.reset() after building it
+        return agent
+
+    def close(self) -> None:
+        if getattr(self, "_ray", None) is not None:
+            self._ray.stop()
+        super().close()
+
+    # -- the episode --------------------------------------------------------------------------------------
+    def start(self, task: "Task", context: AgentContext) -> None:
+        self.task = task
+        self.instruction = instruction_for(task, context)
+        self._episode = uuid.uuid4().hex[:12]
+        trial = context.options.get("trial")
+        self._trial = None if trial is None else str(trial)
+        self._pointer = None
+        self.usage = Usage()
+        self._queue, self._sent, self._last = [], None, None
+        self._log = logging.getLogger(f"pytest_cua.scuba.{task.id}")
+        self.inner = self._build()  # SCUBA's runner builds a new agent for every task
+
+    def step(self, observation: "Observation") -> Turn:
+        from pytest_cua.agents.models.coords import pixel_space
+        from pytest_cua.agents.models.images import image_size, prepare_image
+
+        assert self.task is not None, "start() first"
+        if observation.screenshot is None:
+            raise AgentError(f"{self._who}: the environment sent no screenshot (observe with --cua-observe "
+                             "screenshot)")
+        screen = image_size(observation.screenshot)
+        size = self.scuba.screen
+        png = observation.screenshot if size == screen else prepare_image(observation.screenshot, size=size).data
+        space = pixel_space(screen, size)
+        obs = {"screenshot": png, "accessibility_tree": None, "terminal": None, "instruction": self.instruction}
+        self._environment.obs, self._environment.abort = obs, None
+        number = observation.step + 1
+        tag = StepTag(self.task.id, number, self._episode, self._trial)
+        kind = self.scuba.kind
+        failed: AgentError | None = None
+        prediction: Prediction | None = None
+        commands: list[Any] = []
+        with ExitStack() as stack:
+            meters = [stack.enter_context(proxy.step(tag)) for proxy in self.proxies.values()]
+            try:
+                if self._sent is not None:
+                    sent, self._sent = self._sent, None
+                    self._guarded("step", openai_cua_acknowledge, self.inner, sent, self._log)
+                if self._queue:
+                    commands = [self._queue.pop(0)]
+                else:
+                    prediction = self._guarded("predict", kind.predict, self.inner, self.instruction, dict(obs),
+                                               self.args, self._log)
+                    self._last = prediction
+                    commands = list(prediction.commands)
+                    if kind.one_action_per_step and not prediction.stops and len(commands) > 1:
+                        commands, self._queue = commands[:1], commands[1:]
+            except AgentError as exc:
+                failed = exc
+        usage = Usage()
+        for meter in meters:
+            usage.add(meter.usage)
+        misses = [m for meter in meters for m in meter.misses]
+        if misses:
+            from pytest_cua.agents.models.retry import ModelRequestError
+
+            raise ModelRequestError(f"{self._who}, task {self.task.id} step {number}: {misses[0]}") from failed
+        if failed is not None:
+            raise failed
+        if prediction is not None and usage.requests == 0:
+            usage = self._reported_usage(prediction)  # calls the proxies did not see (Bedrock, a Ray service)
+        self.usage.add(usage)
+        if kind.one_action_per_step and commands and not (prediction is not None and prediction.stops):
+            self._sent = commands[0]
+        actions = self._scuba_actions(commands, prediction, space, number)
+        models = [m for meter in meters for m in meter.models]
+        shown = [_command_text(c)[:RAW_CHARS] for c in commands]
+        extra = {"model": {"model": ", ".join(dict.fromkeys(models)) or self.model, "usage": usage.to_dict(),
+                           "image": {"width": size[0], "height": size[1]}, "coords": space.describe()},
+                 "scuba": {"agent": kind.name, "actions": shown,
+                           **({"queued": True} if prediction is None else {})}}
+        reasoning = prediction.reasoning if prediction is not None else \
+            "(the next action of the agent's answer at an earlier step)"
+        raw = redact(json.dumps({"response": prediction.raw if prediction is not None else None,
+                                 "actions": shown}, default=str, ensure_ascii=False))
+        return Turn(actions, reasoning=reasoning, usage=usage, raw=raw, extra=extra,
+                    images={"model": png} if size != screen else {})
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def _guarded(self, what: str, fn: Any, *args: Any) -> Any:
+        """``_call`` with this thread marked as the one a replay miss stops."""
+        with self._miss_lock:
+            self._predicting = threading.get_ident()
+        try:
+            return self._call(what, fn, *args)
+        except _ReplayMiss:
+            raise AgentError(f"{self._who}: {what} stopped at a replay miss") from None
+        finally:
+            with self._miss_lock:
+                self._predicting = None
+
+    def _stop_predict(self, message: str) -> None:
+        """A replay miss (from the proxy's thread): stop the agent's call, which would retry it for long."""
+        with self._miss_lock:
+            ident = self._predicting
+            if ident is None:
+                return
+            self._environment.abort = _ReplayMiss(message)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_ReplayMiss))
+
+    def _reported_usage(self, prediction: Prediction) -> Usage:
+        reported = prediction.usage or {}
+        tokens_in = int(reported.get("prompt_tokens") or 0)
+        tokens_out = int(reported.get("completion_tokens") or reported.get("generated_tokens") or 0)
+        if not (tokens_in or tokens_out):
+            return Usage()
+        usage = Usage(tokens_in=tokens_in, tokens_out=tokens_out, requests=1)
+        try:
+            from pytest_cua.agents.models.pricing import PriceTable
+
+            usage.cost_usd = PriceTable.load(self.plan.settings.prices).cost(usage, self.model or "")
+        except (ValueError, KeyError, OSError):
+            usage.cost_usd = 0.0
+        return usage
+
+    def _scuba_actions(self, commands: list[Any], prediction: Prediction | None, space: Any,
+                       step: int) -> list[Action]:
+        """The step's typed actions: each command parsed (``OSWorldAgent._actions``), ``DONE`` as the runner ends
+        the episode (an answer for a question task), an end where the runner stops."""
+        codes = [_command_text(c) for c in commands]
+        actions = self._actions(codes, space, step)
+        answer = prediction.answer if prediction is not None else (self._last.answer if self._last else "")
+        out: list[Action] = []
+        for action in actions:
+            if isinstance(action, Done) and self.task is not None and self.task.is_question:
+                action = Answer(answer)
+            out.append(action)
+            if action.terminal:
+                break
+        if prediction is not None and prediction.stops and not any(a.terminal for a in out):
+            out.append(Answer(answer) if self.task is not None and self.task.is_question else Done())
+        return out
+
+
+def _command_text(command: Any) -> str:
+    """A command as code: OpenAI-CUA's and Claude-CUA's action dicts carry it under ``action`` / ``command``."""
+    if isinstance(command, dict):
+        inner = command.get("action", command.get("command"))
+        return inner if isinstance(inner, str) else json.dumps(command, default=str)
+    return command if isinstance(command, str) else repr(command)
+
+
+def _routes(planned: ScubaPlan) -> dict[str, str]:
+    """Each model route of the agent and its upstream."""
+    base = planned.settings.base_url
+    vendor = upstreams(base)
+    kind = planned.kind
+    if kind.name == "S2.5":  # the planner is OpenAI's (OPENAI_BASE_URL as set); --cua-model-url grounds
+        return {"openai": upstreams(None)["openai"], "grounding": (base or "").rstrip("/")}
+    out = {}
+    for route in kind.routes:
+        out[route] = vendor[route] if route in ROUTES else (base or "").rstrip("/")
+    if kind.name in ("UI-TARS-1.5", "OpenCUA-7B") and base:
+        out["openai"] = base.rstrip("/")
+    return out
+
+
+def _compatible_key(args: argparse.Namespace) -> str:
+    import os
+
+    return os.environ.get(COMPATIBLE_KEY) or str(getattr(args, "vllm_api_key", "") or "token-abc123")
+
+
+def _model_name(planned: ScubaPlan) -> str:
+    a = planned.args
+    name = planned.kind.name
+    if name == "OpenAI-CUA":
+        return "computer-use-preview"
+    if name == "Claude-CUA":
+        return str(a.claude_model)
+    if name == "S2.5":
+        return f"{a.s25_model} + {a.s25_ground_model}"
+    return str(a.served_model_name or name)
