@@ -29,10 +29,11 @@ Figures are printed, with the load average (the machine is shared); nothing is a
 still going long after it should have ended is sent SIGABRT, so that its output (kept in ``--keep DIR``) ends
 with every thread's traceback.
 
-The tasks are ones the fake passes in both styles. The Setup tasks (freeze_user, deactivate_user,
-create_public_group, create_owd_settings) are left out since the Lightning Setup: the fake's demonstration steps
-fill 'role=searchbox[name="Quick Find"]' on Setup Home, which its policy no longer finds (an agent error
-at step 2), so those runs measured one step each.
+The harness tasks are ones the fake passes in both styles; ``--quick`` takes a record page and a list
+(create_lead_1, qa_service_knowledge_1), more steps than two Setup tasks. Every inner run uses the tree it is
+started from (``ROOT``): to measure an older commit, run this file from a copy of that commit's tree, with its
+``PYTHONPATH`` and the built Lightning assets (``pytest_cua/orgs/localorg/lightning/dist/``, not in git)
+copied in; without them the org's pages have no components and the fake stops at step 2.
 """
 
 from __future__ import annotations
@@ -63,18 +64,19 @@ STYLES: dict[str, tuple[str, str]] = {
     "browser": ("browser", "gpt-5.5"),
     "computer": ("openai-computer", "computer-use-preview"),
 }
-# tasks both styles pass with the fake (the fake's computer policy has no select_option; Setup tasks: see above)
-HARNESS_TASKS = ["create_lead_1", "create_lead_2", "qa_service_knowledge_1", "qa_service_knowledge_2",
-                 "create_incident_record_1", "create_campaign_1", "qa_sales_lookup_1", "qa_sales_lookup_2"]
+# tasks both styles pass with the fake (the fake's computer policy has no select_option; create_public_group
+# fails in the computer style: the fake looks for an option "Users" that Lightning's Setup shows as a link)
+HARNESS_TASKS = ["freeze_user_1", "freeze_user_2", "deactivate_user_1", "deactivate_user_2",
+                 "qa_service_knowledge_1", "qa_service_knowledge_2", "create_lead_1", "create_lead_2"]
+# a record page and a list: 14 model steps in the browser style, 24 in the computer style
 QUICK_HARNESS_TASKS = ["create_lead_1", "qa_service_knowledge_1"]
-# 16 short tasks of 5 templates, 2-13 model steps each in the browser style
-THROUGHPUT_TASKS = ["create_lead_1", "create_lead_2", "create_lead_3",
+# 16 short tasks of 5 templates, 5-7 model steps each (about 95 steps) in the browser style
+THROUGHPUT_TASKS = ["freeze_user_1", "freeze_user_2", "freeze_user_3", "freeze_user_4",
                     "qa_service_knowledge_1", "qa_service_knowledge_2", "qa_service_knowledge_3",
                     "convert_lead_1", "convert_lead_2", "convert_lead_3",
-                    "qa_sales_lookup_1", "qa_sales_lookup_2", "qa_sales_lookup_3",
-                    "create_incident_record_1", "create_incident_record_2",
-                    "create_campaign_1", "create_campaign_2"]
-QUICK_THROUGHPUT_TASKS = ["create_lead_1", "qa_service_knowledge_1", "qa_service_knowledge_2", "convert_lead_1"]
+                    "deactivate_user_1", "deactivate_user_2", "deactivate_user_3",
+                    "create_owd_settings_1", "create_owd_settings_2", "create_owd_settings_3"]
+QUICK_THROUGHPUT_TASKS = ["freeze_user_1", "freeze_user_2", "qa_service_knowledge_1", "deactivate_user_1"]
 WORKERS = (1, 2, 4, 8)
 QUICK_WORKERS = (1, 2)
 
