@@ -1,0 +1,343 @@
+"""The SCUBA bridge (``--agent scuba:NAME``): SCUBA's released agents, imported unchanged from the release
+(``tests/scuba/release_root.py``: ``$PYTEST_CUA_SCUBA_ROOT``, else ``<repository>/../shared/scuba/release``), driven
+as SCUBA's runner drives them.
+
+Without a browser, against the fake vendor servers on loopback, each agent speaks its own protocol and its own
+grammar: its requests validate against the vendor's schema, its answer becomes typed actions in screen pixels,
+``DONE`` on a question task the answer SCUBA's runner would evaluate. OpenCUA-7B's Ray calls reach an
+OpenAI-compatible server through the loopback shim; S2.5's planner and grounding model reach two servers;
+OpenAI-CUA is told of each of its actions before its next call. An agent that raises in SCUBA's code is an ``agent``
+error naming the agent and the frame; an action we cannot carry out fails the step naming it; a replay miss stops
+an agent that would retry for long; bad options are refused before anything runs.
+
+End to end (inner pytest runs of SCUBA's ``freeze_user_1`` on the embedded org in Chromium), each agent solves the
+task with a scripted model (``osworld_agents/scuba_fake_plugin.py``) through its own prompts and parsing: one inner
+run per agent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_cua.actions import Answer, Click, Done, Fail, Hotkey, Move, Point, Type
+from pytest_cua.agents.base import AgentContext, AgentError
+from pytest_cua.agents.models.retry import ModelRequestError
+from pytest_cua.agents.models.settings import ModelSettings
+from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
+from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, ScriptedPolicy
+from tests.models.conftest import KEY
+from tests.models.test_conformance import anthropic_errors, check_traffic, openai_errors
+from tests.models.test_e2e import Run, select
+from tests.models.test_model_agents import observation, task
+from tests.scuba.release_root import release_root
+
+pytest.importorskip("loguru", reason="SCUBA's agents need the scuba-agents extra: pip install -e '.[scuba-agents]'")
+pytest.importorskip("backoff", reason="SCUBA's agents need the scuba-agents extra: pip install -e '.[scuba-agents]'")
+
+ROOT = release_root()
+if not (ROOT / "agents").is_dir():
+    pytest.skip(f"no SCUBA release at {ROOT} (set PYTEST_CUA_SCUBA_ROOT)", allow_module_level=True)
+
+
+def bridged(name: str, server: FakeModelServer | None = None, *, url: str | None = None, replay: Path | None = None,
+            **options: str) -> Any:
+    base = url if url is not None else (server.openai_base_url if server else None)
+    settings = ModelSettings(base_url=base, options={"scuba.root": str(ROOT), **options}, replay_dir=replay)
+    registry = AgentRegistry()
+    spec = registry.resolve(f"scuba:{name}", {"model_settings": settings})
+    registry.validate(spec)
+    return registry.create(spec)
+
+
+@pytest.fixture
+def agents() -> Any:
+    made: list[Any] = []
+    yield made
+    for agent in made:
+        agent.close()
+
+
+@pytest.fixture
+def claude_env(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude-CUA's client finds the fake's Messages API as it would Anthropic's."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+
+
+def known_deviations(protocol: str, body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``body`` with what SCUBA's agents send beside today's vendor schemas put right, and what that was.
+
+    * OpenAI-CUA: an ``input_image`` with no ``detail`` (the schema requires it), and ``computer_call_output``
+      whose ``output`` is typed ``input_image`` (the schema's ``computer_screenshot``);
+    * Claude-CUA: ``temperature`` at the top of the body (the 2.x SDK and its pinned schema have none);
+    * S2.5's grounding model: vLLM's ``repetition_penalty`` (not OpenAI's)."""
+    body = json.loads(json.dumps(body))
+    found: list[str] = []
+    if protocol == "messages" and "temperature" in body:
+        del body["temperature"]
+        found.append("temperature")
+    if protocol == "chat" and "repetition_penalty" in body:
+        del body["repetition_penalty"]
+        found.append("repetition_penalty")
+    if protocol == "responses":
+        for item in body.get("input") or []:
+            if not isinstance(item, dict):
+                continue
+            for part in item.get("content") or [] if isinstance(item.get("content"), list) else []:
+                if isinstance(part, dict) and part.get("type") == "input_image" and "detail" not in part:
+                    part["detail"] = "auto"
+                    found.append("input_image without detail")
+            if item.get("type") == "computer_call_output" and (item.get("output") or {}).get("type") == "input_image":
+                item["output"]["type"] = "computer_screenshot"
+                found.append("computer_call_output typed input_image")
+    return body, found
+
+
+def check_scuba_traffic(server: FakeModelServer, expected: set[str]) -> None:
+    """The server's traffic valid for the vendor's schema once SCUBA's known deviations are put right; those
+    seen are ``expected`` (a fixed release would show here)."""
+    seen: set[str] = set()
+    for request in server.requests:
+        request.body, found = known_deviations(request.protocol, request.body)
+        seen.update(found)
+    assert seen == expected, seen
+    check_traffic(server)
+
+
+def start(agent: Any, question: bool = False) -> None:
+    agent.start(task(question), AgentContext(observation_kinds=agent.observation_kinds))
+
+
+# -- each agent against its vendor ---------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("keys")
+def test_ui_tars_reads_its_grammar_in_smart_resize_space_and_its_finished_content_is_the_answer(
+        server: FakeModelServer, agents: list[Any]) -> None:
+    server.policy = ScriptedPolicy([FakeReply(text="Thought: The Save button is at the bottom.\n"
+                                                   "Action: click(start_box='(644,420)')"),
+                                    FakeReply(text="Thought: I have it.\nAction: finished(content='42')")])
+    agent = bridged("UI-TARS-1.5", server, served_model_name="ui-tars-1.5-7b", viewport_width="1280",
+                    viewport_height="800", history_n="2")
+    agents.append(agent)
+    start(agent, question=True)
+    first = agent.step(observation())  # a 1920x1080 screen; the agent assumes 1280x800
+    assert server.requests[0].image_size() == (1280, 800) and server.requests[0].model == "ui-tars-1.5-7b"
+    # (644, 420) of smart_resize(800, 1280) = 1288x812 is (640, 413.8) of 1280x800, (960, 558.6) on the screen
+    assert first.actions == [Click(Point(960.0, 558.6))], first.actions
+    assert first.reasoning.startswith("Thought: The Save button") and first.extra["scuba"]["agent"] == "UI-TARS-1.5"
+    assert first.usage.requests == 1 and first.usage.tokens_in > 0
+    assert agent.step(observation(step=1)).actions == [Answer("42")]
+    check_scuba_traffic(server, set())
+    assert server.requests[1].body["frequency_penalty"] == 1  # the agent's own request
+
+
+@pytest.mark.usefixtures("keys")
+def test_opencua_asks_the_ray_service_and_the_shim_asks_the_openai_compatible_server(
+        server: FakeModelServer, agents: list[Any]) -> None:
+    server.policy = ScriptedPolicy([
+        FakeReply(text="## Thought:\nI see the form.\n\n## Action:\nClick Save\n\n```python\n"
+                       "pyautogui.click(x=966, y=546)\n```"),
+        FakeReply(text="## Thought:\nIt is saved.\n\n## Action:\nThe lead is saved.\n\n```code\n"
+                       "computer.terminate(status='success')\n```")])
+    agent = bridged("OpenCUA-7B", server, served_model_name="opencua-7b", max_tokens="700")
+    agents.append(agent)
+    start(agent)
+    first = agent.step(observation())
+    # qwen25 coordinates: (966, 546) of smart_resize(1080, 1920) = 1932x1092 is (960, 540)
+    assert first.actions == [Click(Point(960.0, 540.0))] and "## Action:\nClick Save" in first.reasoning
+    request = server.requests[0]
+    assert request.protocol == "chat" and request.model == "opencua-7b" and request.body["max_tokens"] == 700
+    assert first.usage.requests == 1 and first.usage.tokens_in > 0  # counted at the proxy behind the shim
+    assert agent.step(observation(step=1)).actions == [Done()]
+    check_scuba_traffic(server, set())
+
+
+@pytest.mark.usefixtures("keys")
+def test_openai_cua_is_told_of_each_action_before_its_next_call_and_its_message_is_the_answer(
+        server: FakeModelServer, agents: list[Any]) -> None:
+    server.policy = ScriptedPolicy([
+        FakeReply(reasoning="I fill in the name.", calls=[FakeCall("computer", {"type": "click", "button": "left",
+                                                                             "x": 200, "y": 115}),
+                                                        FakeCall("computer", {"type": "type", "text": "Lopez"})]),
+        FakeReply(text="The answer is 42.")])
+    agent = bridged("OpenAI-CUA", server)
+    agents.append(agent)
+    start(agent, question=True)
+    first = agent.step(observation())
+    assert first.actions == [Move(Point(200.0, 115.0)), Click(Point(200.0, 115.0))] and first.reasoning == \
+        "I fill in the name."
+    second = agent.step(observation(step=1))  # its second call of that answer, with no model call
+    assert second.actions == [Type("Lopez")] and second.usage.requests == 0 and second.extra["scuba"]["queued"]
+    assert len(server.requests) == 1
+    third = agent.step(observation(step=2))  # both actions acknowledged with a screenshot, then asked again
+    assert third.actions == [Answer("The answer is 42.")]
+    outputs = [i for i in server.requests[1].body["input"] if isinstance(i, dict) and i.get("type") ==
+               "computer_call_output"]
+    assert len(outputs) == 2 and all(o["output"]["image_url"].startswith("data:image/png;base64,") for o in outputs)
+    assert server.requests[0].body["tools"][0]["type"] == "computer_use_preview"
+    check_scuba_traffic(server, {"input_image without detail", "computer_call_output typed input_image"})
+
+
+@pytest.mark.usefixtures("keys", "claude_env")
+def test_claude_cua_sends_its_own_request_and_its_keys_become_a_hotkey(server: FakeModelServer,
+                                                                      agents: list[Any]) -> None:
+    server.policy = ScriptedPolicy([
+        FakeReply(reasoning="The name field first.", text="Selecting the field.",
+                  calls=[FakeCall("computer", {"action": "left_click", "coordinate": [640, 360]})]),
+        FakeReply(reasoning="Select all.", calls=[FakeCall("computer", {"action": "key", "text": "ctrl+a"})]),
+        FakeReply(text="42")])
+    agent = bridged("Claude-CUA", server, url="", claude_service_provider="anthropic", history_n="3")
+    agents.append(agent)
+    assert agent.describe()["notes"] and agent.model == "claude-4-sonnet-20250514"
+    start(agent, question=True)
+    first = agent.step(observation())
+    # the agent sends 1280x720 and scales to its 1920x1080 screen itself
+    assert server.requests[0].image_size() == (1280, 720) and first.actions == [Click(Point(960.0, 540.0))]
+    assert "The name field first." in first.reasoning and "Selecting the field." in first.reasoning
+    assert agent.step(observation(step=1)).actions == [Hotkey(("ctrl", "a"))]
+    assert agent.step(observation(step=2)).actions == [Answer("42")]
+    body = server.requests[0].body
+    assert body["tools"][0]["type"] == "computer_20250124" and body["thinking"]["type"] == "enabled"
+    assert body["temperature"] == 1.0  # the runner's temperature, sent in the body as SCUBA's SDK did
+    check_scuba_traffic(server, {"temperature"})
+
+
+@pytest.mark.usefixtures("keys")
+def test_s25_plans_at_openai_and_grounds_at_the_model_url(agents: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    plans = iter(['(Next Action)\nClick Save.\n(Grounded Action)\n```python\nagent.click("the Save button", 1, '
+                  '"left")\n```', '(Next Action)\nDone.\n(Grounded Action)\n```python\nagent.done("42")\n```'])
+    with FakeModelServer(api_key=KEY) as planner, FakeModelServer(api_key=KEY) as grounder:
+        planner.policy = lambda request: FakeReply(
+            text="The click worked." if "reflect" in json.dumps(request.body["messages"][0])[:400] else next(plans))
+        grounder.policy = ScriptedPolicy([FakeReply(text="(960,540)")])
+        monkeypatch.setenv("OPENAI_BASE_URL", planner.openai_base_url)
+        agent = bridged("S2.5", grounder)
+        agents.append(agent)
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        start(agent, question=True)
+        first = agent.step(observation())
+        assert first.actions == [Click(Point(960.0, 540.0))] and first.usage.requests == 2
+        assert "Click Save." in first.reasoning
+        assert agent.step(observation(step=1)).actions == [Answer("42")]
+        assert [r.model for r in planner.requests] == ["gpt-5-2025-08-07"] * 3  # plan, reflection, plan
+        assert [r.model for r in grounder.requests] == ["UI-TARS-1.5-7B"]
+        assert "Query:the Save button" in grounder.requests[0].last_text
+        assert planner.requests[0].body["temperature"] == 1.0  # the runner's for gpt-5
+        check_scuba_traffic(planner, set())
+        check_scuba_traffic(grounder, {"repetition_penalty"})
+
+
+# -- errors ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("keys")
+def test_an_agent_that_raises_in_scubas_code_is_an_agent_error_naming_it_and_the_frame(
+        server: FakeModelServer, agents: list[Any]) -> None:
+    server.policy = ScriptedPolicy([FakeReply(refusal="I can't help with that.")])
+    agent = bridged("OpenAI-CUA", server)
+    agents.append(agent)
+    start(agent)
+    with pytest.raises(AgentError) as raised:
+        agent.step(observation())
+    message = str(raised.value)
+    assert raised.value.error_kind == "agent"
+    assert message.startswith("scuba agent OpenAI-CUA: predict raised AttributeError"), message
+    assert "agents/openaicua_agent.py:" in message and "in _handle_item" in message  # a refusal has no text
+    with pytest.raises(AgentError, match=r"its constructor raised ValueError: Invalid COT level: l9 .*"
+                                         r"agents/opencua_agent.py:\d+ in __init__"):
+        bridged("OpenCUA-7B", server, served_model_name="opencua-7b", opencua_cot_level="l9")
+
+
+@pytest.mark.usefixtures("keys")
+def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(agents: list[Any],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeModelServer(api_key=KEY) as server:
+        server.policy = ScriptedPolicy([FakeReply(text='(Grounded Action)\n```python\nagent.switch_applications('
+                                                       '"gedit")\n```')])
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+        agent = bridged("S2.5", server)
+        agents.append(agent)
+        start(agent)
+        turn = agent.step(observation())
+    assert len(turn.actions) == 1 and isinstance(turn.actions[0], Fail), turn.actions
+    reason = turn.actions[0].reason
+    assert "scuba agent S2.5, step 1, action 1" in reason and "not 'subprocess'" in reason, reason
+
+
+@pytest.mark.usefixtures("keys")
+def test_a_replay_miss_stops_an_agent_that_would_retry_for_long(tmp_path: Path, agents: list[Any]) -> None:
+    agent = bridged("Claude-CUA", url="", replay=tmp_path, claude_service_provider="anthropic")
+    agents.append(agent)
+    start(agent)
+    began = time.monotonic()
+    with pytest.raises(ModelRequestError, match="scuba agent Claude-CUA, task create_lead_1 step 1: .*no recording"):
+        agent.step(observation())
+    assert time.monotonic() - began < 30  # SCUBA's agent would retry 500 times, 5 s apart
+
+
+@pytest.mark.parametrize("name, options, named", [
+    ("GPT-9", {}, "not one of SCUBA's agents; choose scuba:UI-TARS-1.5"),
+    ("UI-TARS-1.5", {"served_model_name": "m", "claude_model": "x"},
+     "--cua-agent-option claude_model: scuba:UI-TARS-1.5 does not read it"),
+    ("UI-TARS-1.5", {"served_model_name": "m", "history_n": "two"}, "history_n=two: expected a whole number"),
+    ("OpenCUA-7B", {"served_model_name": "m", "opencua_history_type": "all"},
+     "choose one of action_history, thought_history, observation_history"),
+    ("OpenAI-CUA", {"viewport_width": "1280"}, "assumes a 1920x1080 viewport"),
+    ("UI-TARS-1.5", {}, "served_model_name=NAME"),
+    ("S2.5", {"s25_ground_model": "Other"}, "requires UI-TARS-1.5-7B"),
+    ("UI-TARS-1.5", {"scuba.zoom": "2"}, "scuba.zoom: not an option of the scuba bridge"),
+    ("UI-TARS-1.5", {"scuba.root": "/nowhere", "served_model_name": "m"}, "scuba.root=/nowhere: no args.py there"),
+])
+def test_a_bad_agent_or_option_is_refused_before_anything_runs(name: str, options: dict[str, str],
+                                                              named: str) -> None:
+    with pytest.raises(UnknownAgent) as refused:
+        bridged(name, url="http://127.0.0.1:9/v1", **options)
+    assert named in str(refused.value)
+
+
+def test_a_local_model_needs_the_model_url() -> None:
+    with pytest.raises(UnknownAgent, match="needs --cua-model-url"):
+        bridged("UI-TARS-1.5", url="", served_model_name="m")
+
+
+# -- end to end ----------------------------------------------------------------------------------------------
+
+TASK = "freeze_user_1"
+E2E = {  # agent -> its options in the inner run
+    "OpenAI-CUA": [],
+    "Claude-CUA": ["claude_service_provider=anthropic"],
+    "UI-TARS-1.5": ["served_model_name=ui-tars-1.5-7b"],
+    "OpenCUA-7B": ["served_model_name=opencua-7b"],
+    "S2.5": [],
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", list(E2E))
+def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: str, tmp_path: Path) -> None:
+    options = [x for o in [f"scuba.root={ROOT}", *E2E[name]] for x in ("--cua-agent-option", o)]
+    run = Run(tmp_path / "reports", "suites/scuba", *select([TASK]), "--agent", f"scuba:{name}", *options,
+              "--alluredir", str(tmp_path / "allure"), "-p", "tests.models.osworld_agents.scuba_fake_plugin",
+              "--scuba-fake", name, "--scuba-requests", str(tmp_path / "requests.jsonl"), fake="openai-computer")
+    assert run.passed() == [TASK], run.explain()
+    record = run.tasks[TASK]
+    assert record["agent"]["name"] == "scuba" and record["agent"]["agent"] == name
+    assert record["tokens_in"] > 0 and record["usage"]["requests"] >= 1
+    requests = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines()]
+    roots = {"chat": "CreateChatCompletionRequest", "responses": "CreateResponse"}
+    for request in requests:
+        body, _ = known_deviations(request["path"], request["body"])
+        errors = openai_errors(roots[request["path"]], body) if request["path"] in roots else anthropic_errors(
+            "BetaMessageCreateParams", body)
+        assert errors == [], (request["path"], errors)
+    steps = json.loads((Path(record["trajectory"]).parent / "trajectory.json").read_text())["steps"]
+    assert steps[0]["reasoning"] and steps[0]["extra"]["scuba"]["agent"] == name
+    assert steps[-1]["actions"][-1]["type"] == "done"
+    attachments = "".join(p.read_text() for p in (tmp_path / "allure").glob("*-result.json"))
+    assert '"reasoning"' in attachments
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert not [p for p in files if b"sk-fake-e2e" in p.read_bytes()]
