@@ -18,7 +18,6 @@ run per agent.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
