@@ -9,17 +9,18 @@ fits. ``fit_request`` does the same for a request as a whole (many-image side li
 The image actually sent is the truth: when a limit scales it down, its ``width`` x ``height`` differ from the
 size asked for, and callers build their ``CoordSpace`` from the ``PreparedImage``, not from the request.
 
-What it costs per model step (a 1920x1080 screenshot, benchmarks/model_bench.py): decoding the PNG is the floor
-(about 10 ms); the rest is chosen for speed where the result is the same to the model's coordinates:
+What it costs per model step (a 1920x1080 screenshot on a shared 2-core machine at load 1.5-6, benchmarks/README.md):
+decoding the PNG is the floor (10-12 ms); the rest is chosen for speed where the result is the same to the
+model's coordinates:
 
 * scaling down is a box filter (the area average of the source pixels under each target pixel), about 10 ms
-  where bilinear took 16 ms and LANCZOS 28-40 ms; the target size, so the scale factors that map the model's
+  where bilinear took 16 ms and LANCZOS 38-43 ms; the target size, so the scale factors that map the model's
   coordinates back to the screen, is the same whatever the filter (tests/models/test_images.py checks that a
   mark lands on the same screen pixels). Scaling up (Qwen's ``smart_resize`` rounds 1080 up to 1092) stays
   bilinear, as a box filter would then repeat whole rows.
 * an image that has to be encoded is encoded the way the vendor prefers among the formats it takes
-  (``ImageLimits.encode_as``): JPEG at quality 85 for every vendor here, about 2 ms where PNG took 7-11 ms at
-  compression level 1 (and 15-25 ms at Pillow's default); with no vendor, PNG (lossless). A screenshot that needs
+  (``ImageLimits.encode_as``): JPEG at quality 85 for every vendor here, about 2 ms where PNG took 7-13 ms at
+  compression level 1 (14-22 ms at Pillow's default); with no vendor, PNG (lossless). A screenshot that needs
   no scaling keeps its own bytes (the lossless PNG from the environment).
 * ``ImageCache``: a screenshot whose bytes are those of one prepared a moment ago (a step that changed
   nothing on the screen, a set-of-marks image sent again) is not decoded again: its prepared image is reused.
