@@ -16,7 +16,8 @@
 
 Bridges that ship with pytest-cua answer like entry points: ``osworld`` (``--agent osworld:package.module:Class``,
 ``agents.bridges.osworld``), ``scuba`` (``--agent scuba:UI-TARS-1.5`` and SCUBA's other released agents,
-``agents.bridges.scuba``); an installed entry point of the same name wins.
+``agents.bridges.scuba``), ``agent-s`` (Agent S2.5 of ``gui-agents``, ``agents.bridges.agent_s``); an installed
+entry point of the same name wins.
 
 An entry point names a class or a factory. A class with a ``from_spec(spec)`` classmethod gets the spec; any
 other callable is called with no argument.
@@ -35,7 +36,8 @@ from pytest_cua.agents.deprecation import Deprecation, today as today_from_env
 ENTRY_POINT_GROUP = "pytest_cua.agents"
 #: the bridges to other harnesses' agents, resolved as if they were entry points of the group
 BRIDGES = {"osworld": "pytest_cua.agents.bridges.osworld:OSWorldBridge",
-           "scuba": "pytest_cua.agents.bridges.scuba:ScubaBridge"}
+           "scuba": "pytest_cua.agents.bridges.scuba:ScubaBridge",
+           "agent-s": "pytest_cua.agents.bridges.agent_s:AgentSBridge"}
 
 
 class UnknownAgent(LookupError):

@@ -235,8 +235,7 @@ class OSWorldAgent(Agent):
                            "image": {"width": size[0], "height": size[1]}, "coords": space.describe()},
                  "osworld": {"actions": [a[:RAW_CHARS] if isinstance(a, str) else repr(a)[:RAW_CHARS]
                                          for a in raw_actions]}}
-        reasoning = response if isinstance(response, str) else "" if response is None else json.dumps(
-            response, default=str, ensure_ascii=False)
+        reasoning = self._reasoning(response)
         raw = redact(json.dumps({"response": response, "actions": raw_actions}, default=str, ensure_ascii=False))
         return Turn(actions, reasoning=reasoning or "", usage=usage, raw=raw, extra=extra,
                     images={"model": png} if size != screen else {})
@@ -259,6 +258,11 @@ class OSWorldAgent(Agent):
         except Exception as exc:
             raise AgentError(f"{self._who}: {what} raised {type(exc).__name__}: {redact(str(exc))[:500]} "
                              f"(at {frame_of(exc, self.plan.agent)})") from exc
+
+    def _reasoning(self, response: Any) -> str:
+        """The step's reasoning text: ``predict``'s response, as text."""
+        return response if isinstance(response, str) else "" if response is None else json.dumps(
+            response, default=str, ensure_ascii=False)
 
     def _reply(self, result: Any) -> tuple[Any, list[Any]]:
         """``(response, actions)`` of ``predict``'s answer; anything else is the agent's error."""
