@@ -10,9 +10,11 @@ parsing reads them:
   the end ``finished(content='...')``;
 * ``OpenCUA-7B``: ``## Thought`` / ``## Action`` and a ```python block in Qwen2.5 coordinates (``qwen25``); the end
   ``computer.terminate(status='success')``;
-* ``S2.5``: the planner's ``(Grounded Action)`` ```python block (``agent.click("the control at (x, y)", 1,
-  "left")``, ``agent.type(text=...)``, ``agent.hotkey([...])``, ``agent.done()``), its grounding model the point the
-  description names, its reflection a sentence.
+* ``S2.5`` and ``agent-s`` (Agent S2.5 of gui-agents): the planner's ``(Grounded Action)`` ```python block
+  (``agent.click("the control at (x, y)", 1, "left")``, ``agent.type(text=...)``, ``agent.hotkey([...])``,
+  ``agent.wait(s)``, ``agent.done()``), its grounding model the point the description names (in its 1920x1080 output
+  space), its reflection a sentence. On the desktop, a ProSoft demonstration's keys, typing, waits and screen-point
+  clicks are written so too (``agent-s``).
 
     pytest suites/scuba -p tests.models.fake_model_plugin --fake-model openai-computer \\
         -p tests.models.osworld_agents.scuba_fake_plugin --scuba-fake UI-TARS-1.5 --agent scuba:UI-TARS-1.5 ...
@@ -36,9 +38,13 @@ import pytest
 from pytest_cua.agents.models.coords import smart_resize
 from pytest_cua.testing.fake_models import FakeCall, FakeReply, FakeRequest
 from tests.models import fake_model_plugin as demo
-from tests.models.osworld_agents.fake_plugin import _by_clicks, _short_images
+from tests.models.osworld_agents.fake_plugin import _by_clicks, _on_desktop, _point_code, _short_images
 
-KINDS = ("OpenAI-CUA", "Claude-CUA", "UI-TARS-1.5", "OpenCUA-7B", "S2.5")
+KINDS = ("OpenAI-CUA", "Claude-CUA", "UI-TARS-1.5", "OpenCUA-7B", "S2.5", "agent-s")
+#: each kind's writer of a move (Agent S of gui-agents writes as SCUBA's S2.5, its ancestor)
+WRITERS = {"OpenAI-CUA": "_openai", "Claude-CUA": "_claude", "UI-TARS-1.5": "_ui", "OpenCUA-7B": "_opencua",
+           "S2.5": "_s25", "agent-s": "_s25"}
+GROUNDING = (1920, 1080)  # grounding_width x grounding_height of S2.5's (SCUBA's viewport) and Agent S's UI-TARS
 #: OpenCUA-7B's qwen25 coordinates: smart_resize of the screen with the agent's own limits
 OPENCUA_LIMITS = {"factor": 28, "min_pixels": 3136, "max_pixels": 12845056}
 DONE_TEXT = "The task is complete."
@@ -59,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                 "--fake-model openai-computer and --scuba-fake KIND")
     server.policy = ScubaPolicy(kind, server.policy)
     os.environ["ANTHROPIC_BASE_URL"] = server.anthropic_base_url  # Claude-CUA's client reads it
-    if kind == "S2.5":
+    if kind in ("S2.5", "agent-s"):
         os.environ["OPENAI_BASE_URL"] = server.openai_base_url  # the planner's client reads it
 
 
@@ -80,7 +86,7 @@ class ScubaPolicy:
         self.inner = inner
 
     def __call__(self, request: FakeRequest) -> FakeReply:
-        if self.kind == "S2.5":
+        if self.kind in ("S2.5", "agent-s"):
             side = _s25_side(request)
             if side == "grounding":
                 return _s25_ground(request)
@@ -89,6 +95,9 @@ class ScubaPolicy:
         with demo.STATE.lock:
             queue = demo.STATE.queue
             queue[:] = [step for action in queue for step in _by_clicks(action)]
+            if self.kind == "agent-s" and queue and not demo.STATE.pending and _on_desktop(queue[0]):
+                action = queue.pop(0)
+                return FakeReply(text=_s25_plan(action.describe(), _s25_desktop(action, request)))
         reply = self.inner(request)
         thought = reply.reasoning or "next step"
         call = reply.calls[0] if reply.calls else None
@@ -98,15 +107,13 @@ class ScubaPolicy:
             return self._end(thought, str(call.arguments["text"]))  # type: ignore[index]
         assert call.name == "computer", f"no {self.kind} form for the fake's call {call.name}"
         move = dict(call.arguments)  # type: ignore[arg-type]
-        return getattr(self, "_" + self.kind.split("-")[0].replace(".", "").lower())(thought, move, request)
+        return getattr(self, WRITERS[self.kind])(thought, move, request)
 
     # -- each agent's end of the episode --------------------------------------------------------------
     def _end(self, thought: str, answer: str | None) -> FakeReply:
         text = answer if answer is not None else DONE_TEXT
         if self.kind in ("OpenAI-CUA", "Claude-CUA"):
             return FakeReply(text=text, reasoning=thought if self.kind == "Claude-CUA" else "")
-        if self.kind == "UI-TARS":
-            return FakeReply(text=f"Thought: {thought}\nAction: finished(content='{_quoted(answer or '')}')")
         if self.kind == "UI-TARS-1.5":
             return FakeReply(text=f"Thought: {thought}\nAction: finished(content='{_quoted(answer or '')}')")
         if self.kind == "OpenCUA-7B":
@@ -215,7 +222,28 @@ def _s25_side(request: FakeRequest) -> str:
 
 
 def _s25_ground(request: FakeRequest) -> FakeReply:
-    """The point the planner's description names (the image's pixels: grounding_width x grounding_height)."""
+    """The point the planner's description names (in the image's pixels), in the grounding model's output space
+    (``GROUNDING``: the agent scales it to its screen)."""
     found = re.search(r"at \((\d+), (\d+)\)", request.last_text)
     assert found, f"no point in the grounding query {request.last_text[:200]!r}"
-    return FakeReply(text=f"({found.group(1)},{found.group(2)})")
+    size = request.image_size()
+    assert size is not None, "the grounding query carries no screenshot"
+    x, y = int(found.group(1)) * GROUNDING[0] / size[0], int(found.group(2)) * GROUNDING[1] / size[1]
+    return FakeReply(text=f"({round(x)},{round(y)})")
+
+
+def _s25_desktop(action: Any, request: FakeRequest) -> str:
+    """A ProSoft demonstration's desktop move as Agent S's grounded action."""
+    from pytest_cua import actions as A
+
+    if isinstance(action, A.Click):  # a screen point, in the pixels of the image the planner was sent
+        code = _point_code(action.target, request)  # pyautogui.click(x, y)
+        x, y = re.findall(r"\d+", code)[:2]
+        return f'agent.click("the control at ({x}, {y})", 1, "left")'
+    if isinstance(action, A.Hotkey):
+        return f"agent.hotkey({list(action.keys)!r})"
+    if isinstance(action, A.Press):
+        return f"agent.hotkey({[action.key]!r})"
+    if isinstance(action, A.Type):
+        return f"agent.type(text={json.dumps(action.text)})"
+    return f"agent.wait({min(action.seconds, 5):g})"
