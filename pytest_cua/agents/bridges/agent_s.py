@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from pytest_cua.agents.registry import AgentSpec
 
 NAME = "agent-s"
-MODULE = "gui_agents.s2_5.agents.agent_s"
+MODULE = "gui_agents.s2_5.agents.agent_s"  # from the scuba-agents extra (not part of `all`: its pins are SCUBA's)
+GROUNDING = "gui_agents.s2_5.agents.grounding"
 MAX_SIDE = 2400  # gui-agents' scale_screen_dimensions(..., max_dim_size=2400)
 #: the options (gui-agents' command-line arguments) and their defaults
 OPTIONS: dict[str, Any] = {
@@ -125,7 +126,9 @@ class AgentS(OSWorldAgent):
 
     def _build(self) -> Any:
         """``gui_agents.s2_5.cli_app.main``'s construction, for a screen of the size last observed."""
-        from gui_agents.s2_5.agents.grounding import OSWorldACI  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        import importlib
+
+        grounding = importlib.import_module(GROUNDING)
 
         o = self.plan.kwargs
         width, height = self._screen_seen or (o["grounding_width"], o["grounding_height"])
@@ -140,7 +143,7 @@ class AgentS(OSWorldAgent):
                                        "grounding_height": o["grounding_height"]}
 
         def build() -> Any:
-            grounding_agent = OSWorldACI(platform="linux", engine_params_for_generation=engine_params,
+            grounding_agent = grounding.OSWorldACI(platform="linux", engine_params_for_generation=engine_params,
                                          engine_params_for_grounding=engine_params_for_grounding,
                                          width=width, height=height)
             return self.plan.agent.cls(engine_params, grounding_agent, platform="linux",
