@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 
-from pytest_cua.actions import Answer, Click, Done, Fail, Hotkey, Move, Point, Type
+from pytest_cua.actions import (ActionError, Answer, Click, Done, Drag, Fail, Hotkey, MouseDown, MouseUp, Move, Point,
+                                Type, Wait)
 from pytest_cua.agents.base import AgentContext, AgentError
+from pytest_cua.agents.bridges.pyautogui_forms import code_actions
 from pytest_cua.agents.models.retry import ModelRequestError
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
@@ -36,12 +38,22 @@ from tests.models.test_e2e import Run, select
 from tests.models.test_model_agents import observation, task
 from tests.scuba.release_root import release_root
 
-pytest.importorskip("loguru", reason="SCUBA's agents need the scuba-agents extra: pip install -e '.[scuba-agents]'")
-pytest.importorskip("backoff", reason="SCUBA's agents need the scuba-agents extra: pip install -e '.[scuba-agents]'")
-
 ROOT = release_root()
-if not (ROOT / "agents").is_dir():
-    pytest.skip(f"no SCUBA release at {ROOT} (set PYTEST_CUA_SCUBA_ROOT)", allow_module_level=True)
+
+
+def _missing() -> str | None:
+    """Why SCUBA's agents cannot run here, or None."""
+    import importlib.util
+
+    for module in ("loguru", "backoff", "pytesseract"):
+        if importlib.util.find_spec(module) is None:
+            return f"SCUBA's agents need {module}, of the scuba-agents extra: pip install -e '.[scuba-agents]'"
+    if not (ROOT / "agents").is_dir():
+        return f"no SCUBA release at {ROOT} (set PYTEST_CUA_SCUBA_ROOT)"
+    return None
+
+
+needs_release = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
 
 
 def bridged(name: str, server: FakeModelServer | None = None, *, url: str | None = None, replay: Path | None = None,
@@ -115,6 +127,7 @@ def start(agent: Any, question: bool = False) -> None:
 # -- each agent against its vendor ---------------------------------------------------------------------------
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_ui_tars_reads_its_grammar_in_smart_resize_space_and_its_finished_content_is_the_answer(
         server: FakeModelServer, agents: list[Any]) -> None:
     server.policy = ScriptedPolicy([FakeReply(text="Thought: The Save button is at the bottom.\n"
@@ -136,6 +149,7 @@ def test_ui_tars_reads_its_grammar_in_smart_resize_space_and_its_finished_conten
 
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_opencua_asks_the_ray_service_and_the_shim_asks_the_openai_compatible_server(
         server: FakeModelServer, agents: list[Any]) -> None:
     server.policy = ScriptedPolicy([
@@ -157,6 +171,7 @@ def test_opencua_asks_the_ray_service_and_the_shim_asks_the_openai_compatible_se
 
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_openai_cua_is_told_of_each_action_before_its_next_call_and_its_message_is_the_answer(
         server: FakeModelServer, agents: list[Any]) -> None:
     server.policy = ScriptedPolicy([
@@ -183,6 +198,7 @@ def test_openai_cua_is_told_of_each_action_before_its_next_call_and_its_message_
 
 
 @pytest.mark.usefixtures("keys", "claude_env")
+@needs_release
 def test_claude_cua_sends_its_own_request_and_its_keys_become_a_hotkey(server: FakeModelServer,
                                                                       agents: list[Any]) -> None:
     server.policy = ScriptedPolicy([
@@ -207,6 +223,7 @@ def test_claude_cua_sends_its_own_request_and_its_keys_become_a_hotkey(server: F
 
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_s25_plans_at_openai_and_grounds_at_the_model_url(agents: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
     plans = iter(['(Next Action)\nClick Save.\n(Grounded Action)\n```python\nagent.click("the Save button", 1, '
                   '"left")\n```', '(Next Action)\nDone.\n(Grounded Action)\n```python\nagent.done("42")\n```'])
@@ -234,6 +251,7 @@ def test_s25_plans_at_openai_and_grounds_at_the_model_url(agents: list[Any], mon
 # -- errors ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_an_agent_that_raises_in_scubas_code_is_an_agent_error_naming_it_and_the_frame(
         server: FakeModelServer, agents: list[Any]) -> None:
     server.policy = ScriptedPolicy([FakeReply(refusal="I can't help with that.")])
@@ -252,6 +270,7 @@ def test_an_agent_that_raises_in_scubas_code_is_an_agent_error_naming_it_and_the
 
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(agents: list[Any],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeModelServer(api_key=KEY) as server:
@@ -268,6 +287,7 @@ def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(agents: list[Any
 
 
 @pytest.mark.usefixtures("keys")
+@needs_release
 def test_a_replay_miss_stops_an_agent_that_would_retry_for_long(tmp_path: Path, agents: list[Any]) -> None:
     agent = bridged("Claude-CUA", url="", replay=tmp_path, claude_service_provider="anthropic")
     agents.append(agent)
@@ -291,6 +311,7 @@ def test_a_replay_miss_stops_an_agent_that_would_retry_for_long(tmp_path: Path, 
     ("UI-TARS-1.5", {"scuba.zoom": "2"}, "scuba.zoom: not an option of the scuba bridge"),
     ("UI-TARS-1.5", {"scuba.root": "/nowhere", "served_model_name": "m"}, "scuba.root=/nowhere: no args.py there"),
 ])
+@needs_release
 def test_a_bad_agent_or_option_is_refused_before_anything_runs(name: str, options: dict[str, str],
                                                               named: str) -> None:
     with pytest.raises(UnknownAgent) as refused:
@@ -298,6 +319,7 @@ def test_a_bad_agent_or_option_is_refused_before_anything_runs(name: str, option
     assert named in str(refused.value)
 
 
+@needs_release
 def test_a_local_model_needs_the_model_url() -> None:
     with pytest.raises(UnknownAgent, match="needs --cua-model-url"):
         bridged("UI-TARS-1.5", url="", served_model_name="m")
@@ -317,6 +339,7 @@ E2E = {  # agent -> its options in the inner run
 
 @pytest.mark.browser
 @pytest.mark.parametrize("name", list(E2E))
+@needs_release
 def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: str, tmp_path: Path) -> None:
     options = [x for o in [f"scuba.root={ROOT}", *E2E[name]] for x in ("--cua-agent-option", o)]
     run = Run(tmp_path / "reports", "suites/scuba", *select([TASK]), "--agent", f"scuba:{name}", *options,
@@ -340,3 +363,34 @@ def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: s
     assert '"reasoning"' in attachments
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert not [p for p in files if b"sk-fake-e2e" in p.read_bytes()]
+
+
+# -- the forms around the pyautogui code -------------------------------------------------------------------
+
+@pytest.mark.parametrize("code, expected", [
+    ("import pyautogui\nimport time\n'''\nObservation:\n\nThought:\nSave it.\n'''\n\npyautogui.click(9.5, 8.0, "
+     "button='left')", [Click(Point(9.5, 8.0))]),
+    ("pyautogui.keyDown('ctrl')\npyautogui.keyDown('a')\npyautogui.keyUp('a')\npyautogui.keyUp('ctrl')\n",
+     [Hotkey(("ctrl", "a"))]),
+    ("import pyautogui; pyautogui.keyDown('shift'); import pyautogui; pyautogui.click(3, 4, clicks=1, "
+     "button='left'); pyautogui.keyUp('shift'); ", [Click(Point(3.0, 4.0), modifiers=("shift",))]),
+    ("import pyautogui; pyautogui.keyDown('ctrl'); pyautogui.press('c'); pyautogui.keyUp('ctrl'); ",
+     [Hotkey(("ctrl", "c"))]),
+    ("import pyautogui; pyautogui.moveTo(1, 2); pyautogui.dragTo(5, 6, duration=1., button='left'); "
+     "pyautogui.mouseUp(); ", [Move(Point(1.0, 2.0)), Drag(Point(1.0, 2.0), Point(5.0, 6.0))]),
+    ("pyautogui.mouseDown(5, 6)\ntime.sleep(1)\npyautogui.mouseUp(5, 6)\npyautogui.sleep(0.5)\n",
+     [MouseDown(Point(5.0, 6.0)), Wait(1.0), MouseUp(Point(5.0, 6.0)), Wait(0.5)]),
+])
+def test_the_forms_agents_write_around_pyautogui_are_read_as_actions(code: str, expected: list[Any]) -> None:
+    assert code_actions(code) == expected
+
+
+@pytest.mark.parametrize("code, named", [
+    ("pyautogui.keyDown('ctrl')\n", "keys ctrl pressed down and not released"),
+    ("pyautogui.keyDown('a')\npyautogui.click(1, 2)\npyautogui.keyUp('a')\n", "key 'a' held around another action"),
+    ("pyautogui.keyUp('a')\n", "keyUp of 'a' without its keyDown"),
+    ("import subprocess;\nsubprocess.run(['wmctrl', '-ia', '1'])\n", "not 'subprocess'"),
+])
+def test_a_form_that_cannot_be_carried_out_is_refused_naming_it(code: str, named: str) -> None:
+    with pytest.raises(ActionError, match=named):
+        code_actions(code)
