@@ -54,6 +54,8 @@ def _missing() -> str | None:
 
 
 needs_release = pytest.mark.skipif(_missing() is not None, reason=str(_missing()))
+# SCUBA's OpenAI-CUA reads every attribute of a pydantic action (dir(action)), deprecated ones too
+pytestmark = pytest.mark.filterwarnings("ignore:Accessing the .model_.* attribute on the instance is deprecated")
 
 
 def bridged(name: str, server: FakeModelServer | None = None, *, url: str | None = None, replay: Path | None = None,
