@@ -96,9 +96,12 @@ fi
 
 stamp=".install-stamp"
 digest=$(sha256sum pyproject.toml | cut -c1-16)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "import pytest_cua, playwright, xdist" 2>/dev/null; then
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || ! python3 -c "import pytest_cua, playwright, xdist, gui_agents, loguru" 2>/dev/null; then
   echo "install.sh: pip install -e .[test]"
   python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+  # Agent-S (--agent agent-s) for its tests: gui-agents declares paddlepaddle, paddleocr, selenium and more (GBs)
+  # that the bridged planner and grounding never import; the full set is the scuba-agents extra
+  python3 -m pip install -q --disable-pip-version-check --no-deps "gui-agents==0.2.5.post3"
   echo "$digest" > "$stamp"
 fi
 
