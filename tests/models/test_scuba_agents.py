@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,10 @@ import pytest
 from pytest_cua.actions import (ActionError, Answer, Click, Done, Drag, Fail, Hotkey, MouseDown, MouseUp, Move, Point,
                                 Type, Wait)
 from pytest_cua.agents.base import AgentContext, AgentError
+from pytest_cua.agents.bridges.loading import BridgeError
 from pytest_cua.agents.bridges.pyautogui_forms import code_actions
+from pytest_cua.agents.bridges.scuba import RUN_ROOT
+from pytest_cua.agents.bridges.scuba_release import ROOT_VARIABLE, release_root as checkout
 from pytest_cua.agents.models.retry import ModelRequestError
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
@@ -325,6 +329,59 @@ def test_a_bad_agent_or_option_is_refused_before_anything_runs(name: str, option
 def test_a_local_model_needs_the_model_url() -> None:
     with pytest.raises(UnknownAgent, match="needs --cua-model-url"):
         bridged("UI-TARS-1.5", url="", served_model_name="m")
+
+
+def _checkout(where: Path) -> Path:
+    (where / "agents").mkdir(parents=True)
+    (where / "args.py").write_text("")
+    return where
+
+
+def test_the_checkout_is_the_option_then_the_runs_scuba_root_then_the_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    option, run, variable = (_checkout(tmp_path / n) for n in ("option", "run", "variable"))
+    monkeypatch.setenv(ROOT_VARIABLE, str(variable))
+    assert checkout({"scuba.root": str(option)}, str(run)) == option.resolve()
+    assert checkout({}, str(run)) == run.resolve()
+    assert checkout({}, None) == variable.resolve()
+    monkeypatch.delenv(ROOT_VARIABLE)
+    with pytest.raises(BridgeError, match="scuba.root=PATH, --scuba-root PATH or the SCUBA_ROOT"):
+        checkout({}, None)
+
+
+@pytest.mark.parametrize("given, named", [
+    ({"options": {"scuba.root": "{bad}"}, "run": "{good}"}, "--cua-agent-option scuba.root={bad}: no args.py"),
+    ({"options": {}, "run": "{bad}"}, "--scuba-root={bad}: no args.py"),
+    ({"options": {}, "run": None, "variable": "{bad}"}, "SCUBA_ROOT={bad}: no args.py"),
+])
+def test_a_bad_checkout_names_the_source_that_gave_it(given: dict[str, Any], named: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = {"bad": str(tmp_path / "nowhere"), "good": str(_checkout(tmp_path / "good"))}
+    monkeypatch.setenv(ROOT_VARIABLE, given.get("variable", "{good}").format(**paths))
+    options = {k: v.format(**paths) for k, v in given["options"].items()}
+    run = given["run"].format(**paths) if given["run"] else None
+    with pytest.raises(BridgeError) as refused:
+        checkout(options, run)
+    assert named.format(**paths) in str(refused.value)
+
+
+@needs_release
+def test_the_runs_scuba_root_reaches_the_agent_through_the_spec(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    monkeypatch.setenv(ROOT_VARIABLE, str(tmp_path / "not-a-checkout"))  # --scuba-root comes before it
+    settings = ModelSettings(base_url="http://127.0.0.1:9/v1", options={"served_model_name": "m"})
+    registry = AgentRegistry()
+    spec = registry.resolve("scuba:UI-TARS-1.5", {"model_settings": settings})
+    registry.validate(spec)  # the settings are resolved before the fixture passes --scuba-root down
+    with pytest.raises(AgentError, match=r"agent 'scuba:UI-TARS-1.5': SCUBA_ROOT=.*not-a-checkout: no args.py"):
+        registry.create(spec)
+    agent = registry.create(replace(spec, options={**spec.options, RUN_ROOT: str(ROOT)}))
+    try:
+        assert agent.scuba.root == ROOT.resolve()
+    finally:
+        agent.close()
+    with pytest.raises(UnknownAgent, match="--scuba-root=/nowhere: no args.py"):  # known now: refused at once
+        registry.validate(replace(spec, options={**spec.options, RUN_ROOT: "/nowhere"}))
 
 
 # -- end to end ----------------------------------------------------------------------------------------------

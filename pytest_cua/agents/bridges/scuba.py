@@ -1,7 +1,8 @@
 """``--agent scuba:NAME``: SCUBA's released computer-use agents, run unchanged from SCUBA's checkout.
 
 NAME is one of ``UI-TARS-1.5``, ``OpenCUA-7B``, ``OpenAI-CUA``, ``Claude-CUA`` and ``S2.5`` (SCUBA's
-``--agent_name``). The checkout is ``--cua-agent-option scuba.root=PATH`` or the ``SCUBA_ROOT`` environment
+``--agent_name``). The checkout is the first of ``--cua-agent-option scuba.root=PATH``, the run's ``--scuba-root``
+(the SCUBA suite's option, the same checkout its release tasks come from) and the ``SCUBA_ROOT`` environment
 variable; its agents are imported from there at run time (``scuba_release``), never copied.
 
 Each agent is built and called as SCUBA's runner (``lib_eval_single_task.py``) does (``scuba_agents``): a new agent
@@ -47,7 +48,7 @@ from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
 from pytest_cua.agents.bridges.metering import ROUTES, StepTag, upstreams
 from pytest_cua.agents.bridges.osworld import RAW_CHARS, OSWorldAgent, instruction_for
 from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
-from pytest_cua.agents.bridges.scuba_release import import_release, release_args, release_root
+from pytest_cua.agents.bridges.scuba_release import ROOT_OPTION, import_release, release_args, release_root
 from pytest_cua.redaction import redact
 
 if TYPE_CHECKING:
@@ -58,7 +59,9 @@ if TYPE_CHECKING:
 
 PREFIX = "scuba"
 OWN = "scuba."
-OWN_OPTIONS = {"root": "SCUBA's checkout (default: the SCUBA_ROOT environment variable)",
+#: the key of ``AgentSpec.options`` that carries the run's ``--scuba-root`` (set by the agent fixture)
+RUN_ROOT = "scuba_root"
+OWN_OPTIONS = {"root": "SCUBA's checkout (default: the run's --scuba-root, else the SCUBA_ROOT environment variable)",
                "replay_match": "how a replay finds a recording: key or key+position (key+position)"}
 SCREEN = (1920, 1080)  # the viewport SCUBA's runner asserts for OpenCUA-7B, OpenAI-CUA, S2.5 and Claude-CUA
 COMPATIBLE_KEY = "OPENAI_COMPATIBLE_API_KEY"
@@ -79,8 +82,8 @@ class ScubaPlan:
     notes: tuple[str, ...] = ()  # what the runner's checks changed (Claude's temperature)
 
 
-def plan(spec: "AgentSpec") -> ScubaPlan:
-    """The kind, the checkout, the run's arguments; a ``BridgeError`` naming what is wrong."""
+def _own_options(spec: "AgentSpec") -> tuple["ModelSettings", Kind, dict[str, Any], str]:
+    """The settings, the kind, every option and the replay match: what needs no checkout."""
     from pytest_cua.agents.models.settings import ModelSettings
 
     settings = spec.options.get("model_settings") or ModelSettings()
@@ -98,7 +101,15 @@ def plan(spec: "AgentSpec") -> ScubaPlan:
     match = own.get("replay_match", "key+position")
     if match not in ("key", "key+position"):
         raise BridgeError(f"--cua-agent-option {OWN}replay_match={match}: choose key or key+position")
-    root = release_root(options)
+    return settings, kind, options, match
+
+
+def plan(spec: "AgentSpec") -> ScubaPlan:
+    """The kind, the checkout, the run's arguments; a ``BridgeError`` naming what is wrong. The checkout is the
+    first of ``scuba.root``, the run's ``--scuba-root`` (``spec.options[RUN_ROOT]``, put there by the agent
+    fixture) and ``$SCUBA_ROOT``."""
+    settings, kind, options, match = _own_options(spec)
+    root = release_root(options, spec.options.get(RUN_ROOT))
     declared = release_args(root)
     values = {n: a.default for n, a in declared.items()}
     given: dict[str, Any] = {}
@@ -167,11 +178,20 @@ class ScubaBridge:
 
     @classmethod
     def validate(cls, spec: "AgentSpec") -> None:
-        plan(spec)
+        """Everything before anything runs when the checkout is known now: named by ``scuba.root`` (which no
+        later source overrides) or by the run's ``--scuba-root`` in the spec. Otherwise (the settings are
+        resolved before the agent fixture passes ``--scuba-root`` down) the checks that need no checkout, and
+        the rest when the agent is built."""
+        _, _, options, _ = _own_options(spec)
+        if options.get(ROOT_OPTION) or spec.options.get(RUN_ROOT):
+            plan(spec)
 
     @classmethod
     def from_spec(cls, spec: "AgentSpec") -> "ScubaAgent":
-        return ScubaAgent(plan(spec))
+        try:
+            return ScubaAgent(plan(spec))
+        except BridgeError as exc:  # a checkout first known here (--scuba-root, $SCUBA_ROOT): an agent error
+            raise AgentError(f"agent {spec.text!r}: {exc}") from None
 
 
 class _Environment:

@@ -25,21 +25,33 @@ from pytest_cua.agents.bridges.loading import BridgeError
 
 ROOT_OPTION = "scuba.root"
 ROOT_VARIABLE = "SCUBA_ROOT"
+RUN_OPTION = "--scuba-root"  # the SCUBA suite's option (suites/scuba/conftest.py)
 _IMPORT_LOCK = threading.Lock()
 
 
-def release_root(options: Mapping[str, str]) -> Path:
-    """The checkout: ``--cua-agent-option scuba.root=PATH``, else the ``SCUBA_ROOT`` environment variable."""
-    given = options.get(ROOT_OPTION) or os.environ.get(ROOT_VARIABLE)
-    source = f"--cua-agent-option {ROOT_OPTION}" if options.get(ROOT_OPTION) else ROOT_VARIABLE
+def release_root(options: Mapping[str, str], run_root: str | None = None) -> Path:
+    """The checkout, from the first of: ``--cua-agent-option scuba.root=PATH``, the run's ``--scuba-root``
+    (``run_root``: the SCUBA suite registers the option, the agent fixture passes its value down), the
+    ``SCUBA_ROOT`` environment variable. A path that is not a checkout is a ``BridgeError`` naming its source."""
+    given, source = root_source(options, run_root)
     if not given:
         raise BridgeError(f"scuba: name SCUBA's checkout (the release with agents/ and args.py) with "
-                          f"--cua-agent-option {ROOT_OPTION}=PATH or the {ROOT_VARIABLE} environment variable")
+                          f"--cua-agent-option {ROOT_OPTION}=PATH, --scuba-root PATH or the {ROOT_VARIABLE} "
+                          "environment variable")
     root = Path(given).expanduser().resolve()
     for needed in ("args.py", "agents"):
         if not (root / needed).exists():
             raise BridgeError(f"{source}={given}: no {needed} there: not a checkout of SCUBA's release")
     return root
+
+
+def root_source(options: Mapping[str, str], run_root: str | None = None) -> tuple[str | None, str]:
+    """(the path given, where it was given) in the order ``release_root`` reads them; (None, "") for none."""
+    for value, source in ((options.get(ROOT_OPTION), f"--cua-agent-option {ROOT_OPTION}"),
+                          (run_root, RUN_OPTION), (os.environ.get(ROOT_VARIABLE), ROOT_VARIABLE)):
+        if value:
+            return str(value), source
+    return None, ""
 
 
 @dataclass(frozen=True)
