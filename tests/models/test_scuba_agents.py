@@ -27,11 +27,12 @@ import pytest
 
 from pytest_cua.actions import (ActionError, Answer, Click, Done, Drag, Fail, Hotkey, MouseDown, MouseUp, Move, Point,
                                 Type, Wait)
-from pytest_cua.agents.base import AgentContext, AgentError
+from pytest_cua.agents.base import AgentContext, AgentError, Usage
 from pytest_cua.agents.bridges.loading import BridgeError
 from pytest_cua.agents.bridges.pyautogui_forms import code_actions
 from pytest_cua.agents.bridges.scuba import RUN_ROOT
-from pytest_cua.agents.bridges.scuba_release import ROOT_VARIABLE, release_root as checkout
+from pytest_cua.agents.bridges.scuba_release import ROOT_VARIABLE, release_args, release_root as checkout
+from pytest_cua.agents.models.pricing import PriceTable
 from pytest_cua.agents.models.retry import ModelRequestError
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
@@ -382,6 +383,20 @@ def test_the_runs_scuba_root_reaches_the_agent_through_the_spec(monkeypatch: pyt
         agent.close()
     with pytest.raises(UnknownAgent, match="--scuba-root=/nowhere: no args.py"):  # known now: refused at once
         registry.validate(replace(spec, options={**spec.options, RUN_ROOT: "/nowhere"}))
+
+
+CLAUDE_CUA_MODEL = "claude-4-sonnet-20250514"  # SCUBA's args.py: --claude_model's default
+
+
+def test_claude_cuas_model_is_priced_as_claude_sonnet_4() -> None:
+    if (ROOT / "args.py").is_file():  # the release's own default, when the release is here
+        assert release_args(ROOT)["claude_model"].default == CLAUDE_CUA_MODEL
+    table = PriceTable.load()
+    price = table.price(CLAUDE_CUA_MODEL)
+    assert price is not None and "Claude Sonnet 4" in price.source
+    usage = Usage(tokens_in=100_000, tokens_out=10_000)  # below the 200K of long-context rates
+    assert table.cost(usage, CLAUDE_CUA_MODEL) == pytest.approx(0.3 + 0.15)  # $3 / $15 per million
+    assert table.cost(usage, CLAUDE_CUA_MODEL) == table.cost(usage, "claude-sonnet-4-20250514")
 
 
 # -- end to end ----------------------------------------------------------------------------------------------
