@@ -49,7 +49,7 @@ def test_model_alias_and_provider_model_resolve_to_provider_and_model():
 
 
 def test_unknown_agent_lists_the_known_ones():
-    with pytest.raises(UnknownAgent, match=r"unknown agent 'nope'; known agents: anthropic, gemini, noop, openai, openai-compatible, oracle, replay, vendor"):
+    with pytest.raises(UnknownAgent, match=r"unknown agent 'nope'; known agents: agent-s, anthropic, gemini, noop, openai, openai-compatible, oracle, osworld, replay, scuba, vendor"):
         AgentRegistry({"vendor": FakeProvider}).resolve("nope")
 
 

@@ -157,7 +157,7 @@ def test_unknown_agent_is_a_usage_error_listing_known_ones(pytester, kv_suite):
     kv_suite("t.json", [task("a1")])
     result = pytester.runpytest("--agent", "gpt-17")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--agent: unknown agent 'gpt-17'; known agents: anthropic, gemini, noop, openai, openai-compatible, oracle, replay" in result.stderr.str()
+    assert "--agent: unknown agent 'gpt-17'; known agents: agent-s, anthropic, gemini, noop, openai, openai-compatible, oracle, osworld, replay, scuba" in result.stderr.str()
 
 
 def test_same_collection_on_every_worker(pytester, kv_suite):

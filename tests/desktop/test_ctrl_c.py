@@ -23,9 +23,10 @@ def test_ctrl_c_ends_a_desktop_run_as_an_interrupt(tmp_path: Path, workers: list
     suite = tmp_path / "suite"
     shutil.copytree(SUITE, suite)
     (suite / "desk_suite.py").rename(suite / "test_desk.py")  # kept under another name: the project's own run
-    run = run_and_interrupt([str(suite), "--agent", "noop", "--cua-run-id", "desk-cut", *workers],
+    run_id = f"desk-cut-{len(workers)}"  # one per parametrization: the two may run at once on two outer workers
+    run = run_and_interrupt([str(suite), "--agent", "noop", "--cua-run-id", run_id, *workers],
                             tmp_path / "reports", first=r" FAILED ")
     assert_ended_as_an_interrupt(run)
     assert all(t["outcome"] == "failed" for t in run.summary["tasks"])  # type: ignore[index]
-    left = docker_client.containers.list(all=True, sparse=True, filters={"label": "pytest-cua.run=desk-cut"})
+    left = docker_client.containers.list(all=True, sparse=True, filters={"label": f"pytest-cua.run={run_id}"})
     assert not left, f"containers left behind: {[c.name for c in left]}"
