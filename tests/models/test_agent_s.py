@@ -14,6 +14,7 @@ End to end on the docker desktop (``cua-desktop-office``), a scripted model (``o
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 
 from pytest_cua.actions import Answer, Click, Fail, Hotkey, Point
 from pytest_cua.agents.base import AgentContext, AgentError
+from pytest_cua.agents.models.retry import ModelRequestError
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
@@ -55,8 +57,10 @@ def servers(monkeypatch: pytest.MonkeyPatch) -> Any:
         yield planner, grounder
 
 
-def agent_s(grounder: FakeModelServer | None, made: list[Any], **options: str) -> Any:
-    settings = ModelSettings(base_url=grounder.openai_base_url if grounder else None, options=options)
+def agent_s(grounder: FakeModelServer | str | None, made: list[Any], *, replay: Path | None = None,
+            **options: str) -> Any:
+    url = grounder.openai_base_url if isinstance(grounder, FakeModelServer) else grounder
+    settings = ModelSettings(base_url=url, options=options, replay_dir=replay)
     registry = AgentRegistry()
     spec = registry.resolve("agent-s", {"model_settings": settings})
     registry.validate(spec)
@@ -117,6 +121,29 @@ def test_an_agent_that_raises_is_an_agent_error_naming_the_frame(servers: Any, m
     assert raised.value.error_kind == "agent"
     assert message.startswith("agent-s agent: its constructor raised ValueError: engine_type is not supported"), message
     assert "core/mllm.py:" in message and "in __init__" in message, message
+
+
+def test_a_replay_miss_stops_agent_s_at_once(tmp_path: Path, made: list[Any],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
+        monkeypatch.setenv(name, KEY)
+    agent = agent_s("http://127.0.0.1:9/v1", made, replay=tmp_path)  # nothing recorded: every call misses
+    agent.start(task(), AgentContext(observation_kinds=agent.observation_kinds))
+    outcome: dict[str, BaseException] = {}
+    ended = threading.Event()
+
+    def step() -> None:
+        try:
+            agent.step(observation())
+        except BaseException as exc:
+            outcome["raised"] = exc
+        finally:
+            ended.set()
+
+    threading.Thread(target=step, daemon=True).start()  # a daemon: a step that never stops fails, not hangs
+    assert ended.wait(30), "the step did not stop at the replay miss"  # gui-agents alone backs off for 60 s, three times over
+    with pytest.raises(ModelRequestError, match="no recording for task create_lead_1 step 1"):
+        raise outcome["raised"]
 
 
 @pytest.mark.parametrize("options, url, named", [

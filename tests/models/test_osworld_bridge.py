@@ -27,6 +27,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,7 @@ from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
 from tests.models.conftest import KEY
+from tests.models.osworld_agents.example import CodeAgent
 from tests.models.test_conformance import openai_errors
 from tests.models.test_e2e import Run, _dockerd_or_skip, select
 from tests.models.test_model_agents import observation, task
@@ -59,6 +62,18 @@ class Fixed:
 
     def predict(self, instruction: str, obs: dict[str, Any]) -> tuple[str, list[Any]]:
         return "fixed", list(self.actions)
+
+
+class Retrying(CodeAgent):
+    """``CodeAgent`` retrying a failed model call 300 times, a second apart (as published agents retry)."""
+
+    def predict(self, instruction: str, obs: dict[str, Any]) -> tuple[str, list[str]]:
+        for _ in range(300):
+            try:
+                return super().predict(instruction, obs)
+            except Exception:
+                time.sleep(1.0)
+        return "gave up", ["FAIL"]
 
 
 class NoPredict:
@@ -179,6 +194,27 @@ def test_a_replay_miss_is_an_agent_error_naming_task_and_step(tmp_path: Path, ag
     with pytest.raises(ModelRequestError, match="no recording for task create_lead_1 step 1"):
         agent.step(observation())
     assert "OPENAI_API_KEY" not in os.environ
+
+
+def test_a_replay_miss_stops_an_agent_that_would_retry_for_long(tmp_path: Path, agents: list[Any]) -> None:
+    agent = bridged("osworld:tests.models.test_osworld_bridge:Retrying", replay=tmp_path)
+    agents.append(agent)
+    start(agent)
+    outcome: dict[str, BaseException] = {}
+    ended = threading.Event()
+
+    def step() -> None:
+        try:
+            agent.step(observation())
+        except BaseException as exc:
+            outcome["raised"] = exc
+        finally:
+            ended.set()
+
+    threading.Thread(target=step, daemon=True).start()  # a daemon: a step that never stops fails, not hangs
+    assert ended.wait(30), "the step did not stop at the replay miss"  # the agent alone would retry for 300 s and more
+    with pytest.raises(ModelRequestError, match="no recording for task create_lead_1 step 1"):
+        raise outcome["raised"]
 
 
 @pytest.mark.parametrize("text, options, named", [

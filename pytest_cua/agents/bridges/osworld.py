@@ -24,7 +24,8 @@ is carried out. An agent that raises is an ``agent`` error naming its class and 
 The agent's own model client is pointed at a loopback ``MeteredProxy`` (``agents.bridges.metering``) through
 ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` while it runs: its calls are counted (tokens and cost, where its
 answers report usage), recorded with ``--cua-model-record`` and answered from disk with ``--cua-model-replay``
-(a miss is an ``agent`` error naming task and step). ``--cua-model-url`` is the upstream of OpenAI-compatible
+(a miss is an ``agent`` error naming task and step, and stops the agent's call at once: an agent that retries
+a failed call, as Agent-S does, is not left to retry an answer no recording has). ``--cua-model-url`` is the upstream of OpenAI-compatible
 calls. An agent that reads the accessibility tree gets pytest-cua's text form (``[e12] button "Save"``), not
 OSWorld's AT-SPI XML; it is observed when ``--cua-observe`` says, or when the agent's ``observation_type`` names
 one (``a11y_tree``, ``screenshot_a11y_tree``, ``som``).
@@ -35,7 +36,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import ctypes
 import logging
+import threading
 import uuid
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -116,6 +119,11 @@ class OSWorldBridge:
         return OSWorldAgent(plan(spec))
 
 
+class ReplayMiss(BaseException):
+    """Raised in the thread of a bridged agent's call at a replay miss: a ``BaseException``, so that the agent's
+    ``except Exception`` retry loops let it through."""
+
+
 class OSWorldAgent(Agent):
     """An OSWorld-style agent, driven through pytest-cua's observations and typed actions."""
 
@@ -128,6 +136,8 @@ class OSWorldAgent(Agent):
         super().__init__()
         from pytest_cua.agents.models.pricing import PriceTable
 
+        self._predicting: int | None = None  # the thread in the agent's call, for a replay miss to stop
+        self._miss_lock = threading.Lock()
         self.plan = planned
         settings = planned.settings
         self.mode = "record" if settings.record_dir else "replay" if settings.replay_dir else PASS
@@ -140,6 +150,7 @@ class OSWorldAgent(Agent):
                 proxy = MeteredProxy(self.mode, settings.record_dir or settings.replay_dir, upstream,
                                      price=prices.cost, redact=redact, by_position=planned.replay_match != "key")
                 self.proxies[route] = proxy
+                proxy.on_miss = self._stop_call
                 self.endpoints[route] = proxy.start()
                 if route in ROUTES:
                     variables[ROUTES[route][0]] = self.endpoints[route]
@@ -213,7 +224,7 @@ class OSWorldAgent(Agent):
         with ExitStack() as stack:
             meters = [stack.enter_context(proxy.step(tag)) for proxy in self.proxies.values()]
             try:
-                result = self._call("predict", self.inner.predict, self.instruction, obs)
+                result = self._guarded("predict", self.inner.predict, self.instruction, obs)
             except AgentError as exc:
                 failed = exc
         usage = Usage()
@@ -248,6 +259,32 @@ class OSWorldAgent(Agent):
     def _build(self) -> Any:
         """The agent, built with the constructor arguments of the plan."""
         return self._call("its constructor", self.plan.agent.cls, **self.plan.kwargs)
+
+    def _guarded(self, what: str, fn: Any, *args: Any) -> Any:
+        """``_call`` with this thread marked as the one a replay miss stops."""
+        with self._miss_lock:
+            self._predicting = threading.get_ident()
+        try:
+            return self._call(what, fn, *args)
+        except ReplayMiss:
+            raise AgentError(f"{self._who}: {what} stopped at a replay miss") from None
+        finally:
+            with self._miss_lock:
+                self._predicting = None
+
+    def _stop_call(self, message: str) -> None:
+        """A replay miss (from the proxy's thread): stop the agent's call, which may retry it for long, by raising
+        ``ReplayMiss`` in the thread making it (a ``BaseException``: the agent's ``except Exception`` lets it
+        through). The step then raises the miss, naming task and step."""
+        with self._miss_lock:
+            ident = self._predicting
+            if ident is None:
+                return
+            self._on_miss(message)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ReplayMiss))
+
+    def _on_miss(self, message: str) -> None:
+        """What a subclass does beside stopping the call (from the proxy's thread, under the miss lock)."""
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run the agent's ``fn`` with its model calls redirected; what it raises is an ``agent`` error naming the

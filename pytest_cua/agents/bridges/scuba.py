@@ -32,10 +32,8 @@ recording stops the agent at once (SCUBA's agents retry a failed call up to 500 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import logging
-import threading
 import uuid
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -46,7 +44,7 @@ from pytest_cua.actions import Action, Answer, Done
 from pytest_cua.agents.base import AgentContext, AgentError, Turn, Usage
 from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
 from pytest_cua.agents.bridges.metering import ROUTES, StepTag, upstreams
-from pytest_cua.agents.bridges.osworld import RAW_CHARS, OSWorldAgent, instruction_for
+from pytest_cua.agents.bridges.osworld import RAW_CHARS, OSWorldAgent, ReplayMiss, instruction_for
 from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
 from pytest_cua.agents.bridges.scuba_release import ROOT_OPTION, import_release, release_args, release_root
 from pytest_cua.redaction import redact
@@ -212,11 +210,6 @@ class _Environment:
         return self.obs
 
 
-class _ReplayMiss(BaseException):
-    """Raised in the thread of a SCUBA agent's ``predict`` at a replay miss: a ``BaseException``, so that the
-    agent's ``except Exception`` retry loops let it through."""
-
-
 class ScubaAgent(OSWorldAgent):
     """One of SCUBA's agents, driven through pytest-cua's observations and typed actions."""
 
@@ -227,11 +220,7 @@ class ScubaAgent(OSWorldAgent):
         self.args = argparse.Namespace(**vars(planned.args))
         self._environment = _Environment()
         self._ray: Any = None
-        self._predicting: int | None = None  # the thread in predict, for a replay miss to stop
-        self._miss_lock = threading.Lock()
         super().__init__(planned, routes=_routes(planned))  # type: ignore[arg-type]
-        for proxy in self.proxies.values():
-            proxy.on_miss = self._stop_predict
         self.model = _model_name(planned)
         self._log = logging.getLogger("pytest_cua.scuba")
         self._queue: list[Any] = []  # OpenAI-CUA: actions of its last answer not yet carried out
@@ -357,26 +346,9 @@ class ScubaAgent(OSWorldAgent):
                     images={"model": png} if size != screen else {})
 
     # -- helpers ------------------------------------------------------------------------------------------
-    def _guarded(self, what: str, fn: Any, *args: Any) -> Any:
-        """``_call`` with this thread marked as the one a replay miss stops."""
-        with self._miss_lock:
-            self._predicting = threading.get_ident()
-        try:
-            return self._call(what, fn, *args)
-        except _ReplayMiss:
-            raise AgentError(f"{self._who}: {what} stopped at a replay miss") from None
-        finally:
-            with self._miss_lock:
-                self._predicting = None
-
-    def _stop_predict(self, message: str) -> None:
-        """A replay miss (from the proxy's thread): stop the agent's call, which would retry it for long."""
-        with self._miss_lock:
-            ident = self._predicting
-            if ident is None:
-                return
-            self._environment.abort = _ReplayMiss(message)
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(_ReplayMiss))
+    def _on_miss(self, message: str) -> None:
+        """OpenAI-CUA reads the screen (``env._get_obs()``) before it retries: that raises the miss too."""
+        self._environment.abort = ReplayMiss(message)
 
     def _reported_usage(self, prediction: Prediction) -> Usage:
         reported = prediction.usage or {}
