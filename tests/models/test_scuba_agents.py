@@ -346,14 +346,14 @@ def test_the_checkout_is_the_option_then_the_runs_scuba_root_then_the_variable(
     assert checkout({}, str(run)) == run.resolve()
     assert checkout({}, None) == variable.resolve()
     monkeypatch.delenv(ROOT_VARIABLE)
-    with pytest.raises(BridgeError, match="scuba.root=PATH, --scuba-root PATH or the SCUBA_ROOT"):
+    with pytest.raises(BridgeError, match="scuba.root=PATH, --scuba-root PATH or the PYTEST_CUA_SCUBA_ROOT"):
         checkout({}, None)
 
 
 @pytest.mark.parametrize("given, named", [
     ({"options": {"scuba.root": "{bad}"}, "run": "{good}"}, "--cua-agent-option scuba.root={bad}: no args.py"),
     ({"options": {}, "run": "{bad}"}, "--scuba-root={bad}: no args.py"),
-    ({"options": {}, "run": None, "variable": "{bad}"}, "SCUBA_ROOT={bad}: no args.py"),
+    ({"options": {}, "run": None, "variable": "{bad}"}, "PYTEST_CUA_SCUBA_ROOT={bad}: no args.py"),
 ])
 def test_a_bad_checkout_names_the_source_that_gave_it(given: dict[str, Any], named: str, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -374,7 +374,7 @@ def test_the_runs_scuba_root_reaches_the_agent_through_the_spec(monkeypatch: pyt
     registry = AgentRegistry()
     spec = registry.resolve("scuba:UI-TARS-1.5", {"model_settings": settings})
     registry.validate(spec)  # the settings are resolved before the fixture passes --scuba-root down
-    with pytest.raises(AgentError, match=r"agent 'scuba:UI-TARS-1.5': SCUBA_ROOT=.*not-a-checkout: no args.py"):
+    with pytest.raises(AgentError, match=r"agent 'scuba:UI-TARS-1.5': PYTEST_CUA_SCUBA_ROOT=.*not-a-checkout: no args.py"):
         registry.create(spec)
     agent = registry.create(replace(spec, options={**spec.options, RUN_ROOT: str(ROOT)}))
     try:

@@ -2,7 +2,7 @@
 
 NAME is one of ``UI-TARS-1.5``, ``OpenCUA-7B``, ``OpenAI-CUA``, ``Claude-CUA`` and ``S2.5`` (SCUBA's
 ``--agent_name``). The checkout is the first of ``--cua-agent-option scuba.root=PATH``, the run's ``--scuba-root``
-(the SCUBA suite's option, the same checkout its release tasks come from) and the ``SCUBA_ROOT`` environment
+(the SCUBA suite's option, the same checkout its release tasks come from) and the ``PYTEST_CUA_SCUBA_ROOT`` environment
 variable; its agents are imported from there at run time (``scuba_release``), never copied.
 
 Each agent is built and called as SCUBA's runner (``lib_eval_single_task.py``) does (``scuba_agents``): a new agent
@@ -59,7 +59,7 @@ PREFIX = "scuba"
 OWN = "scuba."
 #: the key of ``AgentSpec.options`` that carries the run's ``--scuba-root`` (set by the agent fixture)
 RUN_ROOT = "scuba_root"
-OWN_OPTIONS = {"root": "SCUBA's checkout (default: the run's --scuba-root, else the SCUBA_ROOT environment variable)",
+OWN_OPTIONS = {"root": "SCUBA's checkout (default: the run's --scuba-root, else the PYTEST_CUA_SCUBA_ROOT environment variable)",
                "replay_match": "how a replay finds a recording: key or key+position (key+position)"}
 SCREEN = (1920, 1080)  # the viewport SCUBA's runner asserts for OpenCUA-7B, OpenAI-CUA, S2.5 and Claude-CUA
 COMPATIBLE_KEY = "OPENAI_COMPATIBLE_API_KEY"
@@ -105,7 +105,7 @@ def _own_options(spec: "AgentSpec") -> tuple["ModelSettings", Kind, dict[str, An
 def plan(spec: "AgentSpec") -> ScubaPlan:
     """The kind, the checkout, the run's arguments; a ``BridgeError`` naming what is wrong. The checkout is the
     first of ``scuba.root``, the run's ``--scuba-root`` (``spec.options[RUN_ROOT]``, put there by the agent
-    fixture) and ``$SCUBA_ROOT``."""
+    fixture) and ``$PYTEST_CUA_SCUBA_ROOT``."""
     settings, kind, options, match = _own_options(spec)
     root = release_root(options, spec.options.get(RUN_ROOT))
     declared = release_args(root)
@@ -188,7 +188,7 @@ class ScubaBridge:
     def from_spec(cls, spec: "AgentSpec") -> "ScubaAgent":
         try:
             return ScubaAgent(plan(spec))
-        except BridgeError as exc:  # a checkout first known here (--scuba-root, $SCUBA_ROOT): an agent error
+        except BridgeError as exc:  # a checkout first known here (--scuba-root, $PYTEST_CUA_SCUBA_ROOT): an agent error
             raise AgentError(f"agent {spec.text!r}: {exc}") from None
 
 

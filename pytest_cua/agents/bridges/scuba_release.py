@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from pytest_cua.agents.bridges.loading import BridgeError
 
 ROOT_OPTION = "scuba.root"
-ROOT_VARIABLE = "SCUBA_ROOT"
+ROOT_VARIABLE = "PYTEST_CUA_SCUBA_ROOT"
 RUN_OPTION = "--scuba-root"  # the SCUBA suite's option (suites/scuba/conftest.py)
 _IMPORT_LOCK = threading.Lock()
 
@@ -32,7 +32,7 @@ _IMPORT_LOCK = threading.Lock()
 def release_root(options: Mapping[str, str], run_root: str | None = None) -> Path:
     """The checkout, from the first of: ``--cua-agent-option scuba.root=PATH``, the run's ``--scuba-root``
     (``run_root``: the SCUBA suite registers the option, the agent fixture passes its value down), the
-    ``SCUBA_ROOT`` environment variable. A path that is not a checkout is a ``BridgeError`` naming its source."""
+    ``PYTEST_CUA_SCUBA_ROOT`` environment variable. A path that is not a checkout is a ``BridgeError`` naming its source."""
     given, source = root_source(options, run_root)
     if not given:
         raise BridgeError(f"scuba: name SCUBA's checkout (the release with agents/ and args.py) with "
