@@ -160,17 +160,20 @@ class DockerEnvironment(Environment):
             deadline = started + self.settings.ready_timeout_s
             client.connect(deadline)
             wait_ready(client, deadline)
-        except Exception as exc:
+        except BaseException as exc:  # a Ctrl-C while the container starts too: it must not outlive the run
             logs = ""
             if container is not None:
-                try:
-                    logs = container.logs(tail=20).decode(errors="replace")
-                except Exception:
-                    pass
+                if isinstance(exc, Exception):
+                    try:
+                        logs = container.logs(tail=20).decode(errors="replace")
+                    except Exception:
+                        pass
                 try:
                     container.remove(force=True, v=True)
                 except Exception:  # its daemon is down: removed once it answers again
                     ORPHANS.setdefault(self._host_key(), []).append(("container", container.id))
+            if not isinstance(exc, Exception):
+                raise
             where = f" on docker host {self.host.url}" if self.host is not None else ""
             raise ProvisioningError(f"container {name} from image {image!r}{where} did not become ready: {exc}"
                                     + (f"\ncontainer log:\n{logs}" if logs else "")) from exc
@@ -205,9 +208,12 @@ class DockerEnvironment(Environment):
         self._spare_thread.start()
 
     def _take_spare(self, image_id: str) -> Box | None:
-        thread, self._spare_thread = self._spare_thread, None
+        thread = self._spare_thread
         if thread is not None:
             thread.join(self.settings.ready_timeout_s + 10)
+        # forgotten only once joined: a Ctrl-C during the join leaves it to close(), which joins it and removes
+        # the spare it started (forgotten before, that spare outlived the run)
+        self._spare_thread = None
         spare, self._spare = self._spare, None
         if spare is None and self._spare_error is not None:
             self.spare_failures.append(str(self._spare_error))
