@@ -206,17 +206,8 @@ class OSWorldAgent(Agent):
             self._call("reset", reset, *([logger] if _takes_argument(reset) else []))
 
     def step(self, observation: "Observation") -> Turn:
-        from pytest_cua.agents.models.coords import pixel_space
-        from pytest_cua.agents.models.images import image_size, prepare_image
-
         assert self.task is not None, "start() first"
-        if observation.screenshot is None:
-            raise AgentError(f"{self._who}: the environment sent no screenshot (observe with --cua-observe "
-                             "screenshot)")
-        screen = image_size(observation.screenshot)
-        size = self.plan.screen or screen
-        png = observation.screenshot if size == screen else prepare_image(observation.screenshot, size=size).data
-        space = pixel_space(screen, size)
+        png, space, size, screen = agent_screenshot(observation, self.plan.screen, self._who)
         obs = {"screenshot": png, "accessibility_tree": observation.axtree, "terminal": None,
                "instruction": self.instruction}
         tag = StepTag(self.task.id, observation.step + 1, self._episode, self._trial)
@@ -337,6 +328,21 @@ class OSWorldAgent(Agent):
                 out.append(_on_screen(action, space, self._who))
         self._pointer = pointer
         return out
+
+
+def agent_screenshot(observation: "Observation", size: tuple[int, int] | None, who: str
+                     ) -> tuple[bytes, "CoordSpace", tuple[int, int], tuple[int, int]]:
+    """The screenshot as a bridged agent reads it: PNG scaled to the screen ``size`` the agent assumes (None: the
+    real one), the space that maps the agent's coordinates back, that size and the real screen's."""
+    from pytest_cua.agents.models.coords import pixel_space
+    from pytest_cua.agents.models.images import image_size, prepare_image
+
+    if observation.screenshot is None:
+        raise AgentError(f"{who}: the environment sent no screenshot (observe with --cua-observe screenshot)")
+    screen = image_size(observation.screenshot)
+    size = size or screen
+    png = observation.screenshot if size == screen else prepare_image(observation.screenshot, size=size).data
+    return png, pixel_space(screen, size), size, screen
 
 
 def _on_screen(action: Action, space: "CoordSpace", who: str) -> Action:

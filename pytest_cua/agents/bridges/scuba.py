@@ -44,7 +44,8 @@ from pytest_cua.actions import Action, Answer, Done
 from pytest_cua.agents.base import AgentContext, AgentError, Turn, Usage
 from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
 from pytest_cua.agents.bridges.metering import ROUTES, StepTag, upstreams
-from pytest_cua.agents.bridges.osworld import RAW_CHARS, OSWorldAgent, ReplayMiss, instruction_for
+from pytest_cua.agents.bridges.osworld import (RAW_CHARS, OSWorldAgent, ReplayMiss, agent_screenshot,
+                                               instruction_for)
 from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
 from pytest_cua.agents.bridges.scuba_release import ROOT_OPTION, import_release, release_args, release_root
 from pytest_cua.redaction import redact
@@ -280,17 +281,8 @@ class ScubaAgent(OSWorldAgent):
         self.inner = self._build()  # SCUBA's runner builds a new agent for every task
 
     def step(self, observation: "Observation") -> Turn:
-        from pytest_cua.agents.models.coords import pixel_space
-        from pytest_cua.agents.models.images import image_size, prepare_image
-
         assert self.task is not None, "start() first"
-        if observation.screenshot is None:
-            raise AgentError(f"{self._who}: the environment sent no screenshot (observe with --cua-observe "
-                             "screenshot)")
-        screen = image_size(observation.screenshot)
-        size = self.scuba.screen
-        png = observation.screenshot if size == screen else prepare_image(observation.screenshot, size=size).data
-        space = pixel_space(screen, size)
+        png, space, size, screen = agent_screenshot(observation, self.scuba.screen, self._who)
         obs = {"screenshot": png, "accessibility_tree": None, "terminal": None, "instruction": self.instruction}
         self._environment.obs, self._environment.abort = obs, None
         number = observation.step + 1
