@@ -18,7 +18,10 @@ paths=(tests)
 for arg in "$@"; do
   if [ -e "${arg%%::*}" ]; then paths=(); break; fi
 done
-python3 -m pytest "${paths[@]}" -n 2 -p no:cacheprovider --durations=25 "$@"
+# --dist loadscope: a module's tests stay on one worker, so a module-scoped fixture (an inner run, served orgs,
+# a desktop container) is made once, not once per worker; modules with a slow test are collected first
+# (tests/conftest.py), so the long ones start early and the quick ones fill in around them
+python3 -m pytest "${paths[@]}" -n 2 --dist loadscope -p no:cacheprovider --durations=40 "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "test.sh: pytest collected no tests (exit 5)"

@@ -31,9 +31,7 @@ def _browser_bench() -> Any:
 
 
 @pytest.mark.benchmark
-def test_browser_benchmark(request: pytest.FixtureRequest, chromium_available: None) -> None:
-    if "benchmark" not in (request.config.option.markexpr or ""):
-        pytest.skip("a benchmark: run with -m benchmark")
+def test_browser_benchmark(chromium_available: None) -> None:  # skipped unless -m benchmark (tests/conftest.py)
     browser_bench = _browser_bench()
     figures = browser_bench.main(["--steps", "30", "--runs", "3"])  # median: robust to load bursts
     assert set(figures["observation_ms"]) >= {"screenshot", "axtree", "dom", "som", "screenshot+axtree"}
@@ -41,7 +39,7 @@ def test_browser_benchmark(request: pytest.FixtureRequest, chromium_available: N
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("page", ["local", "org"])
+@pytest.mark.parametrize("page", [pytest.param("local", marks=pytest.mark.full), "org"])
 def test_browser_benchmark_quick(page: str, chromium_available: None, capsys: pytest.CaptureFixture[str]) -> None:
     browser_bench = _browser_bench()
     if page == "org":

@@ -14,6 +14,7 @@ from tests.interrupts import assert_ended_as_an_interrupt, run_and_interrupt
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_ctrl_c_ends_a_scuba_run_as_an_interrupt_with_its_summary(tmp_path: Path, workers: list[str]) -> None:
     run = run_and_interrupt(["suites/scuba", "--agent", "replay", "-k", "create_lead", *workers],

@@ -262,6 +262,7 @@ def _comparable(summary: dict) -> dict:
     return {"tasks": tasks, "totals": totals, "groups": sorted(summary["groups"]["persona"])}
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_gives_the_summary_of_an_uninterrupted_run(pytester, gating):
     tasks = [task(f"k{i:02d}", persona=("sales", "admin")[i % 2]) for i in range(8)]
     tasks.append(task("k99", {"a": "1", "b": "2"}, demonstration={"actions": [{"type": "fill", "target": "a",

@@ -53,15 +53,6 @@ def desktop(base_image: str) -> Iterator[Any]:
     env.close()
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Benchmarks take minutes: they run only when asked for with ``-m benchmark``."""
-    if "benchmark" in (config.option.markexpr or ""):
-        return
-    skip = pytest.mark.skip(reason="a benchmark: run with -m benchmark")
-    for item in items:
-        if item.get_closest_marker("benchmark") is not None and "tests/desktop" in str(item.fspath):
-            item.add_marker(skip)
-
 
 @dataclass(frozen=True)
 class RemoteDocker:

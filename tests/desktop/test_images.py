@@ -61,6 +61,7 @@ def _cat(client: Any, path: str) -> bytes:
         container.remove(force=True)
 
 
+@pytest.mark.slow
 @pytest.mark.docker
 def test_build_labels_caches_and_rebuilds_on_change(base_image: str, docker_client: Any, tmp_path: Path) -> None:
     from pytest_cua.envs.docker.images import LABEL_BUILT, LABEL_HASH, build_image, cache_dir

@@ -29,6 +29,7 @@ from PIL import Image
 from pytest_cua.tasks.task import load_task_file
 from pytest_cua.testing.fake_models import FakeModelServer, JudgePolicy
 from suites.prosoft.test_prosoft import ProSoftSuite
+from tests.tiers import full
 
 pytestmark = pytest.mark.docker
 
@@ -123,9 +124,12 @@ def test_replay_without_judge_is_partially_scored(office_image: str, tmp_path: P
     assert "partially scored (not a pass): 1 task(s)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_noop_fails_every_l4_task_on_its_constraints(office_image: str, tmp_path: Path) -> None:
     ids = l4_ids()
     assert len(ids) >= 8
+    if not full():  # CI: every 4th L4 task (a full run, tests/tiers.py: every one)
+        ids = ids[::4]
     proc, records = run(tmp_path, office_image, "--agent", "noop", "-n", "2", select=ids)
     for tid, record in sorted(records.items()):
         assert record["outcome"] == "failed", f"{tid}: {explain(proc, record)}"

@@ -10,7 +10,6 @@ each pair of applications (:func:`sample_ids`). ``PYTEST_CUA_PROSOFT_TASKS=all``
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from pytest_cua.tasks.task import load_task_file
 from suites.prosoft.domains import domain_markers
 from suites.prosoft.test_prosoft import ProSoftSuite
+from tests.tiers import full_or
 
 pytestmark = pytest.mark.docker
 
@@ -58,12 +58,12 @@ def all_tasks() -> list[Any]:
 
 
 def sample_ids(levels: tuple[str, ...] = ("L1", "L2", "L3"), pipelines: int = 1) -> list[str]:
-    """Every task of ``levels`` with ``PYTEST_CUA_PROSOFT_TASKS=all``; else a sample that reaches every program
+    """Every task of ``levels`` with ``PYTEST_CUA_PROSOFT_TASKS=all`` or in a full run (tests/tiers.py); else a sample that reaches every program
     and level: for each program, its first task (by level, then id: an L1 task where it has one) among the
     single-program tasks of ``levels``, then the first task of each level not reached yet, then the first
     ``pipelines`` pipelines (L3)."""
     tasks = [t for t in all_tasks() if t.level in levels]
-    if os.environ.get("PYTEST_CUA_PROSOFT_TASKS", "") == "all":
+    if full_or("PYTEST_CUA_PROSOFT_TASKS"):
         return [t.id for t in tasks]
     chosen: dict[str, Any] = {}
     for t in sorted(tasks, key=lambda t: (t.level, t.id)):  # an L1 task where the program has one: the lightest
@@ -95,6 +95,7 @@ def run_ids(tmp_path: Path, ids: list[str], *args: str) -> tuple[subprocess.Comp
     return run_suite(tmp_path, *args, paths=tuple(f"suites/prosoft/test_prosoft.py::test_task[{i}]" for i in ids))
 
 
+@pytest.mark.slow
 def test_replay_passes_the_l1_to_l3_tasks(pro_image: str, tmp_path: Path) -> None:
     ids = sample_ids()
     proc, summary = run_ids(tmp_path, ids, "--agent", "replay")
@@ -111,7 +112,7 @@ def test_noop_passes_no_task_and_reports_the_mean_score(pro_image: str, tmp_path
     # the sample's first task of each level (PYTEST_CUA_PROSOFT_TASKS=all: every L1-L3 task); L4 under noop:
     # tests/desktop/test_prosoft_l4.py
     ids = sample_ids()
-    if os.environ.get("PYTEST_CUA_PROSOFT_TASKS", "") != "all":
+    if not full_or("PYTEST_CUA_PROSOFT_TASKS"):
         level = {t.id: t.level for t in all_tasks()}
         firsts = {level[i]: i for i in reversed(ids)}
         ids = sorted(firsts.values())

@@ -215,6 +215,7 @@ TASKS = ("r-count-north", "r-mean-amount", "r-summary-stats")  # run in this ord
 RESTARTED = "r-mean-amount"
 
 
+@pytest.mark.full  # a remote host's transfer and relay: the tests above; a crashed environment: test_sweep.py
 def test_prosoft_on_the_remote_daemon_survives_its_restart(remote_docker: RemoteDocker, docker_client: Any,
                                                            tmp_path: Path) -> None:
     """Three R tasks with the desktop on the remote daemon; before the episode of one the daemon is killed

@@ -7,13 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.benchmark
-
-
-@pytest.fixture(autouse=True)
-def _only_when_selected(request: pytest.FixtureRequest) -> None:
-    if "benchmark" not in (request.config.getoption("-m") or ""):
-        pytest.skip("benchmark: run with -m benchmark")
+pytestmark = pytest.mark.benchmark  # skipped unless -m benchmark (tests/conftest.py)
 
 
 def test_localorg_benchmark(capsys: pytest.CaptureFixture[str]) -> None:

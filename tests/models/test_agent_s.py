@@ -159,6 +159,7 @@ def test_a_bad_option_is_refused_before_anything_runs(options: dict[str, str], u
     assert named in str(refused.value)
 
 
+@pytest.mark.slow
 @pytest.mark.docker
 def test_agent_s_solves_a_prosoft_task_on_the_desktop(tmp_path: Path) -> None:
     _dockerd_or_skip()

@@ -238,7 +238,7 @@ def test_before_the_shutdown_the_run_passes_with_one_warning(alias: str, questio
                                                   "as_of": day_before(alias).isoformat()}
 
 
-@pytest.mark.parametrize("alias", ["o3", "claude-opus-4-5"])
+@pytest.mark.parametrize("alias", ["o3", pytest.param("claude-opus-4-5", marks=pytest.mark.full)])
 def test_under_xdist_the_warning_is_issued_once(alias: str, questions: pytest.Pytester,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 fake: tuple[FakeModelServer, list[str]]) -> None:

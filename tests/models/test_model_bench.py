@@ -43,9 +43,7 @@ def _model_bench() -> Any:
 
 @pytest.mark.benchmark
 @pytest.mark.browser
-def test_model_benchmark(request: pytest.FixtureRequest) -> None:
-    if "benchmark" not in (request.config.option.markexpr or ""):
-        pytest.skip("a benchmark: run with -m benchmark")
+def test_model_benchmark() -> None:  # skipped unless -m benchmark (tests/conftest.py)
     try:
         find_chromium(None)
     except ProvisioningError as exc:

@@ -311,6 +311,7 @@ def test_a_raising_agent_is_an_agent_error_and_an_unsupported_action_a_failure(t
 
 
 @pytest.mark.docker
+@pytest.mark.full  # the bridge on the desktop in CI: tests/models/test_agent_s.py (Agent-S is an OSWorld agent)
 def test_the_bridged_agent_solves_a_prosoft_task_on_the_desktop(tmp_path: Path) -> None:
     _dockerd_or_skip()
     run = bridge_run(tmp_path / "reports", EXAMPLE, *select(["calc-set-cell"]), "--cua-docker-image",

@@ -411,6 +411,7 @@ E2E = {  # agent -> its options in the inner run
 }
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("name", list(E2E))
 @needs_release

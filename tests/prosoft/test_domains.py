@@ -129,6 +129,7 @@ def _docker_or_skip() -> Any:
     return client
 
 
+@pytest.mark.slow
 @pytest.mark.docker
 def test_the_tables_of_a_real_replay_run_with_two_trials(tmp_path: Path) -> None:
     from pytest_cua.envs.docker.images import build_image

@@ -136,6 +136,7 @@ def test_an_ended_session_is_renewed_and_the_limit_is_an_environment_error(org: 
         client.close()
 
 
+@pytest.mark.slow
 def test_a_salesforce_cli_alias(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_cua.testing.sfcli import find_sf
 

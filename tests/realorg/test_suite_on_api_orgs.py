@@ -3,11 +3,13 @@ file entries are of kind ``salesforce`` (client credentials, the org's CA), so t
 (``pytest_cua.orgs.realorg``): provisioning by upsert, per-task rollback and its residue check over REST, SOAP and the
 Metadata API, the browser logged in by frontdoor with a session from the API.
 
-- the first task of each of SCUBA's 60 release templates passes under the oracle on two orgs with ``-n 2``, each
-  worker holding one org, with no residue; the first run installs the prerequisites, the next finds them;
+- the first task of SCUBA's release templates (every 6th template; all 60 in a full run, tests/tiers.py) passes
+  under the oracle on two orgs with ``-n 2``, each worker holding one org, with no residue; the first run
+  installs the prerequisites, the next finds them;
 - replay passes through the browser on such an org;
-- a change outside the task's scope is a rollback error naming it; the next task resets the org and passes;
-- a worker killed mid-task leaves an org the next lease resets;
+- a change outside the task's scope is a rollback error naming it; the next task resets the org and passes
+  (a full run: for release templates too, whose rollback scope decides);
+- a worker killed mid-task leaves an org the next lease resets (a full run: release templates too);
 - the org's API limit running out during a task is an environment error, never a failure;
 - every task's record has the API requests it used, the terminal summary their total; no secret is in any file.
 """
@@ -25,6 +27,7 @@ import pytest
 
 from tests.localorg.served import served_orgs
 from tests.scuba import release_root as scuba_release
+from tests.tiers import FULL_ENV, full_or
 
 pytestmark = pytest.mark.browser
 
@@ -43,14 +46,18 @@ def _first_per_template() -> list[str]:
 
 
 RELEASE = _first_per_template()
-#: the release templates the two-org oracle run passes: every 3rd of the 60 (admin, sales and service alike);
-#: PYTEST_CUA_API_ORG_TASKS=all runs the first task of all 60 (about 90 s more on two cores)
-TEMPLATE_TASKS = RELEASE if os.environ.get("PYTEST_CUA_API_ORG_TASKS") == "all" else RELEASE[::3]
-#: the release templates the fault tests run (each fault re-provisions the org): a spread of record, metadata
-#: and question templates; PYTEST_CUA_API_ORG_FAULT_TASKS=all runs them for the first task of all 60
+#: the release templates the two-org oracle run passes: every 6th of the 60 (admin, sales and service alike);
+#: PYTEST_CUA_API_ORG_TASKS=all or a full run (tests/tiers.py) runs the first task of all 60
+TEMPLATE_TASKS = RELEASE if full_or("PYTEST_CUA_API_ORG_TASKS") else RELEASE[::6]
+#: the release templates the fault tests of a full run take (each fault re-provisions the org): a spread of
+#: record, metadata and question templates; PYTEST_CUA_API_ORG_FAULT_TASKS=all: the first task of all 60
 SAMPLE = ["admin_001_001", "admin_007_001", "admin_018_001", "sales_001_001", "sales_010_001", "service_004_001"]
 FAULT_TASKS = RELEASE if os.environ.get("PYTEST_CUA_API_ORG_FAULT_TASKS") == "all" else \
     [t for t in SAMPLE if t in RELEASE]
+#: whether the release templates go through the faults (CI: the own tasks' fault tests prove the mechanism)
+RELEASE_FAULTS = bool(RELEASE) and full_or("PYTEST_CUA_API_ORG_FAULT_TASKS")
+release_faults = pytest.mark.skipif(not RELEASE_FAULTS, reason=f"part of the full run: set {FULL_ENV}=1 (or "
+                                    "PYTEST_CUA_API_ORG_FAULT_TASKS=all)")
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +93,7 @@ def secrets_in(folder: Path, infos: dict[str, dict]) -> list[str]:
             for s in secrets if s in p.read_bytes().decode("utf-8", "replace")]
 
 
+@pytest.mark.slow
 @scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_pass_on_two_api_orgs_and_provisioning_is_found_later(orgs: tuple[Path, dict[str, dict]],
                                                                                 tmp_path: Path, leases: Path) -> None:
@@ -132,22 +140,23 @@ def _task_nodes(own: list[str]) -> list[str]:
     """The nodes of ``own`` tasks, then (with the release) of the FAULT_TASKS: one inner run serves the own-task
     test and the release test of a fault, in this order (the own tasks' assertions count on theirs coming
     first, one after the other)."""
-    ids = [*own, *(FAULT_TASKS if RELEASE else [])]
+    ids = [*own, *(FAULT_TASKS if RELEASE_FAULTS else [])]
     return [f"suites/scuba/test_scuba.py::test_task[{i}]" for i in ids]
 
 
 def _release_args() -> list[str]:
-    return ["--scuba-root", str(ROOT)] if RELEASE else []
+    return ["--scuba-root", str(ROOT)] if RELEASE_FAULTS else []
 
 
 @pytest.fixture(scope="module")
 def outside_run(orgs: tuple[Path, dict[str, dict]], tmp_path_factory: pytest.TempPathFactory,
                 leases: Path) -> tuple[subprocess.CompletedProcess, dict[str, Any] | None, Path]:
     """One inner run on org-b for both change-outside-the-scope tests: create_lead_1 changes an Account outside
-    its scope, create_lead_2 (no fault) follows it; then every one of the FAULT_TASKS changes an Account."""
+    its scope, create_lead_2 (no fault) follows it; then, in a full run, every one of the FAULT_TASKS changes
+    an Account."""
     orgs_file, _ = orgs
     base = tmp_path_factory.mktemp("outside")
-    faulted = ["create_lead_1", *(FAULT_TASKS if RELEASE else [])]
+    faulted = ["create_lead_1", *(FAULT_TASKS if RELEASE_FAULTS else [])]
     proc, summary = inner([*_task_nodes(["create_lead_1", "create_lead_2"]), *_release_args(), "--agent", "oracle",
                            "--cua-orgs", str(orgs_file), "--cua-org", "org-b"], base / "reports", leases,
                           fault="outside:" + ",".join(faulted), fault_log=base / "faults.log")
@@ -166,6 +175,7 @@ def test_a_change_outside_the_scope_is_a_rollback_error_and_the_next_task_resets
     assert "gave it back after a failed rollback" in second["environment"]["org_reset"]
 
 
+@release_faults  # the own tasks' test above proves the rollback error and the reset after it
 @scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_report_a_change_outside_their_scope(
         outside_run: tuple[subprocess.CompletedProcess, dict[str, Any] | None, Path]) -> None:
@@ -211,6 +221,7 @@ def test_a_worker_killed_mid_task_leaves_an_org_the_next_lease_resets(orgs: tupl
     assert "without giving it back" in got["create_lead_3"]["environment"]["org_reset"]  # gone, or a zombie
 
 
+@release_faults  # the own tasks' test above proves the lease reset after a killed worker
 @scuba_release.needs_release()  # skipped without the release, a failure when CI is set
 def test_release_templates_survive_a_worker_killed_mid_task(orgs: tuple[Path, dict[str, dict]], tmp_path: Path,
                                                             leases: Path) -> None:

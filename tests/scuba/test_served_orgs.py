@@ -69,6 +69,7 @@ def secrets_in(folder: Path, infos: dict[str, dict]) -> list[str]:
     return hits
 
 
+@pytest.mark.slow
 def test_oracle_passes_on_two_served_orgs_and_leaves_them_at_baseline(orgs: tuple[Path, dict[str, dict]],
                                                                       tmp_path: Path) -> None:
     orgs_file, infos = orgs
@@ -95,6 +96,7 @@ def test_replay_passes_through_the_browser_on_served_orgs(orgs: tuple[Path, dict
     assert secrets_in(tmp_path / "reports", infos) == []
 
 
+@pytest.mark.full  # noop fails these tasks on the embedded org: tests/scuba/test_suite.py
 def test_noop_fails_the_tasks_on_served_orgs(orgs: tuple[Path, dict[str, dict]], tmp_path: Path) -> None:
     proc, summary = inner([*NODES, "--agent", "noop", "-n", "2", "--cua-orgs", str(orgs[0])],
                           tmp_path / "reports", tmp_path / "leases")

@@ -15,7 +15,6 @@ subprocess.
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +30,8 @@ _spec = importlib.util.spec_from_file_location("scuba_suite_copy", Path(__file__
 assert _spec is not None and _spec.loader is not None
 suite_copy = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(suite_copy)
+
+from tests.tiers import full_or  # noqa: E402 - after the repository is on sys.path
 
 pytestmark = pytest.mark.browser
 
@@ -79,10 +80,10 @@ def runnable(tasks: list[Any]) -> list[Any]:
 
 def own_sample(per_template: int, also: frozenset[str] = frozenset()) -> list[Any]:
     """The own tasks an inner run takes in CI: the first ``per_template`` of each template (by id) and the tasks
-    named in ``also``; ``PYTEST_CUA_SCUBA_OWN=all`` takes every own task (the noop and oracle runs then take
+    named in ``also``; ``PYTEST_CUA_SCUBA_OWN=all`` or a full run (tests/tiers.py) takes every own task (the noop and oracle runs then take
     about 2 minutes more each on two cores)."""
     tasks = sorted(runnable(own_tasks()), key=lambda t: t.id)
-    if os.environ.get("PYTEST_CUA_SCUBA_OWN", "") == "all":
+    if full_or("PYTEST_CUA_SCUBA_OWN"):
         return tasks
     taken: dict[str, int] = {}
     chosen = []
@@ -123,6 +124,7 @@ def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return _run_of(oracle_sample(), "oracle", tmp_path_factory.mktemp("oracle"))
 
 
+@pytest.mark.slow
 def test_noop_passes_no_task(noop_run: Run) -> None:
     passed = noop_run.outcome("passed")
     assert not passed, ("tasks a do-nothing agent passes are broken (their evaluator accepts the seeded org):\n"
@@ -142,6 +144,7 @@ def test_noop_run_reports_the_mean_milestone_score(noop_run: Run) -> None:
     assert "score" in noop_run.output and f"{totals['mean_score']:.3f}" in noop_run.output
 
 
+@pytest.mark.slow
 def test_oracle_passes_every_own_task(oracle_run: Run) -> None:
     expected = sorted(t.id for t in oracle_sample())
     not_passed = [i for i in expected if oracle_run.tasks.get(i, {}).get("outcome") != "passed"]

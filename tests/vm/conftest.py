@@ -79,12 +79,3 @@ def vm_desktop(kvm_ready: None, guest_disk: Any, tmp_path_factory: pytest.TempPa
     finally:
         env.close()
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Benchmarks take minutes: they run only when asked for with ``-m benchmark``."""
-    if "benchmark" in (config.option.markexpr or ""):
-        return
-    skip = pytest.mark.skip(reason="a benchmark: run with -m benchmark")
-    for item in items:
-        if item.get_closest_marker("benchmark") is not None and "tests/vm" in str(item.fspath):
-            item.add_marker(skip)
