@@ -11,7 +11,7 @@ the test call fails only when the agent fell short.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -229,11 +229,7 @@ def _cua_env_pool(pytestconfig: pytest.Config, cua_settings: Settings) -> Iterat
 
 @pytest.fixture(scope="session")
 def _cua_agent_session(cua_settings: Settings, pytestconfig: pytest.Config) -> Iterator[Agent]:
-    spec = cua_settings.agent
-    scuba_root = pytestconfig.getoption("scuba_root", default=None)  # suites/scuba registers --scuba-root
-    if scuba_root:  # the scuba bridge's checkout when no --cua-agent-option scuba.root names one
-        spec = replace(spec, options={**spec.options, "scuba_root": str(scuba_root)})
-    agent = cua_settings.registry.create(spec)
+    agent = cua_settings.registry.create(cua_settings.agent)  # the run's --scuba-root is in its options
     if cua_settings.agent.model and not agent.model:
         agent.model = cua_settings.agent.model
     yield agent

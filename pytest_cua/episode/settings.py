@@ -55,9 +55,13 @@ def resolve_settings(config: pytest.Config) -> Settings:
     registry = AgentRegistry(extra)
     agent_text = config.getoption("cua_agent") or config.getini("cua_agent") or "noop"
     model = _model_settings(config)
+    options: dict[str, Any] = {"model_settings": model} if model is not None else {}
+    scuba_root = config.getoption("scuba_root", default=None)  # suites/scuba registers --scuba-root
+    if scuba_root:  # the scuba bridge's checkout when no --cua-agent-option scuba.root names one
+        options["scuba_root"] = str(scuba_root)
     try:
-        agent = registry.resolve(agent_text, {"model_settings": model} if model is not None else None)
-        registry.validate(agent)
+        agent = registry.resolve(agent_text, options or None)
+        registry.validate(agent)  # a checkout named here is checked now: a usage error, before anything runs
     except UnknownAgent as exc:
         source = "--agent" if config.getoption("cua_agent") else "ini key cua_agent"
         raise pytest.UsageError(f"{source}: {exc}") from None

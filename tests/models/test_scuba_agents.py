@@ -373,15 +373,17 @@ def test_the_runs_scuba_root_reaches_the_agent_through_the_spec(monkeypatch: pyt
     settings = ModelSettings(base_url="http://127.0.0.1:9/v1", options={"served_model_name": "m"})
     registry = AgentRegistry()
     spec = registry.resolve("scuba:UI-TARS-1.5", {"model_settings": settings})
-    registry.validate(spec)  # the settings are resolved before the fixture passes --scuba-root down
-    with pytest.raises(AgentError, match=r"agent 'scuba:UI-TARS-1.5': PYTEST_CUA_SCUBA_ROOT=.*not-a-checkout: no args.py"):
-        registry.create(spec)
-    agent = registry.create(replace(spec, options={**spec.options, RUN_ROOT: str(ROOT)}))
+    with pytest.raises(UnknownAgent, match=r"agent 'scuba:UI-TARS-1.5': PYTEST_CUA_SCUBA_ROOT=.*not-a-checkout: no "
+                                           "args.py"):
+        registry.validate(spec)  # the variable alone names a wrong checkout: refused at once
+    run = replace(spec, options={**spec.options, RUN_ROOT: str(ROOT)})  # as resolve_settings passes --scuba-root
+    registry.validate(run)
+    agent = registry.create(run)
     try:
         assert agent.scuba.root == ROOT.resolve()
     finally:
         agent.close()
-    with pytest.raises(UnknownAgent, match="--scuba-root=/nowhere: no args.py"):  # known now: refused at once
+    with pytest.raises(UnknownAgent, match="--scuba-root=/nowhere: no args.py"):
         registry.validate(replace(spec, options={**spec.options, RUN_ROOT: "/nowhere"}))
 
 
@@ -469,3 +471,26 @@ def test_the_forms_agents_write_around_pyautogui_are_read_as_actions(code: str, 
 def test_a_form_that_cannot_be_carried_out_is_refused_naming_it(code: str, named: str) -> None:
     with pytest.raises(ActionError, match=named):
         code_actions(code)
+
+
+@pytest.mark.parametrize("root, named", [
+    ("/nowhere", "--scuba-root=/nowhere: no args.py there: not a checkout of SCUBA's release"),
+    (None, "name SCUBA's checkout (the release with agents/ and args.py) with --cua-agent-option scuba.root=PATH, "
+           "--scuba-root PATH or the PYTEST_CUA_SCUBA_ROOT environment variable"),
+])
+def test_a_checkout_named_only_by_the_runs_scuba_root_is_checked_at_start(root: str | None, named: str,
+                                                                           tmp_path: Path) -> None:
+    """The run's ``--scuba-root`` reaches the bridge with the settings: a wrong one (or none at all) is a usage
+    error before anything runs, not an agent error of every task."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != ROOT_VARIABLE}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "suites/scuba", "--co", "-q",
+                           "--agent", "scuba:OpenAI-CUA", "--cua-reports", str(tmp_path),
+                           *(["--scuba-root", root] if root else [])],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert named in proc.stderr, proc.stderr[-2000:]

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 PREFIX = "scuba"
 OWN = "scuba."
-#: the key of ``AgentSpec.options`` that carries the run's ``--scuba-root`` (set by the agent fixture)
+#: the key of ``AgentSpec.options`` that carries the run's ``--scuba-root`` (set by ``resolve_settings``)
 RUN_ROOT = "scuba_root"
 OWN_OPTIONS = {"root": "SCUBA's checkout (default: the run's --scuba-root, else the PYTEST_CUA_SCUBA_ROOT environment variable)",
                "replay_match": "how a replay finds a recording: key or key+position (key+position)"}
@@ -105,8 +105,8 @@ def _own_options(spec: "AgentSpec") -> tuple["ModelSettings", Kind, dict[str, An
 
 def plan(spec: "AgentSpec") -> ScubaPlan:
     """The kind, the checkout, the run's arguments; a ``BridgeError`` naming what is wrong. The checkout is the
-    first of ``scuba.root``, the run's ``--scuba-root`` (``spec.options[RUN_ROOT]``, put there by the agent
-    fixture) and ``$PYTEST_CUA_SCUBA_ROOT``."""
+    first of ``scuba.root``, the run's ``--scuba-root`` (``spec.options[RUN_ROOT]``, put there by the run's
+    settings) and ``$PYTEST_CUA_SCUBA_ROOT``."""
     settings, kind, options, match = _own_options(spec)
     root = release_root(options, spec.options.get(RUN_ROOT))
     declared = release_args(root)
@@ -177,19 +177,16 @@ class ScubaBridge:
 
     @classmethod
     def validate(cls, spec: "AgentSpec") -> None:
-        """Everything before anything runs when the checkout is known now: named by ``scuba.root`` (which no
-        later source overrides) or by the run's ``--scuba-root`` in the spec. Otherwise (the settings are
-        resolved before the agent fixture passes ``--scuba-root`` down) the checks that need no checkout, and
-        the rest when the agent is built."""
-        _, _, options, _ = _own_options(spec)
-        if options.get(ROOT_OPTION) or spec.options.get(RUN_ROOT):
-            plan(spec)
+        """Everything before anything runs: the kind, the options and the checkout (``scuba.root``, the run's
+        ``--scuba-root`` or ``$PYTEST_CUA_SCUBA_ROOT``) with its agent class; a ``BridgeError`` is the run's
+        usage error."""
+        plan(spec)
 
     @classmethod
     def from_spec(cls, spec: "AgentSpec") -> "ScubaAgent":
         try:
             return ScubaAgent(plan(spec))
-        except BridgeError as exc:  # a checkout first known here (--scuba-root, $PYTEST_CUA_SCUBA_ROOT): an agent error
+        except BridgeError as exc:  # validate() checked it at start: the checkout changed since
             raise AgentError(f"agent {spec.text!r}: {exc}") from None
 
 

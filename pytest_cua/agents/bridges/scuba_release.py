@@ -31,7 +31,7 @@ _IMPORT_LOCK = threading.Lock()
 
 def release_root(options: Mapping[str, str], run_root: str | None = None) -> Path:
     """The checkout, from the first of: ``--cua-agent-option scuba.root=PATH``, the run's ``--scuba-root``
-    (``run_root``: the SCUBA suite registers the option, the agent fixture passes its value down), the
+    (``run_root``: the SCUBA suite registers the option, the run's settings pass its value down), the
     ``PYTEST_CUA_SCUBA_ROOT`` environment variable. A path that is not a checkout is a ``BridgeError`` naming its source."""
     given, source = root_source(options, run_root)
     if not given:
