@@ -1,8 +1,9 @@
-"""Fixtures of the model agent tests: a fake vendor server on loopback and the API keys the agents need."""
+"""Fixtures of the model agent tests: a fake vendor server on loopback, the API keys the agents need, and the
+agents a test builds (closed after it)."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -22,3 +23,12 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every vendor's key set (to the fake server's): the agents check for them before anything runs."""
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
         monkeypatch.setenv(name, KEY)
+
+
+@pytest.fixture
+def agents() -> Iterator[list[Any]]:
+    """Agents a test builds, closed after it (a bridged agent's proxies and shims stop)."""
+    made: list[Any] = []
+    yield made
+    for agent in made:
+        agent.close()

@@ -57,7 +57,7 @@ def servers(monkeypatch: pytest.MonkeyPatch) -> Any:
         yield planner, grounder
 
 
-def agent_s(grounder: FakeModelServer | str | None, made: list[Any], *, replay: Path | None = None,
+def agent_s(grounder: FakeModelServer | str | None, agents: list[Any], *, replay: Path | None = None,
             **options: str) -> Any:
     url = grounder.openai_base_url if isinstance(grounder, FakeModelServer) else grounder
     settings = ModelSettings(base_url=url, options=options, replay_dir=replay)
@@ -65,25 +65,17 @@ def agent_s(grounder: FakeModelServer | str | None, made: list[Any], *, replay: 
     spec = registry.resolve("agent-s", {"model_settings": settings})
     registry.validate(spec)
     agent = registry.create(spec)
-    made.append(agent)
+    agents.append(agent)
     return agent
 
 
-@pytest.fixture
-def made() -> Any:
-    agents: list[Any] = []
-    yield agents
-    for agent in agents:
-        agent.close()
-
-
 def test_the_planner_plans_the_grounding_model_locates_and_the_answer_is_done_s_value(
-        servers: Any, made: list[Any]) -> None:
+        servers: Any, agents: list[Any]) -> None:
     planner, grounder = servers
     planner.policy = planned('agent.click("the Save button", 1, "left")', "agent.hotkey(['ctrl', 's'])",
                              'agent.done("42")')
     grounder.policy = ScriptedPolicy([FakeReply(text="(1280,720)")])
-    agent = agent_s(grounder, made, max_trajectory_length="3")
+    agent = agent_s(grounder, agents, max_trajectory_length="3")
     agent.start(task(question=True), AgentContext(observation_kinds=agent.observation_kinds))
     first = agent.step(observation())  # a 1920x1080 screen: the agent sees it whole
     assert first.actions == [Click(Point(1280.0, 720.0))] and first.usage.requests == 2
@@ -102,10 +94,10 @@ def test_the_planner_plans_the_grounding_model_locates_and_the_answer_is_done_s_
     assert not planner.violations and not grounder.violations
 
 
-def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(servers: Any, made: list[Any]) -> None:
+def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(servers: Any, agents: list[Any]) -> None:
     planner, grounder = servers
     planner.policy = planned('agent.switch_applications("gedit")')
-    agent = agent_s(grounder, made)
+    agent = agent_s(grounder, agents)
     agent.start(task(), AgentContext(observation_kinds=agent.observation_kinds))
     turn = agent.step(observation())
     assert len(turn.actions) == 1 and isinstance(turn.actions[0], Fail)
@@ -113,21 +105,21 @@ def test_an_action_we_cannot_carry_out_fails_the_step_naming_it(servers: Any, ma
     assert "not 'subprocess'" in turn.actions[0].reason
 
 
-def test_an_agent_that_raises_is_an_agent_error_naming_the_frame(servers: Any, made: list[Any]) -> None:
+def test_an_agent_that_raises_is_an_agent_error_naming_the_frame(servers: Any, agents: list[Any]) -> None:
     planner, grounder = servers
     with pytest.raises(AgentError) as raised:
-        agent_s(grounder, made, provider="nowhere")  # gui-agents' LMMAgent refuses an engine it does not know
+        agent_s(grounder, agents, provider="nowhere")  # gui-agents' LMMAgent refuses an engine it does not know
     message = str(raised.value)
     assert raised.value.error_kind == "agent"
     assert message.startswith("agent-s agent: its constructor raised ValueError: engine_type is not supported"), message
     assert "core/mllm.py:" in message and "in __init__" in message, message
 
 
-def test_a_replay_miss_stops_agent_s_at_once(tmp_path: Path, made: list[Any],
+def test_a_replay_miss_stops_agent_s_at_once(tmp_path: Path, agents: list[Any],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
         monkeypatch.setenv(name, KEY)
-    agent = agent_s("http://127.0.0.1:9/v1", made, replay=tmp_path)  # nothing recorded: every call misses
+    agent = agent_s("http://127.0.0.1:9/v1", agents, replay=tmp_path)  # nothing recorded: every call misses
     agent.start(task(), AgentContext(observation_kinds=agent.observation_kinds))
     outcome: dict[str, BaseException] = {}
     ended = threading.Event()

@@ -96,15 +96,6 @@ def code(text: str) -> FakeReply:
     return FakeReply(text=f"I act.\n```python\n{text}\n```")
 
 
-@pytest.fixture
-def agents() -> Any:
-    """Bridged agents to close after the test (their proxies stop)."""
-    made: list[Any] = []
-    yield made
-    for agent in made:
-        agent.close()
-
-
 @pytest.mark.usefixtures("keys")
 def test_an_agent_assuming_another_screen_is_shown_it_and_its_points_come_back_in_screen_pixels(
         server: FakeModelServer, agents: list[Any]) -> None:

@@ -74,14 +74,6 @@ def bridged(name: str, server: FakeModelServer | None = None, *, url: str | None
 
 
 @pytest.fixture
-def agents() -> Any:
-    made: list[Any] = []
-    yield made
-    for agent in made:
-        agent.close()
-
-
-@pytest.fixture
 def claude_env(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """Claude-CUA's client finds the fake's Messages API as it would Anthropic's."""
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
