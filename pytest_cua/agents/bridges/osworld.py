@@ -42,7 +42,7 @@ import threading
 import uuid
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pytest_cua.actions import Action, ActionError, Fail, Point
 from pytest_cua.agents.base import Agent, AgentContext, AgentError, Turn, Usage
@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     from pytest_cua.agents.registry import AgentSpec
     from pytest_cua.observations import Observation
     from pytest_cua.tasks.task import Task
+
+_T = TypeVar("_T")
 
 PREFIX = "osworld"
 OWN = "osworld."  # the bridge's own options; every other --cua-agent-option goes to the constructor
@@ -210,29 +212,11 @@ class OSWorldAgent(Agent):
         png, space, size, screen = agent_screenshot(observation, self.plan.screen, self._who)
         obs = {"screenshot": png, "accessibility_tree": observation.axtree, "terminal": None,
                "instruction": self.instruction}
-        tag = StepTag(self.task.id, observation.step + 1, self._episode, self._trial)
-        failed: AgentError | None = None
-        with ExitStack() as stack:
-            meters = [stack.enter_context(proxy.step(tag)) for proxy in self.proxies.values()]
-            try:
-                result = self._guarded("predict", self.inner.predict, self.instruction, obs)
-            except AgentError as exc:
-                failed = exc
-        usage = Usage()
-        for meter in meters:
-            usage.add(meter.usage)
+        result, usage, models = self._metered(observation.step + 1, lambda: self._guarded(
+            "predict", self.inner.predict, self.instruction, obs))
         self.usage.add(usage)
-        misses = [m for meter in meters for m in meter.misses]
-        if misses:  # the agent may have caught the SDK's error, or raised it: either way a replay miss
-            from pytest_cua.agents.models.retry import ModelRequestError
-
-            raise ModelRequestError(f"{self._who}, task {self.task.id} step {observation.step + 1}: "
-                                    f"{misses[0]}") from failed
-        if failed is not None:
-            raise failed
         response, raw_actions = self._reply(result)
         actions = self._actions(raw_actions, space, observation.step + 1)
-        models = [m for meter in meters for m in meter.models]
         extra = {"model": {"model": ", ".join(dict.fromkeys(models)) or None, "usage": usage.to_dict(),
                            "image": {"width": size[0], "height": size[1]}, "coords": space.describe()},
                  "osworld": {"actions": [a[:RAW_CHARS] if isinstance(a, str) else repr(a)[:RAW_CHARS]
@@ -245,6 +229,32 @@ class OSWorldAgent(Agent):
     def close(self) -> None:
         for proxy in self.proxies.values():
             proxy.stop()
+
+    def _metered(self, number: int, call: Callable[[], _T]) -> tuple[_T, Usage, list[str]]:
+        """``call()`` with every proxy metering step ``number``: its result, the usage the proxies saw and the
+        models they were asked for. A replay miss during the call is a ``ModelRequestError`` naming task and
+        step, whether the agent caught the SDK's error or raised it; an ``AgentError`` of the call comes next."""
+        assert self.task is not None, "start() first"
+        tag = StepTag(self.task.id, number, self._episode, self._trial)
+        failed: AgentError | None = None
+        result: Any = None
+        with ExitStack() as stack:
+            meters = [stack.enter_context(proxy.step(tag)) for proxy in self.proxies.values()]
+            try:
+                result = call()
+            except AgentError as exc:
+                failed = exc
+        usage = Usage()
+        for meter in meters:
+            usage.add(meter.usage)
+        misses = [m for meter in meters for m in meter.misses]
+        if misses:
+            from pytest_cua.agents.models.retry import ModelRequestError
+
+            raise ModelRequestError(f"{self._who}, task {self.task.id} step {number}: {misses[0]}") from failed
+        if failed is not None:
+            raise failed
+        return result, usage, [m for meter in meters for m in meter.models]
 
     # -- helpers ------------------------------------------------------------------------------------------
     def _build(self) -> Any:

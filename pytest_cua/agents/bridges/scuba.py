@@ -35,7 +35,6 @@ import argparse
 import json
 import logging
 import uuid
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,11 +42,11 @@ from typing import TYPE_CHECKING, Any
 from pytest_cua.actions import Action, Answer, Done
 from pytest_cua.agents.base import AgentContext, AgentError, Turn, Usage
 from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
-from pytest_cua.agents.bridges.metering import ROUTES, StepTag, upstreams
+from pytest_cua.agents.bridges.metering import ROUTES, upstreams
 from pytest_cua.agents.bridges.osworld import (RAW_CHARS, OSWorldAgent, ReplayMiss, agent_screenshot,
                                                instruction_for)
 from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
-from pytest_cua.agents.bridges.scuba_release import ROOT_OPTION, import_release, release_args, release_root
+from pytest_cua.agents.bridges.scuba_release import import_release, release_args, release_root
 from pytest_cua.redaction import redact
 
 if TYPE_CHECKING:
@@ -283,45 +282,29 @@ class ScubaAgent(OSWorldAgent):
         obs = {"screenshot": png, "accessibility_tree": None, "terminal": None, "instruction": self.instruction}
         self._environment.obs, self._environment.abort = obs, None
         number = observation.step + 1
-        tag = StepTag(self.task.id, number, self._episode, self._trial)
         kind = self.scuba.kind
-        failed: AgentError | None = None
-        prediction: Prediction | None = None
-        commands: list[Any] = []
-        with ExitStack() as stack:
-            meters = [stack.enter_context(proxy.step(tag)) for proxy in self.proxies.values()]
-            try:
-                if self._sent is not None:
-                    sent, self._sent = self._sent, None
-                    self._guarded("step", openai_cua_acknowledge, self.inner, sent, self._log)
-                if self._queue:
-                    commands = [self._queue.pop(0)]
-                else:
-                    prediction = self._guarded("predict", kind.predict, self.inner, self.instruction, dict(obs),
-                                               self.args, self._log)
-                    self._last = prediction
-                    commands = list(prediction.commands)
-                    if kind.one_action_per_step and not prediction.stops and len(commands) > 1:
-                        commands, self._queue = commands[:1], commands[1:]
-            except AgentError as exc:
-                failed = exc
-        usage = Usage()
-        for meter in meters:
-            usage.add(meter.usage)
-        misses = [m for meter in meters for m in meter.misses]
-        if misses:
-            from pytest_cua.agents.models.retry import ModelRequestError
 
-            raise ModelRequestError(f"{self._who}, task {self.task.id} step {number}: {misses[0]}") from failed
-        if failed is not None:
-            raise failed
+        def predict() -> tuple[Prediction | None, list[Any]]:
+            if self._sent is not None:
+                sent, self._sent = self._sent, None
+                self._guarded("step", openai_cua_acknowledge, self.inner, sent, self._log)
+            if self._queue:
+                return None, [self._queue.pop(0)]
+            predicted = self._guarded("predict", kind.predict, self.inner, self.instruction, dict(obs), self.args,
+                                      self._log)
+            self._last = predicted
+            chosen = list(predicted.commands)
+            if kind.one_action_per_step and not predicted.stops and len(chosen) > 1:
+                chosen, self._queue = chosen[:1], chosen[1:]
+            return predicted, chosen
+
+        (prediction, commands), usage, models = self._metered(number, predict)
         if prediction is not None and usage.requests == 0:
             usage = self._reported_usage(prediction)  # calls the proxies did not see (Bedrock, a Ray service)
         self.usage.add(usage)
         if kind.one_action_per_step and commands and not (prediction is not None and prediction.stops):
             self._sent = commands[0]
         actions = self._scuba_actions(commands, prediction, space, number)
-        models = [m for meter in meters for m in meter.models]
         shown = [_command_text(c)[:RAW_CHARS] for c in commands]
         extra = {"model": {"model": ", ".join(dict.fromkeys(models)) or self.model, "usage": usage.to_dict(),
                            "image": {"width": size[0], "height": size[1]}, "coords": space.describe()},
