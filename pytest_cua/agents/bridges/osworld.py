@@ -195,6 +195,15 @@ class OSWorldAgent(Agent):
 
     # -- the episode --------------------------------------------------------------------------------------
     def start(self, task: "Task", context: AgentContext) -> None:
+        self._begin(task, context)
+        reset = getattr(self.inner, "reset", None)
+        if callable(reset):
+            logger = logging.getLogger(f"pytest_cua.osworld.{task.id}")
+            self._call("reset", reset, *([logger] if _takes_argument(reset) else []))
+
+    def _begin(self, task: "Task", context: AgentContext) -> None:
+        """What every bridged episode starts with: the task and its instruction, a new episode id (the replay's
+        key), the trial, no pointer, no usage yet."""
         self.task = task
         self.instruction = instruction_for(task, context)
         self._episode = uuid.uuid4().hex[:12]
@@ -202,10 +211,6 @@ class OSWorldAgent(Agent):
         self._trial = None if trial is None else str(trial)
         self._pointer = None
         self.usage = Usage()
-        reset = getattr(self.inner, "reset", None)
-        if callable(reset):
-            logger = logging.getLogger(f"pytest_cua.osworld.{task.id}")
-            self._call("reset", reset, *([logger] if _takes_argument(reset) else []))
 
     def step(self, observation: "Observation") -> Turn:
         assert self.task is not None, "start() first"

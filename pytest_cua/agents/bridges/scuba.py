@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,8 +42,7 @@ from pytest_cua.actions import Action, Answer, Done
 from pytest_cua.agents.base import AgentContext, AgentError, Turn, Usage
 from pytest_cua.agents.bridges.loading import AgentClass, BridgeError
 from pytest_cua.agents.bridges.metering import ROUTES, upstreams
-from pytest_cua.agents.bridges.osworld import (RAW_CHARS, OSWorldAgent, ReplayMiss, agent_screenshot,
-                                               instruction_for)
+from pytest_cua.agents.bridges.osworld import (RAW_CHARS, OSWorldAgent, ReplayMiss, agent_screenshot)
 from pytest_cua.agents.bridges.scuba_agents import KINDS, BuildContext, Kind, Prediction, openai_cua_acknowledge
 from pytest_cua.agents.bridges.scuba_release import import_release, release_args, release_root
 from pytest_cua.redaction import redact
@@ -265,13 +263,7 @@ class ScubaAgent(OSWorldAgent):
 
     # -- the episode --------------------------------------------------------------------------------------
     def start(self, task: "Task", context: AgentContext) -> None:
-        self.task = task
-        self.instruction = instruction_for(task, context)
-        self._episode = uuid.uuid4().hex[:12]
-        trial = context.options.get("trial")
-        self._trial = None if trial is None else str(trial)
-        self._pointer = None
-        self.usage = Usage()
+        self._begin(task, context)
         self._queue, self._sent, self._last = [], None, None
         self._log = logging.getLogger(f"pytest_cua.scuba.{task.id}")
         self.inner = self._build()  # SCUBA's runner builds a new agent for every task
