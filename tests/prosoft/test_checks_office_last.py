@@ -15,37 +15,22 @@ slide switched to Title and 2 Content (a second, empty ``outline`` placeholder).
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import pytest
 
-from .evaluation import failed, milestones, task_milestones
+from .evaluation import TaskFile, failed, milestones
 
 ROOT = Path(__file__).resolve().parents[2]
-TASKS = {t["id"]: t for t in json.loads((ROOT / "suites/prosoft/tasks/office_last.json").read_text())["tasks"]}
 REGIONS = ["Nth", "Sth", "East", "West"]
-
-
-def run_task(task_id: str, artifacts: Mapping[str, Path]) -> dict[str, str | None]:
-    """Every milestone of the task; of the L4 (``creation``) its constraints: the rubric needs a judge."""
-    return task_milestones(TASKS[task_id], artifacts,
-                           lambda step: {**step, "rubric": []} if step["template"] == "creation" else step)
-
-
-def fails(task_id: str, artifacts: Mapping[str, Path]) -> list[str]:
-    return sorted(failed(run_task(task_id, artifacts)))
-
-
-def start_file(task_id: str) -> Path:
-    return ROOT / TASKS[task_id]["start_files"][0]["src"]
-
-
-def artifact_name(task_id: str) -> str:
-    return next(iter(TASKS[task_id]["artifacts"]))
+#: every milestone of a task; of the L4 (``creation``) its constraints: the rubric needs a judge
+GROUP = TaskFile(ROOT / "suites/prosoft/tasks/office_last.json",
+                 lambda step: {**step, "rubric": []} if step["template"] == "creation" else step)
+TASKS = GROUP.tasks
+run_task, fails, start_file, artifact_name = GROUP.run_task, GROUP.fails, GROUP.start_file, GROUP.artifact_name
 
 
 # --- every task ---------------------------------------------------------------------------------------------------
@@ -54,38 +39,22 @@ def test_task_file() -> None:
     levels = [(t["level"], t["apps"][0]) for t in TASKS.values()]
     assert levels.count(("L1", "calc")) == 2 and levels.count(("L1", "impress")) == 1
     assert levels.count(("L4", "calc")) == 1
-    pairs = [(tuple(f["src"] for f in t["start_files"]), json.dumps(t["ground_truth"], sort_keys=True))
-             for t in TASKS.values()]
-    assert len(set(pairs)) == len(pairs), "two tasks share their start files and their expected result"
+    GROUP.assert_no_two_share_start_files_and_result()
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_untouched_start_file_fails(task_id: str) -> None:
-    """What noop leaves: the start file as it was (an unsaved change)."""
-    out = run_task(task_id, {artifact_name(task_id): start_file(task_id)})
-    assert failed(out), f"{task_id}: the start file passes"
+    GROUP.assert_untouched_start_file_fails(task_id)
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_saved_elsewhere_fails_and_never_raises(task_id: str) -> None:
-    out = run_task(task_id, {})
-    assert set(failed(out)) == set(out), out
-    assert all("was not produced" in (m or "") for m in out.values())
+    GROUP.assert_saved_elsewhere_fails(task_id)
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_wrong_file_types_fail(task_id: str, tmp_path: Path) -> None:
-    name = artifact_name(task_id)
-    odt = tmp_path / "odt.bin"
-    with zipfile.ZipFile(odt, "w") as z:
-        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
-        z.writestr("content.xml", "<office:document-content/>")
-    csv = tmp_path / "csv.bin"
-    csv.write_text("Item,Q1\nRent,1200\n")
-    for wrong in (odt, csv):
-        out = run_task(task_id, {name: wrong})
-        assert set(failed(out)) == set(out), out
-        assert all(f"artifact {name!r}" in (m or "") for m in out.values())
+    GROUP.assert_wrong_file_types_fail(task_id, tmp_path)
 
 
 # --- workbooks ----------------------------------------------------------------------------------------------------
