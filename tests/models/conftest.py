@@ -32,3 +32,24 @@ def agents() -> Iterator[list[Any]]:
     yield made
     for agent in made:
         agent.close()
+
+
+def raised_by_step(agent: Any, observation: Any, within_s: float = 30.0) -> BaseException | None:
+    """What one ``agent.step(observation)`` raised (None when it returned), run in a daemon thread: a step that
+    does not end within ``within_s`` fails the test instead of hanging it."""
+    import threading
+
+    outcome: dict[str, BaseException] = {}
+    ended = threading.Event()
+
+    def step() -> None:
+        try:
+            agent.step(observation)
+        except BaseException as exc:  # noqa: BLE001 - a replay miss stops an agent's call with a BaseException
+            outcome["raised"] = exc
+        finally:
+            ended.set()
+
+    threading.Thread(target=step, daemon=True).start()
+    assert ended.wait(within_s), f"the step did not end within {within_s:.0f} s"
+    return outcome.get("raised")

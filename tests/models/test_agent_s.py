@@ -14,7 +14,6 @@ End to end on the docker desktop (``cua-desktop-office``), a scripted model (``o
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from pytest_cua.agents.models.retry import ModelRequestError
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
-from tests.models.conftest import KEY
+from tests.models.conftest import KEY, raised_by_step
 from tests.models.test_conformance import openai_errors
 from tests.models.test_e2e import Run, _dockerd_or_skip, select
 from tests.models.test_model_agents import observation, task
@@ -121,21 +120,9 @@ def test_a_replay_miss_stops_agent_s_at_once(tmp_path: Path, agents: list[Any],
         monkeypatch.setenv(name, KEY)
     agent = agent_s("http://127.0.0.1:9/v1", agents, replay=tmp_path)  # nothing recorded: every call misses
     agent.start(task(), AgentContext(observation_kinds=agent.observation_kinds))
-    outcome: dict[str, BaseException] = {}
-    ended = threading.Event()
-
-    def step() -> None:
-        try:
-            agent.step(observation())
-        except BaseException as exc:
-            outcome["raised"] = exc
-        finally:
-            ended.set()
-
-    threading.Thread(target=step, daemon=True).start()  # a daemon: a step that never stops fails, not hangs
-    assert ended.wait(30), "the step did not stop at the replay miss"  # gui-agents alone backs off for 60 s, three times over
+    raised = raised_by_step(agent, observation())  # gui-agents alone backs off for 60 s, three times over
     with pytest.raises(ModelRequestError, match="no recording for task create_lead_1 step 1"):
-        raise outcome["raised"]
+        raise raised or AssertionError("the step went on past the replay miss")
 
 
 @pytest.mark.parametrize("options, url, named", [

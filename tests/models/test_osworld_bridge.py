@@ -27,7 +27,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
-from tests.models.conftest import KEY
+from tests.models.conftest import KEY, raised_by_step
 from tests.models.osworld_agents.example import CodeAgent
 from tests.models.test_conformance import openai_errors
 from tests.models.test_e2e import Run, _dockerd_or_skip, select
@@ -191,21 +190,9 @@ def test_a_replay_miss_stops_an_agent_that_would_retry_for_long(tmp_path: Path, 
     agent = bridged("osworld:tests.models.test_osworld_bridge:Retrying", replay=tmp_path)
     agents.append(agent)
     start(agent)
-    outcome: dict[str, BaseException] = {}
-    ended = threading.Event()
-
-    def step() -> None:
-        try:
-            agent.step(observation())
-        except BaseException as exc:
-            outcome["raised"] = exc
-        finally:
-            ended.set()
-
-    threading.Thread(target=step, daemon=True).start()  # a daemon: a step that never stops fails, not hangs
-    assert ended.wait(30), "the step did not stop at the replay miss"  # the agent alone would retry for 300 s and more
+    raised = raised_by_step(agent, observation())  # the agent alone would retry for 300 s and more
     with pytest.raises(ModelRequestError, match="no recording for task create_lead_1 step 1"):
-        raise outcome["raised"]
+        raise raised or AssertionError("the step went on past the replay miss")
 
 
 @pytest.mark.parametrize("text, options, named", [
