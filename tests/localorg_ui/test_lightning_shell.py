@@ -337,3 +337,20 @@ def test_a_datetime_is_a_lightning_datetime_input_with_a_date_and_a_time(env: Br
     assert [(r["StartDateTime"], r["EndDateTime"]) for r in rows] == [
         ("2026-12-05T10:00:00.000+0000", "2026-12-05T11:30:00.000+0000")]
     env.page.get_by_text("12/5/2026, 10:00 AM").first.wait_for()  # the record shows it as Salesforce does
+
+
+@pytest.mark.parametrize("path", ["/lightning/o/Account/list", "/lightning/page/home", "/lightning/setup/SetupOneHome/home"])
+def test_pages_use_the_whole_width_of_the_window(page: Any, base: str, path: str) -> None:
+    """Lightning's content runs across the window with a 12 px (0.75rem) margin, whatever the window's width; no
+    band is left blank on the right."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    try:
+        page.goto(f"{base}{path}")
+        page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
+        box = page.evaluate("""() => { const m = document.querySelector('main').getBoundingClientRect();
+            return {left: m.left, right: m.right, inner: document.documentElement.clientWidth,
+                    padding: getComputedStyle(document.querySelector('main')).paddingRight}; }""")
+        assert box["left"] == 0 and box["right"] == box["inner"], box
+        assert box["padding"] == "12px", box
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
