@@ -4,6 +4,8 @@
   variable, so a CI log says what it left out;
 - ``benchmark``-marked tests run only when ``-m`` asks for benchmarks (``addopts`` deselects them, but a
   ``-m docker`` of one's own replaces that);
+- ``docker_client`` and ``chromium_available``: what a test of any folder needs of the machine, skipped without it
+  (a failure when CI is set: the install scripts provide both);
 - test modules holding a ``slow`` test run first, each module's tests kept together and in order: under xdist
   the long end-to-end runs start while the quick tests fill the other worker, instead of one of them ending
   the run alone.
@@ -11,9 +13,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from tests.tiers import FULL_ENV, full
+from tests.tiers import FULL_ENV, full, in_ci
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,3 +39,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_bench)
     slow_modules = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items[:] = [i for i in items if i.path in slow_modules] + [i for i in items if i.path not in slow_modules]
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Any:
+    """A docker SDK client; skips (fails when CI is set) when no dockerd answers."""
+    try:
+        from pytest_cua.envs.docker.images import docker_client as make_client
+
+        client = make_client()
+        client.ping()
+    except Exception as exc:
+        reason = (f"no dockerd answers ({type(exc).__name__}: {exc}); start one with scripts/ensure_docker.sh")
+        if in_ci():
+            pytest.fail(f"CI is set and {reason}", pytrace=False)
+        pytest.skip(reason)
+    return client
+
+
+@pytest.fixture(scope="session")
+def chromium_available() -> None:
+    """Skips when no Chromium is found (the message says how to install one)."""
+    from pytest_cua.envs.base import ProvisioningError
+    from pytest_cua.envs.browser import find_chromium
+
+    try:
+        find_chromium(None)
+    except ProvisioningError as exc:
+        pytest.skip(str(exc))

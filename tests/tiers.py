@@ -25,3 +25,9 @@ def full() -> bool:
 def full_or(name: str) -> bool:
     """Whether a sample named by its own variable (``name=all``) or the full run asks for the whole set."""
     return full() or os.environ.get(name, "").strip() == "all"
+
+
+def in_ci() -> bool:
+    """Whether CI is set (``CI=true``): what the install scripts provide (dockerd, Chromium, QEMU) must then be
+    there, and its absence is a failure instead of a skip."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")

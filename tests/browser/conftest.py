@@ -10,8 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cua.envs.base import ProvisioningError
-from pytest_cua.envs.browser import BrowserEnvironment, find_chromium
+from pytest_cua.envs.browser import BrowserEnvironment
 from pytest_cua.envs.browser.options import BrowserOptions
 
 
@@ -42,14 +41,6 @@ def pages_url() -> Iterator[str]:
     server, url = serve(PAGES)
     yield url
     server.shutdown()
-
-
-@pytest.fixture(scope="session")
-def chromium_available() -> None:
-    try:
-        find_chromium(None)
-    except ProvisioningError as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="module")

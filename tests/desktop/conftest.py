@@ -1,9 +1,8 @@
-"""Fixtures of the desktop tests: a reachable dockerd (skip without one, fail under CI), the base image,
+"""Fixtures of the desktop tests (``docker_client`` is the root conftest's): the base image,
 one Docker environment per test module, and a second dockerd over TCP with TLS (``remote_docker``)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,26 +11,6 @@ from typing import Any, Iterator
 import pytest
 
 from .desktop_helpers import BASE_IMAGE, make_env
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-@pytest.fixture(scope="session")
-def docker_client() -> Any:
-    """A docker SDK client; skips (fails when CI is set) when no dockerd answers."""
-    try:
-        from pytest_cua.envs.docker.images import docker_client as make_client
-
-        client = make_client()
-        client.ping()
-    except Exception as exc:
-        reason = (f"no dockerd answers ({type(exc).__name__}: {exc}); start one with scripts/ensure_docker.sh")
-        if _in_ci():
-            pytest.fail(f"CI is set and {reason}", pytrace=False)
-        pytest.skip(reason)
-    return client
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ makes the paper's tables from that run: the records carry the markers, Table 2's
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -115,27 +114,12 @@ def test_domain_markers_select_and_an_unknown_app_fails_collection(pytester: pyt
 RUN_TASKS = {"r-mean-amount": "L1", "calc-total-row": "L2"}
 
 
-def _docker_or_skip() -> Any:
-    try:
-        from pytest_cua.envs.docker.images import docker_client
-
-        client = docker_client()
-        client.ping()
-    except Exception as exc:
-        reason = f"no dockerd answers ({type(exc).__name__}: {exc}); start one with scripts/ensure_docker.sh"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI is set and {reason}", pytrace=False)
-        pytest.skip(reason)
-    return client
-
-
-@pytest.mark.slow
 @pytest.mark.docker
-def test_the_tables_of_a_real_replay_run_with_two_trials(tmp_path: Path) -> None:
+def test_the_tables_of_a_real_replay_run_with_two_trials(tmp_path: Path, docker_client: Any) -> None:
     from pytest_cua.envs.docker.images import build_image
     from pytest_cua.envs.docker.recipes import load_recipe
 
-    build_image(load_recipe("cua-desktop-office"), client=_docker_or_skip(), progress=lambda line: None)
+    build_image(load_recipe("cua-desktop-office"), client=docker_client, progress=lambda line: None)
     reports = tmp_path / "run"
     cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-p", "no:cacheprovider", "-n", "2", "--agent", "replay",
            "-k", " or ".join(RUN_TASKS), "--cua-trials", "2", "--cua-reports", str(reports),

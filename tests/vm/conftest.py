@@ -9,18 +9,16 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.tiers import in_ci
+
 BASE_RECIPE = "cua-desktop-base"
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def _missing(reason: str, *, installable: bool = True) -> None:
     """Skip for what this machine lacks; under CI fail instead when the project's install script provides it
     (QEMU). A KVM that cannot run the guests (no hardware virtualisation, or a kvm-pvm host that runs only PVM
     guest kernels) is the machine's, not something an install step can give: a skip with the reason, CI too."""
-    if _in_ci() and installable:
+    if in_ci() and installable:
         pytest.fail(f"CI is set and {reason}", pytrace=False)
     pytest.skip(reason)
 
