@@ -10,9 +10,10 @@ OpenAI-CUA is told of each of its actions before its next call. An agent that ra
 error naming the agent and the frame; an action we cannot carry out fails the step naming it; a replay miss stops
 an agent that would retry for long; bad options are refused before anything runs.
 
-End to end (inner pytest runs of SCUBA's ``freeze_user_1`` on the embedded org in Chromium), each agent solves the
-task with a scripted model (``osworld_agents/scuba_fake_plugin.py``) through its own prompts and parsing: one inner
-run per agent.
+End to end, each agent solves a task with a scripted model (``osworld_agents/scuba_fake_plugin.py``) through its
+own prompts and parsing, one inner pytest run per agent (``--agent`` names one agent a run): SCUBA's
+``freeze_user_1`` on the embedded org in Chromium, and ProSoft's ``calc-set-cell`` on the docker desktop
+(``cua-desktop-office``), its clicks at screen points, keys, typing and waits each in the agent's own form.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import pytest
 
 from pytest_cua.actions import (ActionError, Answer, Click, Done, Drag, Fail, Hotkey, MouseDown, MouseUp, Move, Point,
-                                Type, Wait)
+                                Press, Type, Wait, actions_from_dicts)
 from pytest_cua.agents.base import AgentContext, AgentError, Usage
 from pytest_cua.agents.bridges.loading import BridgeError
 from pytest_cua.agents.bridges.pyautogui_forms import code_actions
@@ -39,7 +40,8 @@ from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.testing.fake_models import FakeCall, FakeModelServer, FakeReply, ScriptedPolicy
 from tests.models.conftest import KEY
 from tests.models.test_conformance import anthropic_errors, check_traffic, openai_errors
-from tests.models.test_e2e import Run, select
+from tests.models.osworld_agents.scuba_fake_plugin import desktop_thought
+from tests.models.test_e2e import REPO, Run, _dockerd_or_skip, select
 from tests.models.test_model_agents import observation, task
 from tests.scuba.release_root import release_root
 
@@ -405,17 +407,18 @@ E2E = {  # agent -> its options in the inner run
 }
 
 
-@pytest.mark.slow
-@pytest.mark.browser
-@pytest.mark.parametrize("name", list(E2E))
-@needs_release
-def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: str, tmp_path: Path) -> None:
-    options = [x for o in [f"scuba.root={ROOT}", *E2E[name]] for x in ("--cua-agent-option", o)]
-    run = Run(tmp_path / "reports", "suites/scuba", *select([TASK]), "--agent", f"scuba:{name}", *options,
-              "--alluredir", str(tmp_path / "allure"), "-p", "tests.models.osworld_agents.scuba_fake_plugin",
-              "--scuba-fake", name, "--scuba-requests", str(tmp_path / "requests.jsonl"), fake="openai-computer")
-    assert run.passed() == [TASK], run.explain()
-    record = run.tasks[TASK]
+def agent_options(name: str) -> list[str]:
+    """The inner run's ``--cua-agent-option`` arguments for agent ``name``: the checkout and ``E2E``'s."""
+    return [x for o in [f"scuba.root={ROOT}", *E2E[name]] for x in ("--cua-agent-option", o)]
+
+
+def check_run(run: Run, task_id: str, name: str, tmp_path: Path) -> list[dict[str, Any]]:
+    """What every end-to-end run of agent ``name`` shows: ``task_id`` passed, the record names the agent and its
+    usage, every request the fake was sent is valid for its vendor's schema (SCUBA's known deviations put right),
+    the steps carry the agent's text and end in ``done``, Allure shows the reasoning, no file holds the key. The
+    trajectory's steps."""
+    assert run.passed() == [task_id], run.explain()
+    record = run.tasks[task_id]
     assert record["agent"]["name"] == "scuba" and record["agent"]["agent"] == name
     assert record["tokens_in"] > 0 and record["usage"]["requests"] >= 1
     requests = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines()]
@@ -425,13 +428,144 @@ def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: s
         errors = openai_errors(roots[request["path"]], body) if request["path"] in roots else anthropic_errors(
             "BetaMessageCreateParams", body)
         assert errors == [], (request["path"], errors)
-    steps = json.loads((Path(record["trajectory"]).parent / "trajectory.json").read_text())["steps"]
+    steps: list[dict[str, Any]] = json.loads((Path(record["trajectory"]).parent / "trajectory.json").read_text())[
+        "steps"]
     assert steps[0]["reasoning"] and steps[0]["extra"]["scuba"]["agent"] == name
     assert steps[-1]["actions"][-1]["type"] == "done"
     attachments = "".join(p.read_text() for p in (tmp_path / "allure").glob("*-result.json"))
     assert '"reasoning"' in attachments
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert not [p for p in files if b"sk-fake-e2e" in p.read_bytes()]
+    return steps
+
+
+def inner_run(name: str, tmp_path: Path, *args: str) -> Run:
+    """One inner run of agent ``name`` with the scripted model writing as its model writes."""
+    return Run(tmp_path / "reports", *args, "--agent", f"scuba:{name}", *agent_options(name), "--alluredir",
+               str(tmp_path / "allure"), "-p", "tests.models.osworld_agents.scuba_fake_plugin", "--scuba-fake", name,
+               "--scuba-requests", str(tmp_path / "requests.jsonl"), fake="openai-computer")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("name", list(E2E))
+@needs_release
+def test_each_agent_solves_a_scuba_task_with_its_own_prompts_and_parsing(name: str, tmp_path: Path) -> None:
+    run = inner_run(name, tmp_path, "suites/scuba", *select([TASK]))
+    check_run(run, TASK, name, tmp_path)
+
+
+PROSOFT_TASK = "calc-set-cell"  # in suites/prosoft/tasks/calc.json: a click, keys, typing, a save and its wait
+#: each agent's own text around the fake model's thought at the first step (a click at a screen point)
+OWN_TEXT = {
+    "OpenAI-CUA": ["{thought}"],  # its reasoning summary
+    "Claude-CUA": ["{thought}", "I click now."],  # its thinking block and its text block
+    "UI-TARS-1.5": ["Thought: {thought}\nAction: click(start_box='("],
+    "OpenCUA-7B": ["## Thought:\n{thought}\n\n## Action:\nClick the control\n\n```python\npyautogui.click(x="],
+    "S2.5": ["{thought}\n(Next Action)", '(Grounded Action)\n```python\nagent.click("the control at ('],
+}
+
+
+def prosoft_demonstration(task_id: str) -> list[Any]:
+    data = json.loads((REPO / "suites" / "prosoft" / "tasks" / "calc.json").read_text(encoding="utf-8"))
+    task = next(t for t in data["tasks"] if t["id"] == task_id)
+    return actions_from_dicts(task["demonstration"]["actions"], where=f"{task_id} demonstration")
+
+
+def effects(actions: list[Any]) -> list[str]:
+    """What a turn's actions do, in one shape for every agent's forms: a click at its rounded point, keys pressed
+    (a typed text's last newline as an Enter), text typed, a wait standing alone (a pause between an agent's own
+    actions, UI-TARS's after typing, is no step of the demonstration), the end."""
+    out: list[str] = []
+    for action in actions:
+        if isinstance(action, Click) and isinstance(action.target, Point):
+            out.append(f"click {round(action.target.x)},{round(action.target.y)}")
+        elif isinstance(action, (Hotkey, Press)):
+            keys = action.keys if isinstance(action, Hotkey) else (action.key,)
+            out.append("keys " + "+".join(k.lower() for k in keys))
+        elif isinstance(action, Type):
+            out.append(f"type {action.text.rstrip(chr(10))}")
+            out += ["keys enter"] if action.text.endswith("\n") else []
+        elif isinstance(action, Wait) and len(actions) == 1:
+            out.append("wait")
+        elif isinstance(action, Done):
+            out.append("done")
+    return out
+
+
+def desktop_screenshot() -> bytes:
+    """A blank 1280x800 screen, the docker desktop's size (not SCUBA's 1920x1080 viewport: the agents' coordinates
+    are scaled back through a change of aspect)."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (1280, 800), (240, 240, 240)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.usefixtures("keys")
+@pytest.mark.parametrize("name", list(E2E))
+@needs_release
+def test_each_agent_reads_the_fakes_desktop_moves_as_the_demonstrations_steps(
+        name: str, server: FakeModelServer, agents: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a desktop: the scripted model's forms of ``calc-set-cell``'s demonstration (a click at a screen
+    point, hotkeys, key presses, typing, waits), read by each agent's own parsing, are the demonstration's steps,
+    one a turn, within 3 pixels, then the end."""
+    from pytest_cua.observations import Observation
+    from tests.models import fake_model_plugin as demo
+    from tests.models.osworld_agents.scuba_fake_plugin import ScubaPolicy
+
+    monkeypatch.setattr(demo, "STATE", demo._State(task=task(), queue=prosoft_demonstration(PROSOFT_TASK)))
+    server.policy = ScubaPolicy(name, demo.DemoPolicy("openai-computer"))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)  # Claude-CUA's client
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)  # S2.5's planner
+    options = dict(o.split("=", 1) for o in E2E[name])
+    agent = bridged(name, server, **({"url": ""} if name == "Claude-CUA" else {}), **options)
+    agents.append(agent)
+    start(agent)
+    shot = desktop_screenshot()
+    seen: list[list[str]] = []
+    for step in range(20):
+        demo.STATE.observation = Observation(step=step, screenshot=shot)
+        turn = agent.step(demo.STATE.observation)
+        seen.append(effects(turn.actions))
+        if any(a.terminal for a in turn.actions):
+            break
+    expected = [effects([a]) for a in prosoft_demonstration(PROSOFT_TASK)] + [["done"]]
+    assert len(seen) == len(expected), seen
+    for got, want in zip(seen, expected):
+        if want[0].startswith("click "):
+            (gx, gy), (wx, wy) = (map(int, e.split()[1].split(",")) for e in (got[0], want[0]))
+            assert len(got) == 1 and abs(gx - wx) <= 3 and abs(gy - wy) <= 3, (got, want)
+        else:
+            assert got == want, seen
+    assert not server.violations
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.parametrize("name", list(E2E))
+@needs_release
+def test_each_agent_solves_a_prosoft_task_on_the_desktop(name: str, tmp_path: Path) -> None:
+    """ProSoft's ``calc-set-cell`` in LibreOffice Calc: the demonstration's click at a screen point lands there
+    through the agent's own coordinates (its image size, smart_resize, qwen25, Claude's 1280x720), each wait of
+    the demonstration is a step of one ``wait`` read from the agent's own wait form."""
+    _dockerd_or_skip()
+    run = inner_run(name, tmp_path, "suites/prosoft", *select([PROSOFT_TASK]), "--cua-docker-image",
+                    "cua-desktop-office", "--cua-docker-no-spare")
+    steps = check_run(run, PROSOFT_TASK, name, tmp_path)
+    demonstration = prosoft_demonstration(PROSOFT_TASK)
+    click = demonstration[0]
+    assert isinstance(click, Click) and isinstance(click.target, Point), click
+    thought = desktop_thought(click)
+    for text in OWN_TEXT[name]:
+        assert text.format(thought=thought) in steps[0]["reasoning"], steps[0]["reasoning"][:2000]
+    landed = next(a["target"] for a in steps[0]["actions"] if a["type"] == "click")
+    assert abs(landed["x"] - click.target.x) <= 3 and abs(landed["y"] - click.target.y) <= 3, steps[0]["actions"]
+    waits = [s["index"] for s in steps if [a["type"] for a in s["actions"]] == ["wait"]]
+    assert len(waits) == sum(isinstance(a, Wait) for a in demonstration), [s["actions"] for s in steps]
 
 
 # -- the forms around the pyautogui code -------------------------------------------------------------------

@@ -99,12 +99,18 @@ def _desktop_code(action: Any, request: FakeRequest) -> str:
 
 def _point_code(point: A.Point, request: FakeRequest) -> str:
     """A click at a screen point, in the pixels of the image the agent was sent."""
+    x, y = _image_point(point, request)
+    return f"pyautogui.click({x}, {y})"
+
+
+def _image_point(point: A.Point, request: FakeRequest) -> tuple[int, int]:
+    """A screen point (a desktop demonstration's click) in the pixels of the newest image of ``request``."""
     from pytest_cua.agents.models.images import image_size
 
     size = request.image_size()
     assert size is not None and demo.STATE.observation is not None, "no screenshot seen yet"
     screen = image_size(demo.STATE.observation.screenshot)
-    return f"pyautogui.click({round(point.x * size[0] / screen[0])}, {round(point.y * size[1] / screen[1])})"
+    return round(point.x * size[0] / screen[0]), round(point.y * size[1] / screen[1])
 
 
 def _by_clicks(action: Any) -> list[Any]:

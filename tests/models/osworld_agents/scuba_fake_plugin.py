@@ -13,8 +13,13 @@ parsing reads them:
 * ``S2.5`` and ``agent-s`` (Agent S2.5 of gui-agents): the planner's ``(Grounded Action)`` ```python block
   (``agent.click("the control at (x, y)", 1, "left")``, ``agent.type(text=...)``, ``agent.hotkey([...])``,
   ``agent.wait(s)``, ``agent.done()``), its grounding model the point the description names (in its 1920x1080 output
-  space), its reflection a sentence. On the desktop, a ProSoft demonstration's keys, typing, waits and screen-point
-  clicks are written so too (``agent-s``).
+  space), its reflection a sentence.
+
+On the desktop, a ProSoft demonstration's own moves (a click at a screen point, hotkeys, key presses, typing, waits;
+``fake_plugin.DESKTOP``) are written here, in the same forms, each with a sentence of thought; a wait in each agent's
+own wait form, as its code reads it: OpenAI-CUA's ``wait`` computer action (``time.sleep``), Claude-CUA's ``wait``
+of the computer tool (``pyautogui.sleep``), UI-TARS-1.5's ``wait()`` and OpenCUA-7B's answer with no ```python block
+(both ``WAIT``), S2.5's ``agent.wait(s)``.
 
     pytest suites/scuba -p tests.models.fake_model_plugin --fake-model openai-computer \\
         -p tests.models.osworld_agents.scuba_fake_plugin --scuba-fake UI-TARS-1.5 --agent scuba:UI-TARS-1.5 ...
@@ -38,7 +43,7 @@ import pytest
 from pytest_cua.agents.models.coords import smart_resize
 from pytest_cua.testing.fake_models import FakeCall, FakeReply, FakeRequest
 from tests.models import fake_model_plugin as demo
-from tests.models.osworld_agents.fake_plugin import _by_clicks, _on_desktop, _point_code, _short_images
+from tests.models.osworld_agents.fake_plugin import _by_clicks, _image_point, _on_desktop, _short_images
 
 KINDS = ("OpenAI-CUA", "Claude-CUA", "UI-TARS-1.5", "OpenCUA-7B", "S2.5", "agent-s")
 #: each kind's writer of a move (Agent S of gui-agents writes as SCUBA's S2.5, its ancestor)
@@ -48,6 +53,7 @@ GROUNDING = (1920, 1080)  # grounding_width x grounding_height of S2.5's (SCUBA'
 #: OpenCUA-7B's qwen25 coordinates: smart_resize of the screen with the agent's own limits
 OPENCUA_LIMITS = {"factor": 28, "min_pixels": 3136, "max_pixels": 12845056}
 DONE_TEXT = "The task is complete."
+SAVE_WAIT_S = 5  # a desktop wait (a save's) at most this long: the agent looks again then
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -95,9 +101,10 @@ class ScubaPolicy:
         with demo.STATE.lock:
             queue = demo.STATE.queue
             queue[:] = [step for action in queue for step in _by_clicks(action)]
-            if self.kind == "agent-s" and queue and not demo.STATE.pending and _on_desktop(queue[0]):
+            if queue and not demo.STATE.pending and _on_desktop(queue[0]):
                 action = queue.pop(0)
-                return FakeReply(text=_s25_plan(action.describe(), _s25_desktop(action, request)))
+                return getattr(self, WRITERS[self.kind])(desktop_thought(action), desktop_move(action, request),
+                                                         request)
         reply = self.inner(request)
         thought = reply.reasoning or "next step"
         call = reply.calls[0] if reply.calls else None
@@ -124,6 +131,8 @@ class ScubaPolicy:
 
     # -- each agent's moves ---------------------------------------------------------------------------
     def _openai(self, thought: str, move: dict[str, Any], request: FakeRequest) -> FakeReply:
+        if move["type"] == "wait":  # its wait has no duration (WaitParam: the type alone)
+            move = {"type": "wait"}
         return FakeReply(reasoning=thought, calls=[FakeCall("computer", move)])
 
     def _claude(self, thought: str, move: dict[str, Any], request: FakeRequest) -> FakeReply:
@@ -138,6 +147,8 @@ class ScubaPolicy:
             action = {"action": "scroll", "coordinate": [move["x"], move["y"]],
                       "scroll_direction": "down" if move["scroll_y"] > 0 else "up",
                       "scroll_amount": max(1, round(abs(move["scroll_y"]) / 100))}
+        elif kind == "wait":
+            action = {"action": "wait", "duration": move["seconds"]}
         else:
             raise AssertionError(f"no Claude form for {move}")
         return FakeReply(reasoning=thought, text=f"I {kind} now.", calls=[FakeCall("computer", action)])
@@ -159,6 +170,8 @@ class ScubaPolicy:
             action = f"type(content='{_quoted(move['text'])}')"
         elif kind == "scroll":
             action = f"scroll(start_box='{box(move['x'], move['y'])}', direction='{'down' if move['scroll_y'] > 0 else 'up'}')"
+        elif kind == "wait":
+            action = "wait()"
         else:
             raise AssertionError(f"no UI-TARS form for {move}")
         return FakeReply(text=f"Thought: {thought}\nAction: {action}")
@@ -183,6 +196,8 @@ class ScubaPolicy:
         elif kind == "scroll":  # its scroll loses a position given with it: move there first
             clicks = max(1, round(abs(move["scroll_y"]) / 100)) * (-1 if move["scroll_y"] > 0 else 1)
             code, what = f"pyautogui.moveTo({at(move['x'], move['y'])})\npyautogui.scroll({clicks})", "Scroll the page"
+        elif kind == "wait":  # its parser reads an answer with no ```python block as WAIT
+            return FakeReply(text=f"## Thought:\n{thought}\n\n## Action:\nWait for the screen to settle.")
         else:
             raise AssertionError(f"no OpenCUA form for {move}")
         return FakeReply(text=f"## Thought:\n{thought}\n\n## Action:\n{what}\n\n```python\n{code}\n```")
@@ -198,6 +213,8 @@ class ScubaPolicy:
         elif kind == "scroll":
             clicks = max(1, round(abs(move["scroll_y"]) / 100)) * (-1 if move["scroll_y"] > 0 else 1)
             call = f'agent.scroll("the control at ({move["x"]}, {move["y"]})", {clicks})'
+        elif kind == "wait":
+            call = f"agent.wait({move['seconds']:g})"
         else:
             raise AssertionError(f"no S2.5 form for {move}")
         return FakeReply(text=_s25_plan(thought, call))
@@ -232,18 +249,33 @@ def _s25_ground(request: FakeRequest) -> FakeReply:
     return FakeReply(text=f"({round(x)},{round(y)})")
 
 
-def _s25_desktop(action: Any, request: FakeRequest) -> str:
-    """A ProSoft demonstration's desktop move as Agent S's grounded action."""
+def desktop_move(action: Any, request: FakeRequest) -> dict[str, Any]:
+    """A desktop demonstration's move as the fake's own (OpenAI computer) action, a click in the pixels of the image
+    the agent sent; a wait ``{"type": "wait", "seconds": s}`` (each writer puts it in its agent's form)."""
     from pytest_cua import actions as A
 
-    if isinstance(action, A.Click):  # a screen point, in the pixels of the image the planner was sent
-        code = _point_code(action.target, request)  # pyautogui.click(x, y)
-        x, y = re.findall(r"\d+", code)[:2]
-        return f'agent.click("the control at ({x}, {y})", 1, "left")'
-    if isinstance(action, A.Hotkey):
-        return f"agent.hotkey({list(action.keys)!r})"
-    if isinstance(action, A.Press):
-        return f"agent.hotkey({[action.key]!r})"
+    if isinstance(action, A.Click):
+        x, y = _image_point(action.target, request)
+        return {"type": "click", "button": "left", "x": x, "y": y}
+    if isinstance(action, (A.Hotkey, A.Press)):
+        keys = action.keys if isinstance(action, A.Hotkey) else (action.key,)
+        return {"type": "keypress", "keys": [k.upper() for k in keys]}
     if isinstance(action, A.Type):
-        return f"agent.type(text={json.dumps(action.text)})"
-    return f"agent.wait({min(action.seconds, 5):g})"
+        return {"type": "type", "text": action.text}
+    assert isinstance(action, A.Wait), f"no desktop move for {action.describe()}"
+    return {"type": "wait", "seconds": min(action.seconds, SAVE_WAIT_S)}
+
+
+def desktop_thought(action: Any) -> str:
+    """The fake model's sentence of thought before a desktop move."""
+    from pytest_cua import actions as A
+
+    if isinstance(action, A.Click):
+        point = action.target
+        return f"I click the point ({point.x:g}, {point.y:g}) of the screen to give the window the keyboard."
+    if isinstance(action, (A.Hotkey, A.Press)):
+        keys = action.keys if isinstance(action, A.Hotkey) else (action.key,)
+        return f"I press {'+'.join(keys)}."
+    if isinstance(action, A.Type):
+        return f"I type {action.text!r}."
+    return "I wait for the application to finish."
