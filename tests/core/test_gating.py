@@ -83,7 +83,7 @@ class StickyOnce(FirstEpisode):
 '''
 
 CONFTEST = '''
-import agents
+import gating_test_agents as agents  # the test's own name: another ``agents`` may be imported in this worker
 def pytest_cua_agents(config):
     return {"coin": agents.Coin, "outage": agents.Outage, "slow": agents.Slow, "killer": agents.Killer,
             "stickyonce": agents.StickyOnce}
@@ -92,7 +92,7 @@ def pytest_cua_agents(config):
 
 @pytest.fixture
 def gating(pytester: pytest.Pytester, kv_suite):
-    pytester.makepyfile(agents=AGENTS, conftest=CONFTEST)
+    pytester.makepyfile(gating_test_agents=AGENTS, conftest=CONFTEST)
     return kv_suite
 
 

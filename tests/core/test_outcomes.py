@@ -49,8 +49,10 @@ class Asker(Agent):
         return [Fill(target="a", text=observation.human_reply or ""), Done()]
 '''
 
+# the module's name is the test's own: an in-process run would take another ``agents`` already imported (SCUBA's
+# release, from the bridge's tests in this worker) for it
 CONFTEST = '''
-import agents
+import outcome_test_agents as agents
 
 def pytest_cua_agents(config):
     return {"sleepy": agents.Sleepy, "broken": agents.Broken, "clumsy": agents.Clumsy, "asker": agents.Asker}
@@ -59,7 +61,7 @@ def pytest_cua_agents(config):
 
 @pytest.fixture
 def with_agents(pytester):
-    pytester.makepyfile(agents=AGENTS, conftest=CONFTEST)
+    pytester.makepyfile(outcome_test_agents=AGENTS, conftest=CONFTEST)
 
 
 def test_pass_fail_and_partial_score_with_measures(pytester, kv_suite):

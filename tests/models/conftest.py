@@ -25,6 +25,20 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, KEY)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _release_modules_forgotten() -> Iterator[None]:
+    """After a module of these tests, the top-level packages a bridge imported in place (SCUBA's ``agents`` from
+    its checkout) and the folders it put on sys.path are forgotten: a later test in this worker that imports a
+    module of its own called ``agents`` gets its own."""
+    import sys
+
+    modules, path = set(sys.modules), list(sys.path)
+    yield
+    for name in [n for n in sys.modules if n not in modules and (n == "agents" or n.startswith("agents."))]:
+        del sys.modules[name]
+    sys.path[:] = path
+
+
 @pytest.fixture
 def agents() -> Iterator[list[Any]]:
     """Agents a test builds, closed after it (a bridged agent's proxies and shims stop)."""
