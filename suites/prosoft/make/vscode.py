@@ -49,6 +49,11 @@ KEEP = {k: fx.SETTINGS[k] for k in ("workbench.startupEditor", "editor.fontSize"
 EXPLORER_ROW = {name: 122 + 22 * k for k, name in enumerate(sorted(fx.PROJECT, key=str.lower))}
 
 
+#: a pause and a click on the new file's first line before typing, as a person does: the editor can show its caret
+#: before it takes keys (a replay typed into a new file too soon and saved it empty)
+EDITOR_FOCUS = (W(3), C(700, 121), W(0.5))
+
+
 def palette(command, wait=1.5):
     """F1, the command typed, Enter on the first match."""
     return [K("f1"), W(1.2), T(command), W(wait), P("enter"), W(1.5)]
@@ -148,7 +153,7 @@ tasks = [
          "vscode_file", {"artifact": "changelog",
                          "lines": ["# Changelog", "Version 0.2 makes the retries configurable."]}, START,
          [C(800, 400), W(0.5), *palette("File: New File..."), T("CHANGELOG.md"), W(1), P("enter"),
-          WIN("^CHANGELOG[.]md - project - code-server$"), W(1.5),
+          WIN("^CHANGELOG[.]md - project - code-server$"), W(1.5), *EDITOR_FOCUS,
           T("# Changelog\nVersion 0.2 makes the retries configurable.\n"), W(0.5), K("ctrl", "s"),
           SAVED(f"{PROJECT}/CHANGELOG.md")],
          tags=["vscode"], apps=["vscode"], artifacts={"changelog": f"{PROJECT}/CHANGELOG.md"}, knowledge=CARD,
@@ -196,7 +201,7 @@ tasks = [
          [C(800, 400), W(0.5), K("ctrl", "shift", "h"), W(1.5), T("MAX_RETRIES"), W(8), C(185, 140), W(0.5),
           T("MAX_ATTEMPTS"), W(1.5), K("ctrl", "alt", "enter"), W(1.5), P("enter"), W(2.5),
           *palette("File: New File..."), T("CHANGELOG.md"), W(1), P("enter"),
-          WIN("^CHANGELOG[.]md - project - code-server$"), W(1.5),
+          WIN("^CHANGELOG[.]md - project - code-server$"), W(1.5), *EDITOR_FOCUS,
           T("# Changelog\nVersion 0.2 makes the retries configurable.\n"), W(0.5), K("ctrl", "s"),
           SAVED(f"{PROJECT}/CHANGELOG.md")],
          tags=["vscode"], apps=["vscode"],
