@@ -27,7 +27,7 @@ from pytest_cua.agents.registry import AgentRegistry, UnknownAgent
 from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedPolicy
 from tests.models.conftest import KEY, raised_by_step
 from tests.models.test_conformance import openai_errors
-from tests.models.test_e2e import Run, _dockerd_or_skip, select
+from tests.models.test_e2e import Run, select
 from tests.models.test_model_agents import observation, task
 
 pytest.importorskip("gui_agents.s2_5.agents.agent_s",
@@ -138,10 +138,10 @@ def test_a_bad_option_is_refused_before_anything_runs(options: dict[str, str], u
     assert named in str(refused.value)
 
 
+@pytest.mark.usefixtures("docker_client")  # skipped without a dockerd, a failure under CI (tests/conftest.py)
 @pytest.mark.slow
 @pytest.mark.docker
 def test_agent_s_solves_a_prosoft_task_on_the_desktop(tmp_path: Path) -> None:
-    _dockerd_or_skip()
     run = Run(tmp_path / "reports", "suites/prosoft", *select(["calc-set-cell"]), "--agent", "agent-s",
               "--cua-docker-image", "cua-desktop-office", "-p", "tests.models.osworld_agents.scuba_fake_plugin",
               "--scuba-fake", "agent-s", "--scuba-requests", str(tmp_path / "requests.jsonl"),

@@ -241,9 +241,9 @@ def test_cost_cap_of_the_run_holds_across_workers(tmp_path: Path) -> None:
     assert spent <= 0.15 + 2 * dearest  # each of the 2 workers may finish the step that crossed the cap
 
 
+@pytest.mark.usefixtures("docker_client")  # skipped without a dockerd, a failure under CI (tests/conftest.py)
 @pytest.mark.docker
 def test_ui_tars_passes_prosoft_tasks_on_the_desktop(tmp_path: Path) -> None:
-    _dockerd_or_skip()
     run = Run(tmp_path, "suites/prosoft", *select(PROSOFT_TASKS), "--agent", "ui-tars-1.5-7b",
               "--cua-docker-image", "cua-desktop-office", fake="uitars")  # Calc tasks: the office image has Calc
     assert run.passed() == sorted(PROSOFT_TASKS), run.explain()
@@ -251,19 +251,6 @@ def test_ui_tars_passes_prosoft_tasks_on_the_desktop(tmp_path: Path) -> None:
                        .splitlines()[0])
     assert first["extra"]["model"]["coords"]["kind"] == "smart_resize"
     assert first["actions"][0]["type"] == "click"
-
-
-def _dockerd_or_skip() -> None:
-    """Skip without a dockerd that answers; under CI that is a failure (the scripts start one)."""
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception as exc:  # noqa: BLE001 - any reason means no daemon here
-        reason = f"no dockerd answers: {type(exc).__name__}: {exc}"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI is set and {reason}", pytrace=False)
-        pytest.skip(reason)
 
 
 def _steps(node: dict[str, Any]) -> list[dict[str, Any]]:

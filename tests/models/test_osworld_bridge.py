@@ -45,7 +45,7 @@ from pytest_cua.testing.fake_models import FakeModelServer, FakeReply, ScriptedP
 from tests.models.conftest import KEY, raised_by_step
 from tests.models.osworld_agents.example import CodeAgent
 from tests.models.test_conformance import openai_errors
-from tests.models.test_e2e import Run, _dockerd_or_skip, select
+from tests.models.test_e2e import Run, select
 from tests.models.test_model_agents import observation, task
 
 EXAMPLE = "osworld:tests.models.osworld_agents.example:CodeAgent"
@@ -288,10 +288,10 @@ def test_a_raising_agent_is_an_agent_error_and_an_unsupported_action_a_failure(t
     assert "'pyautogui.locateOnScreen' is not allowed" in steps[0]["actions"][0]["reason"]
 
 
+@pytest.mark.usefixtures("docker_client")  # skipped without a dockerd, a failure under CI (tests/conftest.py)
 @pytest.mark.docker
 @pytest.mark.full  # the bridge on the desktop in CI: tests/models/test_agent_s.py (Agent-S is an OSWorld agent)
 def test_the_bridged_agent_solves_a_prosoft_task_on_the_desktop(tmp_path: Path) -> None:
-    _dockerd_or_skip()
     run = bridge_run(tmp_path / "reports", EXAMPLE, *select(["calc-set-cell"]), "--cua-docker-image",
                      "cua-desktop-office", "--cua-agent-option", "osworld.screen=1920x1080", fake=True,
                      suite="suites/prosoft")  # the agent assumes OSWorld's screen; the desktop's is smaller
