@@ -107,7 +107,7 @@ def test_menus_of_the_header_and_the_tabs(env: BrowserEnvironment, base: str, or
     # New Contact is a modal dialog over the contacts' list, which covers the page until it is closed
     obs = env.observe(frozenset({"axtree"}))
     assert 'heading "New Contact" [level=1]' in (obs.axtree or "")
-    assert env.act(A.Click(one(obs, "link", "Cancel and close"))).ok
+    assert env.act(A.Click(one(obs, "button", "Cancel and close"))).ok
     env.page.wait_for_url("**/lightning/o/Contact/list")
     obs = env.observe(frozenset({"axtree"}))
     assert env.act(A.Click(one(obs, "button", "Setup"))).ok

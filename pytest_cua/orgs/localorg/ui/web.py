@@ -10,7 +10,7 @@ import hmac
 import secrets
 from pathlib import Path
 from typing import Any, Callable, Mapping
-from urllib.parse import quote, unquote, urlencode
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from werkzeug.wrappers import Response
@@ -130,6 +130,24 @@ def app_list(org: Org) -> list[tuple[str, str]]:
     return [(n, v[0]) for n, v in STANDARD_APPS.items()] + sorted(own, key=lambda a: a[1].lower())
 
 
+#: the colour of each standard app's tile in the App Launcher (SLDS's custom icon colours)
+_APP_COLOURS = {"standard__Sales": "slds-icon-custom-62", "standard__Service": "slds-icon-custom-1",
+                "standard__Marketing": "slds-icon-custom-11", "standard__Platform": "slds-icon-custom-27",
+                "standard__Approvals": "slds-icon-custom-18", "standard__ServiceConsole": "slds-icon-custom-9",
+                "standard__LightningSalesConsole": "slds-icon-custom-41"}
+
+
+def app_icon(name: str, label: str) -> dict[str, str]:
+    """An app's own icon in the App Launcher, as Lightning draws an app without an image (SLDS's App Launcher
+    tile): its initials, the first letters of its first two words or a one-word name's first two ("SC", "Sa"),
+    on its own colour (a standard app's in ``_APP_COLOURS``; another app's chosen by its developer name)."""
+    words = [w for w in label.split() if w[:1].isalnum()] or [name]
+    initials = (words[0][0] + words[1][0]).upper() if len(words) > 1 else words[0][:2].capitalize()
+    colour = _APP_COLOURS.get(name) or \
+        f"slds-icon-custom-{int(hashlib.sha256(name.encode()).hexdigest(), 16) % 100 + 1}"
+    return {"initials": initials, "colour": colour}
+
+
 def shell_props(ctx: RequestContext, nav: list[dict[str, str]], user: dict[str, Any],
                 query: str = "") -> dict[str, dict[str, Any]]:
     """The props of the page's Lightning shell: ``header`` (one-global-header) and ``nav`` (one-app-nav), for
@@ -141,7 +159,8 @@ def shell_props(ctx: RequestContext, nav: list[dict[str, str]], user: dict[str, 
               "userLogin": str(user.get("Username") or ""), "query": query, "globalActions": actions}
     known = app_list(ctx.org)
     apps = [{"label": label, "url": f"/lightning/app/{name}",
-             "description": STANDARD_APPS[name][1] if name in STANDARD_APPS else ""} for name, label in known]
+             "description": STANDARD_APPS[name][1] if name in STANDARD_APPS else "", **app_icon(name, label)}
+            for name, label in known]
     items = [{"label": i["label"], "url": i["url"]} for i in launcher_items(ctx.org, nav)]
     items.append({"label": "Setup", "url": "/lightning/setup/SetupOneHome/home"})
     bar = {"appName": current_app_label(ctx, known), "tabs": app_tabs(ctx, nav), "shown": SHOWN_TABS,
@@ -236,6 +255,16 @@ def url(path: str, params: Mapping[str, Any] | None = None) -> str:
 
 
 env.globals["url"] = url
+
+
+def get_form(address: str) -> tuple[str, list[tuple[str, str]]]:
+    """A GET form that leads to ``address``: its action (the path) and its fields (the query's pairs; a GET form's
+    fields replace the action's own query)."""
+    parts = urlsplit(address)
+    return parts.path, parse_qsl(parts.query, keep_blank_values=True)
+
+
+env.globals["get_form"] = get_form
 
 
 def page_binder(page: str) -> Callable[[Callable[..., Response]], Callable[..., Response]]:

@@ -1,4 +1,4 @@
-// The App Launcher: the waffle's panel (search apps and items, the apps, View All) and the full App Launcher
+// The App Launcher: the waffle's panel (search apps and items, the apps with their own icons, View All) and the full App Launcher
 // modal that View All opens (All Apps, All Items). Escape or a click outside closes it (event `close`).
 import { LightningElement, api } from 'lwc';
 
@@ -40,7 +40,11 @@ export default class AppLauncher extends LightningElement {
     }
 
     get matchingApps() {
-        const apps = this.match(this.apps);
+        // each app with its own icon: its initials on its colour (SLDS's App Launcher tile), from the server
+        const apps = this.match(this.apps).map((app) => ({
+            ...app,
+            initialsClass: `slds-avatar__initials ${app.colour || 'slds-icon-custom-27'}`,
+        }));
         return this.showAll ? apps : apps.slice(0, SHOWN_APPS);
     }
 

@@ -8,7 +8,7 @@ export default class AppNav extends LightningElement {
     @api tabs = [];
     /** How many tabs the bar shows before "More". */
     @api shown = 10;
-    /** The App Launcher's apps [{label, url, description}] and items [{label, url}]. */
+    /** The App Launcher's apps [{label, url, description, initials, colour}] and items [{label, url}]. */
     @api apps = [];
     @api items = [];
 
