@@ -17,9 +17,11 @@ each xdist worker, reached over loopback through the vendor SDK).
    also an inner-run plugin (``-p model_bench --model-bench-split DIR``) that times the agent's parts in place,
    on the same steps: image scaling/encoding, the rest of the user turn, request building, the SDK call,
    response parsing, action parsing, trajectory recording; what is left is the episode loop itself (and how
-   many steps found their image in the style's cache). Then the image pipeline alone on a 1920x1080 screenshot
-   from the run: ``prepare_image`` as the style calls it (the OpenAI vendor: box filter, JPEG q85), a cache hit,
-   and its stages (decode, box resize, JPEG encode) beside the choices of before (bilinear, LANCZOS, PNG).
+   many steps found their image in the style's cache, and how many were scaled from the pixels the environment
+   kept, not decoded: the browser's set-of-marks). Then the image pipeline alone on a 1920x1080 screenshot
+   from the run: ``prepare_image`` decoding the PNG and on the environment's kept pixels (the OpenAI vendor:
+   box filter, JPEG q85), a cache hit, and its stages (decode, box resize, JPEG encode) beside the choices of
+   before (bilinear, LANCZOS, PNG).
 2. Throughput: a fixed list of short SCUBA tasks (``--agent gpt-5.5``) with a fake that thinks ``--delay`` seconds
    before each answer, at ``-n`` 1, 2, 4, 8 (each worker has its own Chromium, embedded org and fake). Tasks
    per minute over the run's wall time and over the span of the episodes (startup excluded), beside the ideal
@@ -291,8 +293,10 @@ def harness_figures(run: InnerRun, split_dir: Path) -> dict[str, Any]:
         figures["strict_ms"] = spread_ms([s.strict_s for s in warm])
         figures["split_ms"] = {k: spread_ms([s.parts()[k] for s in warm]) for k in SPLIT_PARTS}
         figures["image_cache_hits"] = int(sum(s.split.get("image_cache_hits", 0) for s in warm))
-        if all(key in s.split for s in warm for key in IMAGE_STAGES):
-            figures["image_ms"] = {k: spread_ms([s.split[k] for s in warm]) for k in IMAGE_STAGES}
+        figures["env_pixels"] = int(sum(s.split.get("env_pixels", 0) for s in warm))
+        if any(key in s.split for s in warm for key in IMAGE_STAGES):  # a tree that times them
+            # a stage a step did not run (a cache hit, the environment's pixels: no decode) took 0 ms
+            figures["image_ms"] = {k: spread_ms([s.split.get(k, 0.0) for s in warm]) for k in IMAGE_STAGES}
     return figures
 
 
@@ -333,6 +337,8 @@ def print_harness(style: str, f: dict[str, Any]) -> None:
                     print(f"      {text:<60}{v['median']:8.1f}{v['p90']:8.1f}{v['max']:8.1f}{v['mean']:8.1f}")
         print(f"  images taken from the style's cache (the screen unchanged): {f.get('image_cache_hits', 0)} "
               f"in {f['steps']} steps")
+        print(f"  images scaled from the environment's own pixels, not decoded (the browser's set-of-marks): "
+              f"{f.get('env_pixels', 0)} in {f['steps']} steps")
 
 
 # --- part 1b: the image pipeline on a real screenshot ---------------------------------------------------
@@ -386,9 +392,17 @@ def bench_image(png: bytes, style: str, rounds: int = 15) -> dict[str, Any]:
 
     sent = images.prepare_image(png, size=size, limits=limits)
     stages: dict[str, Callable[[], Any]] = {
-        "prepare_image (what the style calls, vendor openai)": lambda: images.prepare_image(png, size=size,
-                                                                                           limits=limits),
+        "prepare_image, decoding the PNG (vendor openai)": lambda: images.prepare_image(png, size=size,
+                                                                                       limits=limits),
     }
+    from pytest_cua import observations
+
+    keep = getattr(observations, "keep_decoded", None)  # absent from a tree of before the kept pixels
+    if keep is not None and hasattr(images, "_kept_pixels"):
+        kept = bytes(bytearray(png))  # its own bytes object: the pixels are kept for this one
+        keep(kept, image)
+        stages["prepare_image on pixels the environment kept (no decode)"] = \
+            lambda: images.prepare_image(kept, size=size, limits=limits)
     cache_type = getattr(images, "ImageCache", None)  # absent from a tree of before the cache
     if cache_type is not None:
         cache = cache_type()
@@ -592,6 +606,19 @@ def _counting_hits(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _counting_found(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+    """``fn`` adding to ``_STEP[key]`` the calls that found something (returned other than None)."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        found = fn(*args, **kwargs)
+        if found is not None:
+            _STEP[key] = _STEP.get(key, 0) + 1
+        return found
+
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(SPLIT_OPTION, default=None, metavar="DIR",
                      help="model_bench: time the model agent's parts per step into DIR/split-<pid>.jsonl")
@@ -611,6 +638,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, key in stages.items():  # its stages, where the tree has them (a tree of before has no _encoded)
         if hasattr(images, name):
             setattr(images, name, _timed(getattr(images, name), key))
+    if hasattr(images, "_kept_pixels"):  # absent from a tree of before the environment kept its pixels
+        images._kept_pixels = _counting_found(images._kept_pixels, "env_pixels")
     record = TrajectoryRecorder.record_step
 
     def record_step(self: TrajectoryRecorder, step: Any) -> None:

@@ -10,6 +10,7 @@ Kinds are joined with ``,`` or ``+`` (``som+screenshot+axtree``).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -80,3 +81,51 @@ class Observation:
         if self.extra:
             out["extra"] = self.extra
         return out
+
+
+# --- pixels an environment already decoded ----------------------------------------------------------------
+
+DECODED_KEPT = 2  # a step's set-of-marks and its plain screenshot
+
+
+class _DecodedImages:
+    """The decoded pixels of the last few images an environment made from pixels it had in hand (the browser's
+    set-of-marks: it decodes the screenshot to draw the marks), by the identity of their encoded bytes. A
+    consumer given the very same bytes object (a model style preparing the image it sends) takes the pixels
+    instead of decoding the bytes again; equal bytes in another object, a copy sent over a wire, or an older
+    image pushed out are decoded as before. Bounded (``DECODED_KEPT`` images, about 8 MB each at 1920x1080)
+    and per process; the pixels must not be changed by whoever takes them (Pillow images: resize, convert and
+    save make new ones)."""
+
+    def __init__(self, size: int = DECODED_KEPT) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._entries: list[tuple[bytes, Any]] = []  # the bytes are held, so their identity cannot be reused
+
+    def keep(self, data: bytes, image: Any) -> None:
+        with self._lock:
+            self._entries = [(data, image), *(e for e in self._entries if e[0] is not data)][: self.size]
+
+    def get(self, data: bytes) -> Any | None:
+        with self._lock:
+            for kept, image in self._entries:
+                if kept is data:
+                    return image
+        return None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries = []
+
+
+DECODED = _DecodedImages()
+
+
+def keep_decoded(data: bytes, image: Any) -> None:
+    """Remember that ``data`` (an encoded image an environment just made) shows the Pillow image ``image``."""
+    DECODED.keep(data, image)
+
+
+def decoded_pixels(data: bytes) -> Any | None:
+    """The pixels an environment kept for this very bytes object (``keep_decoded``), else None."""
+    return DECODED.get(data)

@@ -13,17 +13,27 @@ _MARK_COLORS = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (14
                 (240, 50, 230), (128, 128, 0), (0, 0, 128), (170, 110, 40))
 
 
-def draw_marks(png: bytes, elements: Mapping[str, Element], viewport: tuple[int, int] | None = None) -> bytes:
-    """The screenshot ``png`` with a box and a number label per element with a box on it (boxes in the image's
-    pixels; ``viewport`` is accepted for the browser's callers, the image's own size is what counts)."""
-    from PIL import Image, ImageDraw, ImageFont
+_FONT: list[Any] = []
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+
+def _font() -> Any:
+    from PIL import ImageFont
+
+    if not _FONT:
+        try:
+            _FONT.append(ImageFont.load_default(size=13))
+        except TypeError:  # Pillow < 10.1
+            _FONT.append(ImageFont.load_default())
+    return _FONT[0]
+
+
+def mark_image(image: Any, elements: Mapping[str, Element]) -> None:
+    """Draw a box and a number label per element with a box on it on the RGB Pillow ``image`` (in place; boxes in
+    the image's pixels)."""
+    from PIL import ImageDraw
+
     draw = ImageDraw.Draw(image)
-    try:
-        font: Any = ImageFont.load_default(size=13)
-    except TypeError:  # Pillow < 10.1
-        font = ImageFont.load_default()
+    font = _font()
     W, H = image.size
     for i, el in enumerate(elements.values()):
         if el.bbox is None:
@@ -38,6 +48,20 @@ def draw_marks(png: bytes, elements: Mapping[str, Element], viewport: tuple[int,
         lx, ly = max(0, x), max(0, y - 15) if y >= 15 else max(0, y)
         draw.rectangle((lx, ly, lx + tw + 4, ly + 15), fill=color)
         draw.text((lx + 2, ly + 1), label, fill=(255, 255, 255), font=font)
+
+
+def encode_png(image: Any) -> bytes:
+    """A marked image as the environments hand it over: PNG at zlib level 1."""
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=1)
     return out.getvalue()
+
+
+def draw_marks(png: bytes, elements: Mapping[str, Element], viewport: tuple[int, int] | None = None) -> bytes:
+    """The screenshot ``png`` with ``mark_image``'s boxes and labels (``viewport`` is accepted for the browser's
+    callers, the image's own size is what counts)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    mark_image(image, elements)
+    return encode_png(image)

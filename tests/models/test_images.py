@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from pytest_cua.agents.base import AgentContext
 from pytest_cua.agents.models.coords import fit_within, pixel_space, smart_resize
@@ -22,7 +22,7 @@ from pytest_cua.agents.models.images import (VENDOR_LIMITS, ImageCache, ImageErr
 from pytest_cua.agents.models.settings import ModelSettings
 from pytest_cua.agents.registry import AgentRegistry
 from pytest_cua.episode.trajectory import StepRecord, TrajectoryRecorder
-from pytest_cua.observations import Observation
+from pytest_cua.observations import DECODED, DECODED_KEPT, Observation, decoded_pixels, keep_decoded
 from pytest_cua.tasks.task import Task
 from pytest_cua.testing.fake_models import ANTHROPIC_MEDIA_TYPES, FakeCall, FakeReply, ScriptedPolicy
 
@@ -280,7 +280,9 @@ def test_without_a_vendor_a_scaled_screenshot_stays_lossless():
     image = prepare_image(noise_png(300, 200), size=(150, 100))
     assert image.media_type == "image/png"
     expected = Image.open(io.BytesIO(noise_png(300, 200))).resize((150, 100), Image.Resampling.BOX)
-    assert decoded(image).tobytes() == expected.tobytes()
+    # lossless: the scaled pixels themselves (2x: Image.reduce, within one level of the box filter's rounding)
+    assert max(high for _, high in ImageChops.difference(decoded(image), expected).getextrema()) <= 1
+    assert decoded(image).tobytes() == Image.open(io.BytesIO(noise_png(300, 200))).reduce(2).tobytes()
 
 
 def test_anthropic_media_types_are_the_pinned_sdk_schemas():
@@ -384,6 +386,108 @@ def test_marks_map_to_the_same_screen_pixels_as_before(vendor, size):
         # and the mark is where it is on the screen, within half an image pixel
         sx, sy = space.to_screen(*new_mark)
         assert abs(sx - (x + 0.5)) <= half_pixel and abs(sy - (y + 0.5)) <= half_pixel, (x, y, sx, sy)
+
+
+# --- the environment's own pixels: not decoded again, the same image sent --------------------------------
+
+def kept(data: bytes, image: Image.Image | None = None) -> bytes:
+    """A bytes object of its own equal to ``data``, whose pixels are kept as an environment keeps them."""
+    own = bytes(bytearray(data))
+    if image is None:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    keep_decoded(own, image)
+    return own
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_pixels():
+    DECODED.clear()
+    yield
+    DECODED.clear()
+
+
+@pytest.mark.parametrize("vendor,size", [
+    ("openai", (1280, 720)), ("openai", (1024, 576)), ("anthropic", (1280, 720)),
+    ("openai-compatible", smart_resize(1080, 1920)[::-1]), (None, (1280, 720)), ("anthropic", (1920, 1080))],
+    ids=["browser-1280", "openai-computer-1024", "claude-computer-1280", "vlm-smart-resize", "no-vendor",
+         "not-scaled"])
+def test_the_environments_pixels_give_the_image_decoding_gives(vendor, size, monkeypatch):
+    data = marked_screen()
+    limits_ = VENDOR_LIMITS[vendor] if vendor else None
+    decoded_once = prepare_image(data, size=size, limits=limits_)
+    own = kept(data)
+    from pytest_cua.agents.models import images
+
+    def no_decoding(_data: bytes) -> Image.Image:
+        raise AssertionError("decoded although the environment kept the pixels")
+
+    monkeypatch.setattr(images, "_decoded", no_decoding)
+    sent = prepare_image(own, size=size, limits=limits_)
+    assert sent == decoded_once  # byte for byte: the same coordinate space, the same pixels
+    assert pixel_space(SCREEN, (sent.width, sent.height)) == pixel_space(SCREEN, (decoded_once.width,
+                                                                                decoded_once.height))
+    if size == SCREEN:
+        assert sent.data is own  # an untouched screenshot still goes as it came
+
+
+def test_the_kept_pixels_are_neither_closed_nor_changed():
+    data = noise_png(400, 300)
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    before = image.tobytes()
+    own = kept(data, image)
+    first = prepare_image(own, size=(200, 150), limits=VENDOR_LIMITS["openai"])
+    again = prepare_image(own, size=(300, 225), limits=VENDOR_LIMITS["anthropic"])
+    assert image.tobytes() == before and decoded_pixels(own) is image
+    assert first == prepare_image(data, size=(200, 150), limits=VENDOR_LIMITS["openai"])
+    assert again == prepare_image(data, size=(300, 225), limits=VENDOR_LIMITS["anthropic"])
+
+
+def test_only_the_very_bytes_object_takes_the_kept_pixels():
+    data = noise_png(64, 48)
+    own = kept(data, Image.new("RGB", (64, 48), "red"))  # not its pixels: shows which path was taken
+    red = prepare_image(own, size=(32, 24))
+    assert decoded(red).getpixel((5, 5)) == (255, 0, 0)
+    assert prepare_image(data, size=(32, 24)) != red  # equal bytes in another object are decoded
+    keep_decoded(own, Image.new("RGB", (10, 10), "red"))  # pixels of another size are not these bytes'
+    assert prepare_image(own, size=(32, 24)) == prepare_image(data, size=(32, 24))
+
+
+def test_the_kept_pixels_are_few():
+    shots = [kept(noise_png(40, 30, seed=seed)) for seed in range(DECODED_KEPT + 1)]
+    assert decoded_pixels(shots[0]) is None  # the oldest was let go
+    assert all(decoded_pixels(shot) is not None for shot in shots[1:])
+
+
+# --- a whole-number scale factor: Image.reduce, the same area average ------------------------------------
+
+@pytest.mark.parametrize("factor,size", [(2, (1920, 1080)), (3, (1280, 720)), (2, (960, 540))])
+def test_a_whole_number_factor_maps_marks_as_the_box_filter(factor, size):
+    """A 2x or 3x screen (3840x2160 at 1280x720): ``reduce`` gives the box filter's image within one level,
+    so every mark is on the same image pixel and maps to the same screen pixel."""
+    screen = (size[0] * factor, size[1] * factor)
+    with Image.open(io.BytesIO(marked_screen())) as base:
+        big = base.resize(screen, Image.Resampling.NEAREST) if screen != SCREEN else base.copy()
+    buffer = io.BytesIO()
+    big.save(buffer, "PNG")
+    sent = prepare_image(buffer.getvalue(), size=size, limits=limits(encode_as="image/png"))
+    box = big.resize(size, Image.Resampling.BOX)
+    now = decoded(sent).convert("RGB")
+    assert now.size == box.size == size
+    assert max(high for _, high in ImageChops.difference(now, box).getextrema()) <= 1
+    space = pixel_space(screen, size)
+    for x, y in MARKS:
+        near = space.from_screen((x + 0.5) * screen[0] / SCREEN[0], (y + 0.5) * screen[1] / SCREEN[1])
+        new_mark, box_mark = mark_at(now, *near), mark_at(box, *near)
+        assert (int(new_mark[0]), int(new_mark[1])) == (int(box_mark[0]), int(box_mark[1])), (x, y)
+
+
+def test_a_palette_image_at_a_whole_number_factor_is_still_scaled():
+    image = Image.new("P", (400, 300))
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    assert (prepare_image(buffer.getvalue(), size=(200, 150)).width, 150) == (200, 150)
 
 
 # --- the cache of prepared images ------------------------------------------------------------------------

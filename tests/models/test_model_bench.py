@@ -90,8 +90,12 @@ def test_harness_figures_from_a_recorded_trajectory(tmp_path: Path) -> None:
     split.mkdir()
     parts = {"turn_for": 0.012, "prepare_image": 0.010, "request_build": 0.001, "model_call": 0.24, "parse": 0.002,
              "actions_for": 0.001, "agent_step": 0.26, "record": 0.004, "image_cache_hits": 1}
+    # the image's stages: step 1 decoded its screenshot, step 2 was scaled from the environment's pixels
+    stages = [{"image_decode": 0.004, "image_scale": 0.004, "image_encode": 0.001},
+              {"image_decode": 0.004, "image_scale": 0.004, "image_encode": 0.001},
+              {"image_scale": 0.004, "image_encode": 0.001, "env_pixels": 1}]
     (split / "split-1.jsonl").write_text("".join(
-        json.dumps({"task": "create_lead_1", "step": i, "recorded_at": t0 + i + 1.0, **parts}) + "\n"
+        json.dumps({"task": "create_lead_1", "step": i, "recorded_at": t0 + i + 1.0, **parts, **stages[i]}) + "\n"
         for i in range(3)), encoding="utf-8")
     run = bench.InnerRun(tmp_path, 4.0, 0, "3 passed", "load average 1", "load average 1", summary)
 
@@ -104,6 +108,9 @@ def test_harness_figures_from_a_recorded_trajectory(tmp_path: Path) -> None:
     assert figures["split_ms"]["prepare_image"]["median"] == pytest.approx(10.0)
     assert sum(v["mean"] for v in figures["split_ms"].values()) == pytest.approx(60.0, abs=0.01)
     assert figures["image_cache_hits"] == 2
+    assert figures["env_pixels"] == 1
+    assert figures["image_ms"]["image_decode"]["median"] == pytest.approx(2.0)  # a stage not run took 0 ms
+    assert figures["image_ms"]["image_scale"]["median"] == pytest.approx(4.0)
     bench.print_harness("browser", figures)
 
 
@@ -116,5 +123,6 @@ def test_the_image_microbenchmark_on_a_screenshot() -> None:
     figures = bench.bench_image(buffer.getvalue(), "computer", rounds=1)
     assert figures["size"] == (1024, 576) and figures["sent"] == "image/jpeg"
     assert "prepare_image, the same screenshot again (cache hit)" in figures["ms"]
+    assert "prepare_image on pixels the environment kept (no decode)" in figures["ms"]
     assert all(v["median"] >= 0 for v in figures["ms"].values())
     bench.print_image(Path("step_000.png"), figures)

@@ -17,7 +17,7 @@ from pytest_cua.envs.base import EnvironmentCrash
 from pytest_cua.envs.browser.contexts import BrowserContexts
 from pytest_cua.envs.browser.errors import short_error
 from pytest_cua.envs.browser.loading import wait_until_shown
-from pytest_cua.envs.browser.marks import draw_marks
+from pytest_cua.envs.browser.marks import draw_marks_kept
 from pytest_cua.envs.browser.outline import render_dom
 from pytest_cua.observations import Observation
 from pytest_cua.redaction import redact
@@ -77,7 +77,8 @@ class BrowserObservation(BrowserContexts):
                 obs.screenshot = png
             if "som" in kinds:
                 t0 = time.perf_counter()
-                obs.som = draw_marks(png, obs.elements, self.options.viewport)
+                # the pixels decoded to draw on stay with the bytes for the model agent (marks.draw_marks_kept)
+                obs.som = draw_marks_kept(png, obs.elements, keep_screenshot="screenshot" in kinds)
                 timings["som_ms"] = (time.perf_counter() - t0) * 1000
         try:
             title, dialogs = page.evaluate(PAGE_STATE)  # one round trip for the title and dialog messages
