@@ -1,20 +1,26 @@
-"""Per-task reset benchmark of the salesforce environment: the rollback the pool runs after every task.
+"""Per-task reset benchmark of the salesforce environment: the rollback the pool runs after every task, until the
+next task's landing page is ready for the agent.
 
-    python benchmarks/reset_bench.py [--runs 30] [--think 0.5] [--no-touch]
+    python benchmarks/reset_bench.py [--runs 30] [--think 0.5] [--no-touch] [--modes preboot,load] [--busy 2]
 
-Starts the embedded org and Chromium as the SCUBA suite does (``pytest_cua.envs.salesforce.PROVIDER.create``)
-and times ``runs`` rollbacks (``roll_back``: ``restore`` + ``residue``, what ``EnvironmentPool.release``
-measures as ``times.reset_s``), and apart from it the time until the landing page's DOM is ready (restore
-waits for the landing page's response only; the next task's first observation waits for the rest). Between rollbacks runs a small task: ``begin_task``, an observation, the
-agent's think time (``--think`` seconds, twice), a page visited and a cookie and localStorage item left behind
-(not with ``--no-touch``), another observation. Then it times the parts of one fresh context on their own:
-the new context and tab, the frontdoor login navigation, and opening the home page with the session already
-in the context. Figures are printed in ms (median / mean / max); nothing is asserted.
+Starts the embedded org and Chromium as the SCUBA suite does (``pytest_cua.envs.salesforce.PROVIDER.create``),
+one environment per mode, and times ``runs`` rollbacks of each, interleaved (``restore`` + ``residue``, what
+``EnvironmentPool.release`` measures as ``times.reset_s``) and, from the same start, the time until the landing
+page is ready: its ready signal (``<html data-one-ready>``, its components mounted) with nothing busy, where the
+agent's first observation can be taken. Modes: ``preboot`` (the default: the spare context boots the landing page
+while the task runs and the rollback hands it over after one in-place navigation) and ``load`` (the landing page
+loads after the rollback). Between rollbacks runs a small task: ``begin_task``, an observation, the agent's think
+time (``--think`` seconds, twice), a page visited and a cookie and localStorage item left behind (not with
+``--no-touch``), another observation. ``--busy N`` runs N busy-loop processes meanwhile (2: both cores busy). Then
+it times the parts of one fresh context on their own: the new context and tab, the frontdoor login navigation,
+and opening the home page with the session already in the context. Figures are printed in ms (median / p90 /
+max); nothing is asserted.
 """
-
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import os
 import statistics
 import sys
@@ -33,9 +39,10 @@ from pytest_cua.tasks.task import Task  # noqa: E402
 
 
 def _line(name: str, values: list[float]) -> str:
-    ms = [v * 1000 for v in values]
-    return (f"{name:<34} n={len(ms):<3} median {statistics.median(ms):7.1f}  mean {statistics.fmean(ms):7.1f}  "
-            f"max {max(ms):7.1f} ms")
+    ms = sorted(v * 1000 for v in values)
+    p90 = ms[min(len(ms) - 1, math.ceil(0.9 * len(ms)) - 1)]
+    return (f"{name:<36} n={len(ms):<3} median {statistics.median(ms):7.1f}  p90 {p90:7.1f}  "
+            f"max {ms[-1]:7.1f} ms")
 
 
 def _timed(fn: Callable[[], Any]) -> float:
@@ -60,40 +67,92 @@ def _task(env: Any, i: int, think_s: float, touch: bool) -> None:
     time.sleep(think_s)
 
 
+READY_JS = ("() => document.documentElement.dataset.oneReady === 'true' "
+            "&& !document.querySelector('main[aria-busy=\\'true\\']')")
+
+
+def _hog(stop: Any) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(10000))
+
+
+def _rollbacks(env: Any, snap: Any, i: int, args: argparse.Namespace, out: dict[str, list[float]]) -> None:
+    """One task, then one rollback timed: restore, residue, and until the landing page is ready."""
+    browser = env.browser
+    _task(env, i, args.think, args.touch)
+    t0 = time.perf_counter()
+    env.restore(snap)
+    t1 = time.perf_counter()
+    left = env.residue(snap)
+    t2 = time.perf_counter()
+    if left:
+        raise SystemExit(f"residue after rollback {i}: {left}")
+    # the page's ready signal (its components mounted, nothing busy): what the agent's first observation shows
+    browser.page.wait_for_function(READY_JS, polling=5)
+    t3 = time.perf_counter()
+    out["rollback"].append(t2 - t0)
+    out["restore"].append(t1 - t0)
+    out["ready"].append(t3 - t0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=30, help="rollbacks to time (default 30)")
+    parser.add_argument("--runs", type=int, default=30, help="rollbacks to time per mode (default 30)")
     parser.add_argument("--think", type=float, default=0.5, help="agent think time per step in s (default 0.5)")
     parser.add_argument("--no-touch", dest="touch", action="store_false",
                         help="leave no task state in the browser (no cookie, localStorage, other page)")
+    parser.add_argument("--modes", default="preboot,load",
+                        help="comma-separated, interleaved run by run: preboot (the spare boots the landing page, "
+                             "handed over in place: the default) and load (the landing page loads after the "
+                             "rollback)")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="busy-loop processes beside the benchmark (2: both cores busy)")
     args = parser.parse_args(argv)
-    reports = Path(tempfile.mkdtemp(prefix="reset-bench-"))
-    env = PROVIDER.create(EnvContext(worker_id="bench", run_id="resetbench", config=None, reports_dir=reports))
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - {"preboot", "load"}:
+        parser.error(f"--modes {args.modes!r}: expected preboot and/or load")
+    stop = multiprocessing.Event()
+    hogs = [multiprocessing.Process(target=_hog, args=(stop,), daemon=True) for _ in range(args.busy)]
+    for hog in hogs:
+        hog.start()
+    envs: dict[str, Any] = {}
     try:
-        browser = env.browser
-        assert browser is not None
-        snap = env.snapshot()
-        roll_back(env, snap)  # warm up (first context, first page load, TLS)
-        _task(env, -1, args.think, args.touch)
-        rollbacks: list[float] = []
-        restores: list[float] = []
-        ready: list[float] = []
+        for mode in modes:
+            reports = Path(tempfile.mkdtemp(prefix="reset-bench-"))
+            env = PROVIDER.create(EnvContext(worker_id=f"bench-{mode}", run_id="resetbench", config=None,
+                                             reports_dir=reports))
+            envs[mode] = env
+            if mode == "load":
+                env.browser.landing_refresh = None
+        snaps = {mode: env.snapshot() for mode, env in envs.items()}
+        figures: dict[str, dict[str, list[float]]] = {m: {"rollback": [], "restore": [], "ready": []} for m in modes}
+        for mode, env in envs.items():  # warm up (first context, first page load, TLS; the first spare)
+            roll_back(env, snaps[mode])
+            for i in range(2):
+                _task(env, -1 - i, 0, False)
+                roll_back(env, snaps[mode])
         for i in range(args.runs):
-            if i:
-                _task(env, i, args.think, args.touch)
-            t0 = time.perf_counter()
-            env.restore(snap)
-            t1 = time.perf_counter()
-            left = env.residue(snap)
-            t2 = time.perf_counter()
-            if left:
-                raise SystemExit(f"residue after rollback {i}: {left}")
-            rollbacks.append(t2 - t0)
-            restores.append(t1 - t0)
-            browser.page.wait_for_load_state("domcontentloaded")  # what the next task's first observation waits for
-            ready.append(time.perf_counter() - t0)
+            for mode in (modes if i % 2 == 0 else modes[::-1]):
+                _rollbacks(envs[mode], snaps[mode], i, args, figures[mode])
+        load = os.getloadavg()
+        first = next(iter(envs.values()))
+        print(f"reset benchmark: {args.runs} rollbacks per mode, think {args.think} s, touch={args.touch}, "
+              f"{args.busy} busy processes, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+              f"chromium {first.browser.browser.version}")
+        for mode, env in envs.items():
+            browser = env.browser
+            counters = {k: getattr(browser, k) for k in ("logins", "session_reuses", "spares_taken", "spares_booted")}
+            print(f"{mode}: " + ", ".join(f"{k} {v}" for k, v in counters.items()))
+            print(_line("  rollback (restore + residue)", figures[mode]["rollback"]))
+            print(_line("    restore", figures[mode]["restore"]))
+            print(_line("  rollback until the page is ready", figures[mode]["ready"]))
+        if set(modes) == {"preboot", "load"}:
+            ratio = statistics.median(figures["preboot"]["ready"]) / statistics.median(figures["load"]["ready"])
+            print(f"ready, preboot / load (medians): {ratio:.2f}")
 
         # the parts of one fresh context, on their own
+        env = first
+        browser = env.browser
         pw_browser = browser.browser
         home = env.credentials.instance_url + "/"
         state = browser.context.storage_state()
@@ -115,21 +174,17 @@ def main(argv: list[str] | None = None) -> int:
             loads.append(_timed(lambda: page.goto(home, wait_until="domcontentloaded")))
             ctx.close()
         browser.new_context()
-        load = os.getloadavg()
-        print(f"reset benchmark: {args.runs} rollbacks, think {args.think} s, touch={args.touch}, load average "
-              f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, chromium {pw_browser.version}")
-        counters = {k: getattr(browser, k) for k in ("logins", "session_reuses", "spares_taken") if hasattr(browser, k)}
-        if counters:
-            print("  " + ", ".join(f"{k} {v}" for k, v in counters.items()))
-        print(_line("rollback (restore + residue)", rollbacks))
-        print(_line("  restore", restores))
-        print(_line("rollback + landing page DOM ready", ready))
-        print(_line("new context + tab", contexts))
-        print(_line("frontdoor login + home (dcl)", logins))
-        print(_line("home with session (dcl)", loads))
-        print(_line("context close", closes))
+        print("the parts of a fresh context:")
+        print(_line("  new context + tab", contexts))
+        print(_line("  frontdoor login + home (dcl)", logins))
+        print(_line("  home with session (dcl)", loads))
+        print(_line("  context close", closes))
     finally:
-        env.close()
+        stop.set()
+        for env in envs.values():
+            env.close()
+        for hog in hogs:
+            hog.join(timeout=5)
     return 0
 
 

@@ -312,6 +312,15 @@ def sweep_stale_org_dirs(tmp: str | Path | None = None) -> list[Path]:
     return removed
 
 
+#: how a booted page of the embedded org's Lightning shell shows a URL afresh in place (its router's navigate,
+#: without a history entry; a promise of true once the page is shown, of false, the page left as it was, when the
+#: answer was not one of the shell's pages, e.g. the login page; focus as on a page the browser loads); the environment's spare boots the landing page while a task runs and the rollback hands it over
+#: with this (``BrowserEnvironment(landing_refresh=...)``). Not on an org reached over Salesforce's APIs, whose
+#: pages are Salesforce's own.
+LIGHTNING_REFRESH = ("url => typeof window.oneNavigate === 'function' "
+                     "? window.oneNavigate(url, {push: false, focus: false, fallback: false}) : false")
+
+
 class SalesforceProvider(EnvironmentProvider):
     """The ``salesforce`` provider: an embedded org and a browser logged in to it, per xdist worker."""
 
@@ -383,10 +392,11 @@ class SalesforceProvider(EnvironmentProvider):
         try:
             options = BrowserOptions.from_context(ctx)
             env = SalesforceEnvironment(server, None, worker_id=ctx.worker_id)
+            ours = isinstance(server, (OrgServer, ServedOrg))  # the embedded org's pages, here or served elsewhere
             browser = BrowserEnvironment(options, login_url=env.frontdoor_url, home_url=env.credentials.instance_url,
                                          login_page=env.is_login_page, ignore_https_errors=True,
                                          artifacts_dir=ctx.artifacts_dir, worker_id=ctx.worker_id,
-                                         run_id=ctx.run_id)
+                                         run_id=ctx.run_id, landing_refresh=LIGHTNING_REFRESH if ours else None)
             env.browser = browser.start()
             return env
         except BaseException:

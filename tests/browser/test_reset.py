@@ -46,6 +46,10 @@ def _spare_ready(env, within_s: float = 30.0) -> None:
         browser.page.wait_for_timeout(50)
     assert browser._spare is not None and browser._spare.state == "ready", \
         f"no spare ready after {within_s:g} s: {getattr(browser._spare, 'state', None)}"
+    spare = browser._spare
+    if spare.booted and spare.page is not None:  # its landing page is on its way: let it load
+        spare.page.wait_for_url(lambda u: u != "about:blank", wait_until="domcontentloaded")
+        spare.page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
 
 
 def test_a_fresh_context_after_restore_keeps_only_the_login_session(env):
@@ -152,4 +156,69 @@ def test_the_warm_up_page_of_a_spare_leaves_no_history(env):
     assert env.browser.page.evaluate("history.length") == 2  # as without a spare: the blank page, the landing
     env.act(Back())
     assert env.browser.page.url == "about:blank"
+    roll_back(env, snap)
+
+
+def _accounts_shown(page) -> str:
+    return page.locator("main li", has_text="Accounts").first.inner_text()
+
+
+def test_the_spare_boots_the_landing_page_and_the_rollback_shows_it_as_the_org_is_after_it(env):
+    """The spare boots the landing page while the task runs; the rollback hands it over after one in-place
+    navigation, which shows the org as the rollback left it (not as it was when the spare booted), with the history,
+    focus and ready signal of a page loaded afresh."""
+    snap = env.snapshot()
+    browser = env.browser
+    roll_back(env, snap)
+    _task(env, "boot-0")
+    roll_back(env, snap)
+    before = _accounts_shown(browser.page)
+    _task(env, "boot-1")
+    _spare_ready(env)
+    made = browser._spare
+    assert made is not None and made.booted and made.page is not None
+    # the task changes what the landing page shows, and the spare's page shows the change (booted again after it)
+    env.store.create("Account", {"Name": "Made during the task"})  # (the module's API session may have expired)
+    made.page.reload(wait_until="domcontentloaded")
+    made.page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
+    assert _accounts_shown(made.page) != before
+    made.page.evaluate("() => document.getElementById('main').insertAdjacentHTML('beforeend', '<p id=stale>x</p>')")
+    booted, taken = browser.spares_booted, browser.spares_taken
+    roll_back(env, snap)
+    assert (browser.spares_taken, browser.spares_booted) == (taken + 1, booted + 1)
+    page = browser.page
+    assert page is made.page
+    assert page.evaluate("document.documentElement.dataset.oneReady") == "true"
+    assert page.evaluate("!!document.getElementById('stale')") is False
+    assert _accounts_shown(page) == before
+    assert page.evaluate("[history.length, document.activeElement === document.body]") == [2, True]
+    env.begin_task(Task(id="boot-2", suite="crm", instruction="x"))
+    obs = env.observe(frozenset({"axtree"}))
+    assert "Made during the task" not in (obs.axtree or "")
+    roll_back(env, snap)
+
+
+def test_a_booted_page_that_cannot_refresh_in_place_is_loaded_afresh(env):
+    snap = env.snapshot()
+    browser = env.browser
+    roll_back(env, snap)
+    _task(env, "noboot-0")
+    roll_back(env, snap)
+    refresh = browser.landing_refresh
+    browser.landing_refresh = "url => Promise.resolve(false)"
+    try:
+        _task(env, "noboot-1")
+        _spare_ready(env)
+        assert browser._spare is not None and browser._spare.booted
+        browser._spare.page.evaluate(
+            "() => document.getElementById('main').insertAdjacentHTML('beforeend', '<p id=stale>x</p>')")
+        booted, taken = browser.spares_booted, browser.spares_taken
+        roll_back(env, snap)
+        assert (browser.spares_taken, browser.spares_booted) == (taken + 1, booted)
+        page = browser.page
+        page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
+        assert page.evaluate("!!document.getElementById('stale')") is False
+        assert page.evaluate("history.length") == 2
+    finally:
+        browser.landing_refresh = refresh
     roll_back(env, snap)

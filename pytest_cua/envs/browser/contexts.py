@@ -6,7 +6,9 @@ is fresh.
 that instead of ``start_url``; when the login set a cookie its storage state is kept (``login.KeptLogin``) and
 later contexts start from it at the page the login landed on, without the login hop; ``login_page`` (a callable
 telling a login page's URL) tells when the kept session stopped working, and the context logs in again. The next
-task's context is made in the background while a task runs when possible (``spare``). Tabs a page opens are
+task's context is made in the background while a task runs when possible (``spare``); given ``landing_refresh`` (how
+a booted landing page is brought up to date in place), the spare boots the landing page itself while the task runs,
+and the rollback hands it over after one in-place navigation instead of loading it afresh. Tabs a page opens are
 watched and become the active tab; ``alert``/``confirm``/``prompt`` are answered in the page and their messages
 kept for the next observation. ``residue`` proves that only the fresh tab and the login's cookies and storage
 are there.
@@ -14,6 +16,7 @@ are there.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
@@ -42,6 +45,11 @@ DIALOG_SCRIPT = """(() => {
 })();"""
 STORAGE_THEN_OPEN = """url => { const keys = [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)];
   location.replace(url); return keys; }"""
+STORAGE_KEYS = """() => { try { return [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)]; }
+  catch (e) { return [location.origin, [], []]; } }"""
+REPLACE = "url => location.replace(url)"
+CUE = "pytest-cua: the next task's context is made now"
+"""The console message that starts making the spare from a tab that loaded before its listeners were there."""
 LANDING_WAIT: Literal["commit"] = "commit"
 """How long opening the landing page with a kept session waits: until the response is committed; the page
 renders while the next task starts (the first observation waits for the DOM)."""
@@ -54,8 +62,12 @@ class BrowserContexts(BrowserConnection):
                  login_url: Callable[[], str] | None = None, home_url: str | None = None,
                  login_page: Callable[[str], bool] | None = None,
                  ignore_https_errors: bool = False, artifacts_dir: Path | None = None,
-                 worker_id: str = "master") -> None:
+                 worker_id: str = "master", landing_refresh: str | None = None) -> None:
         super().__init__(options, worker_id=worker_id)
+        #: a JavaScript function ``url => Promise<boolean> | false`` that has a booted page show ``url`` afresh in
+        #: place (true: shown; false, or a promise of false: it could not and left the page as it was, which is then
+        #: loaded the ordinary way); with it the spare boots the landing page while a task runs (``spare``)
+        self.landing_refresh = landing_refresh
         self.start_url = start_url or self.options.start_url
         self.login_url = login_url
         self.login_page = login_page
@@ -82,6 +94,8 @@ class BrowserContexts(BrowserConnection):
         self.logins = 0  # logins by ``login_url`` whose session was kept
         self.session_reuses = 0  # fresh contexts opened with the kept session
         self.spares_taken = 0  # fresh contexts made in the background
+        self.spares_booted = 0  # of them, handed over with the landing page booted and shown afresh in place
+        self._taken_booted = False  # the spare just taken has the landing page booted
 
     # --- BrowserConnection -----------------------------------------------------------------------------------
 
@@ -181,13 +195,18 @@ class BrowserContexts(BrowserConnection):
         self._fresh_storage = None
         spare_ctx = None if self._cdp_endpoint else self._take_spare(state)
         landing_started = False
+        refreshing = False
         if spare_ctx is not None and state is not None and url is None and self._login.landing:
-            try:  # its storage, read on the warm-up page; then the landing page loads while the old contexts close
-                origin, local, session = spare_ctx.pages[0].evaluate(STORAGE_THEN_OPEN, self._login.landing)
-                self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
-                landing_started = True
-            except Exception:  # noqa: BLE001 - opened the ordinary way below (storage: read on the landing page)
-                pass
+            landing = self._login.landing
+            if self._taken_booted:  # its storage, read on the booted landing page; then shown afresh in place
+                refreshing = self._start_refresh(spare_ctx.pages[0], landing)
+            if not refreshing:
+                try:  # its storage, read on the warm-up page; then the landing page loads while the old contexts close
+                    origin, local, session = spare_ctx.pages[0].evaluate(STORAGE_THEN_OPEN, landing)
+                    self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+                    landing_started = True
+                except Exception:  # noqa: BLE001 - opened the ordinary way below (storage: read on the landing page)
+                    pass
         self.close_contexts(keep=spare_ctx)
         w, h = self.options.viewport
         if self.options.video and not self._cdp_endpoint and find_ffmpeg() is None:
@@ -218,7 +237,9 @@ class BrowserContexts(BrowserConnection):
         if state is not None:
             target = url or self._login.landing
             assert target is not None
-            if landing_started:
+            if refreshing:
+                self._end_refresh(page, target)
+            elif landing_started:
                 self._wait_landing(page)
             else:
                 self._open(page, target, LANDING_WAIT if url is None else "domcontentloaded")
@@ -240,6 +261,46 @@ class BrowserContexts(BrowserConnection):
         self._pristine = True
         self._ensure_screencasts()
         return ctx
+
+    def _start_refresh(self, page: "Page", landing: str) -> bool:
+        """Hand over the spare's booted landing page: read its storage (what the boot stored is checked as any
+        stray item is), then start ``landing_refresh`` (the page fetches the landing page as the rollback left
+        the org, while the old contexts close). False: not on the landing page (the session ended meanwhile),
+        or the page cannot refresh in place: the landing page is loaded the ordinary way."""
+        assert self.landing_refresh is not None
+        try:
+            if page.url == "about:blank":  # still on its way: less is left of it than of a new load
+                page.wait_for_url(lambda u: u != "about:blank", wait_until="domcontentloaded")
+            else:
+                page.wait_for_load_state("domcontentloaded")
+            if not same_page(page.url, landing):
+                return False
+            origin, local, session = page.evaluate(STORAGE_KEYS)
+            started = page.evaluate(
+                "url => { const shown = (" + self.landing_refresh + ")(url); if (!shown) return false; "
+                "window.__cuaRefresh = Promise.resolve(shown); return true; }", landing)
+        except Exception:  # noqa: BLE001 - the ordinary way
+            return False
+        if started:
+            self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+        return bool(started)
+
+    def _end_refresh(self, page: "Page", landing: str) -> None:
+        """Wait for the in-place refresh to show the page; one that could not (the answer was not a page it shows
+        in place, e.g. the login page of a session that ended) is replaced by the landing page loaded the ordinary
+        way (then checked for a login page as any landing page is)."""
+        try:
+            shown = page.evaluate("() => window.__cuaRefresh.finally(() => { delete window.__cuaRefresh; })")
+        except Exception:  # noqa: BLE001 - the page navigated away meanwhile
+            shown = False
+        if shown is True:
+            self.spares_booted += 1
+            return
+        try:
+            with page.expect_navigation(wait_until=LANDING_WAIT):
+                page.evaluate(REPLACE, landing)
+        except Exception as exc:  # noqa: BLE001
+            raise ProvisioningError(f"browser could not open the start page: {short_error(exc)}") from exc
 
     def _wait_landing(self, page: "Page") -> None:
         try:
@@ -347,7 +408,8 @@ class BrowserContexts(BrowserConnection):
 
     def _plan_spare(self, page: "Page") -> None:
         """Have the next task's context made while this one runs: ``SpareContext.build`` listens for the
-        fresh tab's ``domcontentloaded`` and ``load`` (whichever comes first; headless, not --keep-env)."""
+        fresh tab's ``domcontentloaded`` and ``load`` (whichever comes first; a tab loaded already, such as a booted
+        landing page handed over, sends a console message for it; headless, not --keep-env)."""
         spare = self._spare
         if spare is not None and spare.state != "wanted":
             return
@@ -359,20 +421,23 @@ class BrowserContexts(BrowserConnection):
             return
         state = self._session_state()
         warm = warm_url_for(self._login.landing if state is not None else self.start_url)
+        preboot = self._login.landing if state is not None and self.landing_refresh else None
         spare = SpareContext(self._browser, self._context_options(state), self._spare_tag(state),
-                             init_script=DIALOG_SCRIPT, warm_url=warm)
+                             init_script=DIALOG_SCRIPT, warm_url=warm, preboot_url=preboot)
         self._spare = spare
         page.once("domcontentloaded", spare.build)
         page.once("load", spare.build)
-        try:  # the listeners are there now; the tab may have loaded before them (a busy machine)
-            loaded = page.evaluate("document.readyState") == "complete"
+        page.once("console", spare.build)
+        try:  # the listeners are there now; the tab may have loaded before them (a busy machine, or a booted
+            # landing page handed over): no load event will come, a console message from the page starts it then,
+            # in the background as the load events do
+            page.evaluate(f"() => {{ if (document.readyState === 'complete') setTimeout(() => console.debug({json.dumps(CUE)})); }}")
         except Exception:  # noqa: BLE001 - a tab that went away: no spare, the ordinary way at restore
-            loaded = False
-        if loaded and spare.state == "wanted":
-            spare.build()  # no event will come: made now, taken at the next restore
+            pass
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare
+        self._taken_booted = False
         if spare is not None and spare.state == "building":
             # what is left of it is less than a new context; and a spare discarded while it is being made would
             # close only when its build ends, after the residue check has counted its context as a stray one
@@ -391,6 +456,7 @@ class BrowserContexts(BrowserConnection):
         ctx = spare.take()
         if ctx is not None:
             self.spares_taken += 1
+            self._taken_booted = spare.booted
         else:
             spare.discard()
         return ctx

@@ -24,6 +24,7 @@ from pytest_cua.actions import Action, ActionResult
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, Snapshot
 from pytest_cua.envs.browser import actions as handlers
 from pytest_cua.envs.browser.actions import ALLOWED_URL_SCHEMES
+from pytest_cua.envs.browser.contexts import STORAGE_KEYS
 from pytest_cua.envs.browser.errors import ActionFailed, short_error
 from pytest_cua.envs.browser.observation import BrowserObservation
 from pytest_cua.envs.browser.options import BrowserOptions
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
     from pytest_cua.tasks.task import Task
 
 
-STORAGE_KEYS = """() => { try { return [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)]; }
-  catch (e) { return [location.origin, [], []]; } }"""
-
-
 class BrowserEnvironment(BrowserObservation):
     """A Chromium browser for computer-use tasks; see the module docstring."""
 
@@ -50,10 +47,10 @@ class BrowserEnvironment(BrowserObservation):
                  login_url: Callable[[], str] | None = None, home_url: str | None = None,
                  login_page: Callable[[str], bool] | None = None,
                  ignore_https_errors: bool = False, artifacts_dir: Path | None = None,
-                 worker_id: str = "master", run_id: str = "run") -> None:
+                 worker_id: str = "master", run_id: str = "run", landing_refresh: str | None = None) -> None:
         super().__init__(options, start_url=start_url, login_url=login_url, home_url=home_url,
                          login_page=login_page, ignore_https_errors=ignore_https_errors,
-                         artifacts_dir=artifacts_dir, worker_id=worker_id)
+                         artifacts_dir=artifacts_dir, worker_id=worker_id, landing_refresh=landing_refresh)
         self.run_id = run_id
 
     # --- Environment: tasks and rollback ---------------------------------------------------------------------

@@ -11,6 +11,12 @@ The spare is a fresh context with the options (and login storage state) it was a
 opens ``warm_url`` (a page of the landing page's origin answered by a route, never by the server: no request
 leaves the browser) so that its renderer is ready (the environment reads the tab's storage there at restore, in
 the same call that opens the landing page). Nothing of the running task reaches it: it is another context.
+
+With ``preboot_url`` (the landing page, when the environment knows how to bring a booted page up to date in
+place: ``BrowserEnvironment(landing_refresh=...)``) the tab opens the landing page itself instead of the warm-up
+page and boots it while the task runs; at restore the environment reads its storage there (whatever the boot
+stored is checked as any stray item is) and has the page show the org as the rollback left it with one in-place
+navigation, instead of loading and booting the page after the rollback.
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ class SpareContext:
     """A context with one tab, made by ``build`` (an event listener); ``tag`` says what it was made for."""
 
     def __init__(self, browser: "Browser", options: dict[str, Any], tag: Hashable, *, init_script: str,
-                 warm_url: str | None) -> None:
+                 warm_url: str | None, preboot_url: str | None = None) -> None:
         self._browser = browser
         self._options = options
         self._init_script = init_script
         self.warm_url = warm_url
+        self.preboot_url = preboot_url if warm_url else None
+        self.booted = False  # the tab opened ``preboot_url`` (else the warm-up page)
         self.tag = tag
         self.state = "wanted"  # -> building -> ready | failed
         self.context: BrowserContext | None = None
@@ -53,7 +61,12 @@ class SpareContext:
             self.context = context
             context.add_init_script(self._init_script)  # before the tab: no round trip to a page
             page = context.new_page()
-            if self.warm_url:
+            if self.preboot_url:
+                # the landing page itself, booting in the tab's renderer while the task goes on (no wait: each
+                # wait here is a turn of the task's own calls); its storage is read there at restore
+                page.evaluate("url => location.assign(url)", self.preboot_url)
+                self.booted = True
+            elif self.warm_url:
                 page.route(self.warm_url, _answer_warm)
                 page.goto(self.warm_url, wait_until="domcontentloaded")
                 page.unroute(self.warm_url)

@@ -26,9 +26,10 @@ function here(url) {
     return url.pathname + url.search;
 }
 
-/** A URL this shell shows itself: same origin, under /lightning/. */
+/** A URL this shell shows itself: same origin, under /lightning/, or the root (the org's Home, where a login lands,
+ * the same page as /lightning/page/home). */
 function ours(url) {
-    return url.origin === window.location.origin && url.pathname.startsWith(LIGHTNING);
+    return url.origin === window.location.origin && (url.pathname.startsWith(LIGHTNING) || url.pathname === '/');
 }
 
 function scriptsOf(doc) {
@@ -87,7 +88,7 @@ function focusPage(main) {
 
 /** Put the fetched page `doc` (answered for `url`) in place of the current one; false when it is not a page of
  * this shell (the caller then loads it the ordinary way). */
-async function show(doc, url, push) {
+async function show(doc, url, push, focus) {
     const main = doc.getElementById('main');
     const places = SHELL.map((tag) => doc.querySelector(`[data-one="${tag}"]`));
     const shell = SHELL.map((tag) => mounted(tag));
@@ -112,11 +113,18 @@ async function show(doc, url, push) {
         }
     }
     mountAll();
-    focusPage(fresh);
+    if (focus) focusPage(fresh);
+    else {
+        // as a page the browser loads: focus on the page's autofocus control if it has one, else on nothing
+        const auto = fresh.querySelector('[autofocus]');
+        if (auto) auto.focus({ preventScroll: true });
+    }
     return true;
 }
 
-async function go(request, push) {
+/** Fetch and show the page of `request`; resolves true once it is shown in place, false when it was left to the
+ * browser's own navigation (or another navigation took over). */
+async function go(request, push, focus = true, fallback = true) {
     if (current) current.abort();
     const control = new AbortController();
     current = control;
@@ -127,36 +135,40 @@ async function go(request, push) {
         response = await fetch(request.url, { ...request.init, signal: control.signal, credentials: 'same-origin' });
         text = await response.text();
     } catch (error) {
-        if (control.signal.aborted) return;
+        if (control.signal.aborted) return false;
         // the server could not be reached: the browser's own navigation shows what it shows
-        leave(request.url);
-        return;
+        if (fallback) leave(request.url);
+        return false;
     }
-    if (control.signal.aborted) return;
+    if (control.signal.aborted) return false;
     const url = new URL(response.url || request.url);
     const html = (response.headers.get('content-type') || '').startsWith('text/html');
     let done = false;
     if (html && ours(url)) {
-        done = await show(new DOMParser().parseFromString(text, 'text/html'), url.href, push);
+        done = await show(new DOMParser().parseFromString(text, 'text/html'), url.href, push, focus);
     }
-    if (control.signal.aborted) return;
+    if (control.signal.aborted) return false;
     current = null;
     if (!done) {
-        leave(url.href);
-        return;
+        if (fallback) leave(url.href);
+        return false;
     }
     busy(false);
     markReady();
+    return true;
 }
 
-/** Show the Lightning page at `url` (a string), fetched; another page is loaded the ordinary way. */
-export function navigate(url, { push = true } = {}) {
+/** Show the Lightning page at `url` (a string), fetched; another page is loaded the ordinary way. Resolves true
+ * once the page is shown in place (`push: false`: in place of the current history entry; `focus: false`: focus
+ * where a page the browser loads has it, not on the new page's content), else false (`fallback: false`: the
+ * page stays as it is instead of being left to the browser's own navigation). */
+export function navigate(url, { push = true, focus = true, fallback = true } = {}) {
     const target = new URL(url, window.location.href);
     if (!installed || !ours(target)) {
-        leave(target.href);
-        return;
+        if (fallback) leave(target.href);
+        return Promise.resolve(false);
     }
-    go({ url: target.href, init: { method: 'GET' } }, push);
+    return go({ url: target.href, init: { method: 'GET' } }, push, focus, fallback);
 }
 
 /** POST `body` (URLSearchParams) to `url` and show the page the server answers with. */
