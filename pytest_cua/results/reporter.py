@@ -155,8 +155,10 @@ class SessionReporter:
             return None
         finally:
             self._same_exit_as_serial(session)
-            if interrupted(self.config) is not None and getattr(self.config.option, "numprocesses", None):
-                # xdist stopped its workers after the interrupt, a busy one before its environments were gone
+            if interrupted(self.config) is not None:
+                # xdist stopped its workers after the interrupt, a busy one before its environments were gone; in
+                # one process, the interrupt may have come while a container was being made (the daemon makes it
+                # all the same, and no environment holds it yet): after the teardown, nothing of the run is left
                 self.sweep_lines.extend(reruns.sweep_worker(self.config, None))
             self._finish(session)
 
