@@ -446,10 +446,12 @@ def inner_run(name: str, tmp_path: Path, *args: str) -> Run:
                "--scuba-requests", str(tmp_path / "requests.jsonl"), fake="openai-computer")
 
 
-#: the agents CI runs end to end on a SCUBA task: one per vendor protocol (Responses, Messages, OpenAI-compatible
-#: chat); OpenCUA-7B and S2.5 (read by their own parsing in the quick tests; S2.5's planner and grounding as Agent-S's,
-#: which CI runs on the desktop) are part of the full run (tests/tiers.py)
-CI_SCUBA_E2E = ("OpenAI-CUA", "Claude-CUA", "UI-TARS-1.5")
+#: the agents CI runs end to end on a SCUBA task: OpenAI's Responses protocol and the OpenAI-compatible chat of the
+#: local models; Claude-CUA (its requests read by the quick test_claude_cua_sends_its_own_request..., the Messages
+#: protocol end to end by our own Claude agents in test_e2e), OpenCUA-7B and S2.5 (read by their own parsing in the
+#: quick tests; S2.5's planner and grounding as Agent-S's, which CI runs on the desktop) are part of the full run
+#: (tests/tiers.py): each such run is a minute of CI on two cores
+CI_SCUBA_E2E = ("OpenAI-CUA", "UI-TARS-1.5")
 
 
 @pytest.mark.slow
