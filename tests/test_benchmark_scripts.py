@@ -32,7 +32,7 @@ class Smoke:
 SMOKE = {
     "gate_noise.py": Smoke(("--tasks", "30", "--pairs", "5", "--trials", "1", "--drops", "0.0", "0.1",
                             "--resamples", "100"), "paired gate fails"),
-    "reset_bench.py": Smoke(("--runs", "2", "--think", "0"), "ready, preboot / load (medians)", (pytest.mark.browser,)),
+    "reset_bench.py": Smoke(("--runs", "1", "--think", "0", "--modes", "preboot"), "rollback until the page is ready", (pytest.mark.browser,)),
     "desktop_axtree.py": Smoke(("--rounds", "1", "--rows", "20", "--cols", "3"), "som (observe som: walk+shot+marks)",
                                (pytest.mark.docker,)),
 }

@@ -37,8 +37,9 @@ BROWSER_TASKS = ["create_lead_1", "convert_lead_1", "freeze_user_1", "create_owd
 # tasks for the pixel styles: clicks and typing, and a case edited through Lightning comboboxes (Status) with a
 # Save below the fold (the fake computer policy opens the combobox, clicks the option on the next screenshot,
 # and scrolls to controls outside the screenshot)
-COMPUTER_TASKS = ["freeze_user_1", "create_validation_rule_1", "escalate_case_change_owner_1",
-                  *(["deactivate_user_1", "assign_permission_set_to_user_1"] if full() else [])]  # tests/tiers.py
+COMPUTER_TASKS = ["freeze_user_1", "escalate_case_change_owner_1",
+                  *(["create_validation_rule_1", "deactivate_user_1", "assign_permission_set_to_user_1"] if full()
+                    else [])]  # tests/tiers.py
 PROSOFT_TASKS = ["calc-set-cell", *(["calc-sum-q1"] if full() else [])]
 
 
@@ -189,7 +190,7 @@ def test_computer_use_passes_tasks_through_pixel_coordinates(agent: str, fake: s
         run = _computer_run(tmp_path, agent, fake)
         assert run.passed() == sorted(COMPUTER_TASKS), run.explain()
     assert run.tasks["freeze_user_1"]["agent"]["style"] == "computer"
-    folder = Path(run.tasks["create_validation_rule_1"]["trajectory"]).parent
+    folder = Path(run.tasks["freeze_user_1"]["trajectory"]).parent
     steps = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
     clicks = [a for s in steps for a in s["actions"] if a["type"] == "click"]
     assert clicks and all(isinstance(a["target"], dict) for a in clicks)  # points, not element ids

@@ -46,9 +46,9 @@ def _first_per_template() -> list[str]:
 
 
 RELEASE = _first_per_template()
-#: the release templates the two-org oracle run passes: every 6th of the 60 (admin, sales and service alike);
+#: the release templates the two-org oracle run passes: every 12th of the 60 (admin, sales and service alike);
 #: PYTEST_CUA_API_ORG_TASKS=all or a full run (tests/tiers.py) runs the first task of all 60
-TEMPLATE_TASKS = RELEASE if full_or("PYTEST_CUA_API_ORG_TASKS") else RELEASE[::6]
+TEMPLATE_TASKS = RELEASE if full_or("PYTEST_CUA_API_ORG_TASKS") else RELEASE[::12]
 #: the release templates the fault tests of a full run take (each fault re-provisions the org): a spread of
 #: record, metadata and question templates; PYTEST_CUA_API_ORG_FAULT_TASKS=all: the first task of all 60
 SAMPLE = ["admin_001_001", "admin_007_001", "admin_018_001", "sales_001_001", "sales_010_001", "service_004_001"]
