@@ -78,33 +78,37 @@ def runnable(tasks: list[Any]) -> list[Any]:
 
 # --- the suite's own tasks --------------------------------------------------------------------------------
 
-def own_sample(per_template: int, also: frozenset[str] = frozenset()) -> list[Any]:
-    """The own tasks an inner run takes in CI: the first ``per_template`` of each template (by id) and the tasks
-    named in ``also``; ``PYTEST_CUA_SCUBA_OWN=all`` or a full run (tests/tiers.py) takes every own task (the noop and oracle runs then take
-    about 2 minutes more each on two cores)."""
+def own_sample(per_template: int, also: frozenset[str] = frozenset(), half: int | None = None) -> list[Any]:
+    """The own tasks an inner run takes in CI: the first ``per_template`` of each template (by id; with ``half``,
+    of every other template by name from that one, 0 or 1) and the tasks named in ``also``;
+    ``PYTEST_CUA_SCUBA_OWN=all`` or a full run (tests/tiers.py) takes every own task (the noop and oracle runs
+    then take about 2 minutes more each on two cores)."""
     tasks = sorted(runnable(own_tasks()), key=lambda t: t.id)
     if full_or("PYTEST_CUA_SCUBA_OWN"):
         return tasks
+    templates = sorted({task.template or task.id for task in tasks})
+    wanted = set(templates if half is None else templates[half::2])
     taken: dict[str, int] = {}
     chosen = []
     for task in tasks:
         key = task.template or task.id
-        if taken.get(key, 0) < per_template or task.id in also:
+        if (key in wanted and taken.get(key, 0) < per_template) or task.id in also:
             chosen.append(task)
             taken[key] = taken.get(key, 0) + 1
     return chosen
 
 
 def noop_sample() -> list[Any]:
-    """The noop run's tasks: the first of each template (a template's evaluator is what could accept the seeded
-    org)."""
-    return own_sample(1)
+    """The noop run's tasks: the first of every other template (a template's evaluator is what could accept the
+    seeded org); the oracle run takes the other templates, so that CI runs each template's evaluator on one end
+    state or the other, and a full run on both."""
+    return own_sample(1, half=0)
 
 
 def oracle_sample() -> list[Any]:
-    """The oracle run's tasks: the first of each template and every task whose exact score is below 1 (the
-    template's other tasks differ in values only; ``PYTEST_CUA_SCUBA_OWN=all`` runs every one)."""
-    return own_sample(1, frozenset(EXACT_BELOW_ONE))
+    """The oracle run's tasks: the first of the templates the noop run leaves out and every task whose exact score
+    is below 1 (the template's other tasks differ in values only; ``PYTEST_CUA_SCUBA_OWN=all`` runs every one)."""
+    return own_sample(1, frozenset(EXACT_BELOW_ONE), half=1)
 
 
 def _run_of(sample: list[Any], agent: str, reports: Path) -> Run:
