@@ -36,7 +36,7 @@ def _task(env, name: str) -> None:
     env.observe(frozenset({"axtree"}))  # the task's first observation: the next context is made meanwhile
 
 
-def _spare_ready(env, within_s: float = 30.0) -> None:
+def _spare_ready(env, within_s: float = 30.0, booted: bool = True) -> None:
     """Let Playwright deliver the tab's load events (the spare is built from their listener) until the spare is
     made: on a loaded machine the task's one observation may end before it is."""
     browser = env.browser
@@ -47,7 +47,7 @@ def _spare_ready(env, within_s: float = 30.0) -> None:
     assert browser._spare is not None and browser._spare.state == "ready", \
         f"no spare ready after {within_s:g} s: {getattr(browser._spare, 'state', None)}"
     spare = browser._spare
-    if spare.booted and spare.page is not None:  # its landing page is on its way: let it load
+    if booted and spare.booted and spare.page is not None:  # its landing page is on its way: let it load
         spare.page.wait_for_url(lambda u: u != "about:blank", wait_until="domcontentloaded")
         spare.page.wait_for_function("document.documentElement.dataset.oneReady === 'true'")
 
@@ -116,7 +116,7 @@ def test_storage_in_the_fresh_context_is_named_by_the_residue_check(env, spare):
     assert env.residue(snap) == []
 
 
-@pytest.mark.parametrize("how", ["expired", "logged out"])
+@pytest.mark.parametrize("how", ["expired", "logged out", "logged out before the spare booted"])
 def test_a_session_that_stopped_working_falls_back_to_a_frontdoor_login(env, how):
     snap = env.snapshot()
     roll_back(env, snap)
@@ -128,6 +128,12 @@ def test_a_session_that_stopped_working_falls_back_to_a_frontdoor_login(env, how
     else:  # the task logs out: the org revokes the session
         browser.page.goto(env.credentials.instance_url + "/secur/logout.jsp")
         assert "/login" in browser.page.url
+        if how == "logged out before the spare booted":  # its landing page answered with the login page
+            _spare_ready(env, booted=False)
+            made = browser._spare
+            made.page.wait_for_url(lambda u: u != "about:blank", wait_until="domcontentloaded")
+            made.page.goto(env.credentials.instance_url + "/")
+            assert "/login" in made.page.url
     roll_back(env, snap)
     assert browser.logins == logins + 1
     new = _session_cookie(env)["value"]

@@ -200,7 +200,10 @@ class BrowserContexts(BrowserConnection):
             landing = self._login.landing
             if self._taken_booted:  # its storage, read on the booted landing page; then shown afresh in place
                 refreshing = self._start_refresh(spare_ctx.pages[0], landing)
-            if not refreshing:
+                if not refreshing:  # e.g. the session ended while it booted: opened afresh, committed before the
+                    # login check (a navigation still under way would cut the new login's short)
+                    landing_started = self._reopen_booted(spare_ctx.pages[0], landing)
+            if not refreshing and not landing_started:
                 try:  # its storage, read on the warm-up page; then the landing page loads while the old contexts close
                     origin, local, session = spare_ctx.pages[0].evaluate(STORAGE_THEN_OPEN, landing)
                     self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
@@ -239,7 +242,7 @@ class BrowserContexts(BrowserConnection):
             assert target is not None
             if refreshing:
                 self._end_refresh(page, target)
-            elif landing_started:
+            elif landing_started and not self._taken_booted:
                 self._wait_landing(page)
             else:
                 self._open(page, target, LANDING_WAIT if url is None else "domcontentloaded")
@@ -284,6 +287,18 @@ class BrowserContexts(BrowserConnection):
         if started:
             self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
         return bool(started)
+
+    def _reopen_booted(self, page: "Page", landing: str) -> bool:
+        """A booted spare that cannot be refreshed in place: its storage read where it is, the landing page opened
+        in place of its history entry and waited for until committed. False: the ordinary way."""
+        try:
+            origin, local, session = page.evaluate(STORAGE_KEYS)
+            with page.expect_navigation(wait_until=LANDING_WAIT):
+                page.evaluate(REPLACE, landing)
+        except Exception:  # noqa: BLE001
+            return False
+        self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+        return True
 
     def _end_refresh(self, page: "Page", landing: str) -> None:
         """Wait for the in-place refresh to show the page; one that could not (the answer was not a page it shows
