@@ -55,6 +55,18 @@ LANDING_WAIT: Literal["commit"] = "commit"
 renders while the next task starts (the first observation waits for the DOM)."""
 
 
+def storage_keys(raw: Any) -> tuple[str, list[str], list[str]]:
+    """``STORAGE_KEYS``' (or ``STORAGE_THEN_OPEN``'s) answer: the origin, its localStorage and sessionStorage keys."""
+    origin, local, session = raw
+    return str(origin), [str(k) for k in local], [str(k) for k in session]
+
+
+def _replace_committed(page: "Page", url: str) -> None:
+    """Open ``url`` in place of the tab's history entry and wait until its response is committed."""
+    with page.expect_navigation(wait_until=LANDING_WAIT):
+        page.evaluate(REPLACE, url)
+
+
 class BrowserContexts(BrowserConnection):
     """The browser with the fresh context of the current task; see the module docstring."""
 
@@ -205,8 +217,7 @@ class BrowserContexts(BrowserConnection):
                     landing_started = self._reopen_booted(spare_ctx.pages[0], landing)
             if not refreshing and not landing_started:
                 try:  # its storage, read on the warm-up page; then the landing page loads while the old contexts close
-                    origin, local, session = spare_ctx.pages[0].evaluate(STORAGE_THEN_OPEN, landing)
-                    self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+                    self._fresh_storage = storage_keys(spare_ctx.pages[0].evaluate(STORAGE_THEN_OPEN, landing))
                     landing_started = True
                 except Exception:  # noqa: BLE001 - opened the ordinary way below (storage: read on the landing page)
                     pass
@@ -278,26 +289,25 @@ class BrowserContexts(BrowserConnection):
                 page.wait_for_load_state("domcontentloaded")
             if not same_page(page.url, landing):
                 return False
-            origin, local, session = page.evaluate(STORAGE_KEYS)
+            storage = storage_keys(page.evaluate(STORAGE_KEYS))
             started = page.evaluate(
                 "url => { const shown = (" + self.landing_refresh + ")(url); if (!shown) return false; "
                 "window.__cuaRefresh = Promise.resolve(shown); return true; }", landing)
         except Exception:  # noqa: BLE001 - the ordinary way
             return False
         if started:
-            self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+            self._fresh_storage = storage
         return bool(started)
 
     def _reopen_booted(self, page: "Page", landing: str) -> bool:
         """A booted spare that cannot be refreshed in place: its storage read where it is, the landing page opened
         in place of its history entry and waited for until committed. False: the ordinary way."""
         try:
-            origin, local, session = page.evaluate(STORAGE_KEYS)
-            with page.expect_navigation(wait_until=LANDING_WAIT):
-                page.evaluate(REPLACE, landing)
+            storage = storage_keys(page.evaluate(STORAGE_KEYS))
+            _replace_committed(page, landing)
         except Exception:  # noqa: BLE001
             return False
-        self._fresh_storage = (str(origin), [str(k) for k in local], [str(k) for k in session])
+        self._fresh_storage = storage
         return True
 
     def _end_refresh(self, page: "Page", landing: str) -> None:
@@ -312,8 +322,7 @@ class BrowserContexts(BrowserConnection):
             self.spares_booted += 1
             return
         try:
-            with page.expect_navigation(wait_until=LANDING_WAIT):
-                page.evaluate(REPLACE, landing)
+            _replace_committed(page, landing)
         except Exception as exc:  # noqa: BLE001
             raise ProvisioningError(f"browser could not open the start page: {short_error(exc)}") from exc
 
@@ -331,7 +340,7 @@ class BrowserContexts(BrowserConnection):
             return
         try:
             if warm:
-                page.evaluate("url => location.replace(url)", target or "about:blank")
+                page.evaluate(REPLACE, target or "about:blank")
                 page.wait_for_url(lambda u: not u.endswith(WARM_PATH), wait_until=wait_until)
             else:
                 page.goto(target, wait_until=wait_until)

@@ -24,7 +24,7 @@ from pytest_cua.actions import Action, ActionResult
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, Snapshot
 from pytest_cua.envs.browser import actions as handlers
 from pytest_cua.envs.browser.actions import ALLOWED_URL_SCHEMES
-from pytest_cua.envs.browser.contexts import STORAGE_KEYS
+from pytest_cua.envs.browser.contexts import STORAGE_KEYS, storage_keys
 from pytest_cua.envs.browser.errors import ActionFailed, short_error
 from pytest_cua.envs.browser.observation import BrowserObservation
 from pytest_cua.envs.browser.options import BrowserOptions
@@ -170,11 +170,10 @@ class BrowserEnvironment(BrowserObservation):
 
     def _read_storage_now(self, page: "Page") -> tuple[str, list[str], list[str]]:
         try:
-            origin, local, session = page.evaluate(STORAGE_KEYS)
+            return storage_keys(page.evaluate(STORAGE_KEYS))
         except Exception:  # noqa: BLE001 - the landing page was still committing: once more when it is there
             page.wait_for_load_state("domcontentloaded")
-            origin, local, session = page.evaluate(STORAGE_KEYS)
-        return str(origin), [str(k) for k in local], [str(k) for k in session]
+            return storage_keys(page.evaluate(STORAGE_KEYS))
 
     def _fresh_context(self, url: str | None = None) -> None:
         """``new_context``; a remote browser found gone meanwhile is connected again and asked once more."""
