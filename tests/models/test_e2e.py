@@ -163,7 +163,8 @@ REFUSED, STOPPED = "qa_sales_lookup_1", "create_lead_1"
 
 def _computer_run(reports: Path, agent: str, fake: str, more_tasks: tuple[str, ...] = (), *options: str) -> Run:
     # a short window: forms run below the fold
-    return Run(reports, *scuba(*select([*COMPUTER_TASKS, *more_tasks]), "--agent", agent, "-n", "2",
+    # one process: a second worker's org, browser and login cost more than the tasks it would take
+    return Run(reports, *scuba(*select([*COMPUTER_TASKS, *more_tasks]), "--agent", agent,
                                "--cua-viewport", "1280x600", *options), fake=fake)
 
 

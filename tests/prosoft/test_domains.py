@@ -121,7 +121,7 @@ def test_the_tables_of_a_real_replay_run_with_two_trials(tmp_path: Path, docker_
 
     build_image(load_recipe("cua-desktop-office"), client=docker_client, progress=lambda line: None)
     reports = tmp_path / "run"
-    cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-p", "no:cacheprovider", "-n", "2", "--agent", "replay",
+    cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-p", "no:cacheprovider", "--agent", "replay",
            "-k", " or ".join(RUN_TASKS), "--cua-trials", "2", "--cua-reports", str(reports),
            "--cua-docker-image", "cua-desktop-office", "--cua-docker-build", "never", "-q"]
     proc = subprocess.run(cmd, cwd=ROOT, text=True, capture_output=True, timeout=1800)

@@ -271,7 +271,7 @@ def first_visits_per_template(run: Path, records: list[Mapping[str, Any]]) -> li
 def replay(task_ids: list[str], reports: Path) -> Mapping[str, Any]:
     """One inner ``--agent replay`` run of release tasks; its summary.json."""
     cmd = [sys.executable, "-m", "pytest", "suites/scuba", "--scuba-root", str(RELEASE), "-m", "scuba_release",
-           "--agent", "replay", "-n", "2", "-p", "no:cacheprovider", "--cua-reports", str(reports),
+           "--agent", "replay", "-p", "no:cacheprovider", "--cua-reports", str(reports),
            "-k", " or ".join(task_ids)]
     proc = subprocess.run(cmd, cwd=REPO, text=True, capture_output=True, timeout=RUN_TIMEOUT_S)
     summary = reports / "summary.json"

@@ -35,7 +35,7 @@ from tests.tiers import full_or  # noqa: E402 - after the repository is on sys.p
 
 pytestmark = pytest.mark.browser
 
-REPLAY_PER_PERSONA = 2  # tasks per persona in the replay sample (CI time)
+REPLAY_PER_PERSONA = 2 if full_or("PYTEST_CUA_SCUBA_OWN") else 1  # tasks per persona in the replay sample
 RUN_TIMEOUT_S = 3600
 
 
@@ -115,7 +115,9 @@ def _run_of(sample: list[Any], agent: str, reports: Path) -> Run:
     if not sample:
         pytest.skip("the suite has no task with an evaluator yet")
     nodes = [f"suites/scuba/test_scuba.py::test_task[{t.id}]" for t in sample]
-    return Run([*nodes, "--agent", agent, "-n", "2"], REPO, reports)
+    # one process: a second worker's org, browser and login cost more than the tasks it would take (xdist's own
+    # paths are tested in tests/core/ and by the model and API-org runs)
+    return Run([*nodes, "--agent", agent], REPO, reports)
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +198,7 @@ def test_replay_passes_a_sample_across_personas(tmp_path: Path) -> None:
     if not sample:
         pytest.skip("no own task has a demonstration yet")
     nodes = [f"suites/scuba/test_scuba.py::test_task[{t.id}]" for t in sample]
-    run = Run([*nodes, "--agent", "replay", "-n", "2"], REPO, tmp_path / "reports")
+    run = Run([*nodes, "--agent", "replay"], REPO, tmp_path / "reports")
     ids = sorted(t.id for t in sample)
     assert sorted(run.tasks) == ids
     not_passed = [i for i in ids if run.tasks[i]["outcome"] != "passed"]
