@@ -57,7 +57,7 @@ def ui_server(_ui_data_dir: Path) -> Iterator[OrgServer]:
 
 @pytest.fixture(scope="session")
 def _playwright() -> Iterator[Any]:
-    # the Playwright driver (a node process) starts once; browsers are per module
+    # the Playwright driver (a node process) starts once, and the browser too (``ui_browser``)
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not found")
     from pytest_cua.envs.browser import shared_playwright
@@ -66,12 +66,26 @@ def _playwright() -> Iterator[Any]:
         yield pw
 
 
+@pytest.fixture(scope="session")
+def _ui_browsers(_playwright: Any) -> Iterator[list[Any]]:
+    # one Chromium per worker process, launched by the first module that wants it (each module has its own
+    # contexts); a module that finds it gone (a crash) launches another
+    browsers: list[Any] = []
+    yield browsers
+    for browser in browsers:
+        try:
+            browser.close()
+        except Exception:  # noqa: BLE001 - gone already
+            pass
+
+
 @pytest.fixture(scope="module")
-def ui_browser(_playwright: Any) -> Iterator[Any]:
-    """Headless Chromium through Playwright's sync API (one per module)."""
-    browser = _playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-    yield browser
-    browser.close()
+def ui_browser(_playwright: Any, _ui_browsers: list[Any]) -> Any:
+    """Headless Chromium through Playwright's sync API (one per worker; contexts per module)."""
+    if not _ui_browsers or not _ui_browsers[-1].is_connected():
+        _ui_browsers.append(_playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                                        args=CHROMIUM_ARGS))
+    return _ui_browsers[-1]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,9 @@ later contexts start from it at the page the login landed on, without the login 
 telling a login page's URL) tells when the kept session stopped working, and the context logs in again. The next
 task's context is made in the background while a task runs when possible (``spare``); given ``landing_refresh`` (how
 a booted landing page is brought up to date in place), the spare boots the landing page itself while the task runs,
-and the rollback hands it over after one in-place navigation instead of loading it afresh. Tabs a page opens are
+and the rollback hands it over after one in-place navigation instead of loading it afresh; the last task's
+context then closes after the next task's first observation (``spare.BackgroundClose``), and the next spare is
+made from there too, so that neither competes with the way to the agent's first look at the page. Tabs a page opens are
 watched and become the active tab; ``alert``/``confirm``/``prompt`` are answered in the page and their messages
 kept for the next observation. ``residue`` proves that only the fresh tab and the login's cookies and storage
 are there.
@@ -27,7 +29,7 @@ from pytest_cua.envs.browser.login import LOGIN_MAX_AGE_S, KeptLogin, same_page
 from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.envs.browser.outline import ElementIndex
 from pytest_cua.envs.browser.recording import TaskRecording, safe_name
-from pytest_cua.envs.browser.spare import WARM_PATH, SpareContext, warm_url_for
+from pytest_cua.envs.browser.spare import WARM_PATH, BackgroundClose, SpareContext, warm_url_for
 from pytest_cua.envs.browser.video import find_ffmpeg
 from pytest_cua.redaction import redact
 
@@ -48,8 +50,9 @@ STORAGE_THEN_OPEN = """url => { const keys = [location.origin, Object.keys(local
 STORAGE_KEYS = """() => { try { return [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)]; }
   catch (e) { return [location.origin, [], []]; } }"""
 REPLACE = "url => location.replace(url)"
-CUE = "pytest-cua: the next task's context is made now"
-"""The console message that starts making the spare from a tab that loaded before its listeners were there."""
+CUE = "pytest-cua: background work starts now"
+"""The console message, after a task's first observation, that starts closing the last task's contexts and
+making the spare of a tab that loaded before its listeners were there."""
 LANDING_WAIT: Literal["commit"] = "commit"
 """How long opening the landing page with a kept session waits: until the response is committed; the page
 renders while the next task starts (the first observation waits for the DOM)."""
@@ -102,7 +105,10 @@ class BrowserContexts(BrowserConnection):
         self.last_artifacts: dict[str, Any] = {}
         self._login = KeptLogin()
         self._spare: SpareContext | None = None
+        self._closing: BackgroundClose | None = None  # the last task's contexts, closing in the background
+        self._cue_page: "Page | None" = None  # the tab whose first observation starts the background work
         self._fresh_storage: tuple[str, list[str], list[str]] | None = None  # checked before the landing page
+        self._fresh_cookies: list[Any] | None = None  # the booted spare's cookies, read as it is handed over
         self.logins = 0  # logins by ``login_url`` whose session was kept
         self.session_reuses = 0  # fresh contexts opened with the kept session
         self.spares_taken = 0  # fresh contexts made in the background
@@ -114,6 +120,8 @@ class BrowserContexts(BrowserConnection):
     def _forget_contexts(self) -> None:
         self._context = None
         self._spare = None
+        self._closing = None
+        self._cue_page = None
         self._recording.forget()
         self._task_id = None
         self._pristine = False
@@ -124,6 +132,7 @@ class BrowserContexts(BrowserConnection):
     def _release_contexts(self, *, leave_running: bool) -> None:
         self._forget_login()
         self._spare = None  # closing the browser closes it (with --keep-env there is none)
+        self._closing = None  # likewise
         if not leave_running:
             self._recording.stop_trace(self._context, None)
 
@@ -147,9 +156,13 @@ class BrowserContexts(BrowserConnection):
         self.active_tab = max(0, min(self.active_tab, len(pages) - 1))
         return pages[self.active_tab]
 
-    def close_contexts(self, keep: "BrowserContext | None" = None) -> None:
+    def close_contexts(self, keep: "BrowserContext | None" = None, *, background: bool = False) -> None:
         """Close every context this environment opened (finalizing videos and traces). A task that ended
-        without ``end_task`` (its episode broke) keeps its trace: it is the one worth looking at."""
+        without ``end_task`` (its episode broke) keeps its trace: it is the one worth looking at. With
+        ``background``, the contexts close later, in the background (``BackgroundClose``, started after the next
+        task's first observation; ``settle_closing`` waits for the end): closing a context keeps the browser
+        and a core busy for tens of milliseconds, which would delay the next task's page."""
+        self.settle_closing()
         if self._recording.tracing and self._task_id and self.artifacts_dir is not None \
                 and self.options.trace != "off":
             path = self.artifacts_dir / "traces" / f"{safe_name(self._task_id)}.zip"
@@ -165,6 +178,7 @@ class BrowserContexts(BrowserConnection):
         spare = self._spare
         if spare is not None and spare.state == "building":
             spare.settle(self._waiter())  # a context half made cannot be told apart from the others
+        closing = []
         for ctx in list(self._browser.contexts):
             if (spare is not None and spare.owns(ctx)) or self._foreign(ctx) or ctx is keep:
                 continue  # the next task's context; a remote DevTools browser's own default context
@@ -173,11 +187,19 @@ class BrowserContexts(BrowserConnection):
                     page.close()
                 ctx.clear_cookies()
                 continue
-            try:
-                ctx.close()
-            except Exception:  # noqa: BLE001 - already gone
-                pass
+            closing.append(ctx)
+        closer = BackgroundClose(closing)
+        if background and closing:
+            self._closing = closer  # closed after the next task's first observation (``after_first_observation``)
+        else:
+            closer.run()
         self._context = None
+
+    def settle_closing(self) -> None:
+        """Let the last task's contexts closing in the background finish (before anything counts contexts)."""
+        closer, self._closing = self._closing, None
+        if closer is not None:
+            closer.settle(self._waiter())
 
     def _waiter(self) -> "Callable[[], Any] | None":
         """A short sync call that lets Playwright's loop run (to wait for a spare being made)."""
@@ -205,6 +227,7 @@ class BrowserContexts(BrowserConnection):
         browser = self.browser
         state = self._session_state()
         self._fresh_storage = None
+        self._fresh_cookies = None
         spare_ctx = None if self._cdp_endpoint else self._take_spare(state)
         landing_started = False
         refreshing = False
@@ -221,7 +244,9 @@ class BrowserContexts(BrowserConnection):
                     landing_started = True
                 except Exception:  # noqa: BLE001 - opened the ordinary way below (storage: read on the landing page)
                     pass
-        self.close_contexts(keep=spare_ctx)
+        # with the booted landing page refreshing in place, the last task's contexts close after the next task's
+        # first observation (the residue check counts them as closing, the next rollback waits for them)
+        self.close_contexts(keep=spare_ctx, background=refreshing)
         w, h = self.options.viewport
         if self.options.video and not self._cdp_endpoint and find_ffmpeg() is None:
             raise ProvisioningError("--cua-video needs an ffmpeg to encode the video: 'pip install imageio-ffmpeg', "
@@ -260,6 +285,7 @@ class BrowserContexts(BrowserConnection):
             if self._logged_out(page.url, target):
                 self._forget_login()  # expired or revoked: log in again, in this same fresh context
                 ctx.clear_cookies()
+                self._fresh_cookies = None
                 state = None
             else:
                 self.session_reuses += 1
@@ -272,6 +298,7 @@ class BrowserContexts(BrowserConnection):
             if url is not None or page.url.endswith(WARM_PATH):
                 self._open(page, url or "about:blank", "domcontentloaded")
         self._plan_spare(page)  # after the login: the spare starts from its session
+        self._cue_page = page
         self._pristine = True
         self._ensure_screencasts()
         return ctx
@@ -290,6 +317,9 @@ class BrowserContexts(BrowserConnection):
             if not same_page(page.url, landing):
                 return False
             storage = storage_keys(page.evaluate(STORAGE_KEYS))
+            # its cookies now, as its storage: nothing of the last task can reach this context, and the browser
+            # answers at once (later, closing the last task's context keeps it busy for tens of milliseconds)
+            cookies = page.context.cookies()
             started = page.evaluate(
                 "url => { const shown = (" + self.landing_refresh + ")(url); if (!shown) return false; "
                 "window.__cuaRefresh = Promise.resolve(shown); return true; }", landing)
@@ -297,6 +327,7 @@ class BrowserContexts(BrowserConnection):
             return False
         if started:
             self._fresh_storage = storage
+            self._fresh_cookies = cookies
         return bool(started)
 
     def _reopen_booted(self, page: "Page", landing: str) -> bool:
@@ -321,6 +352,7 @@ class BrowserContexts(BrowserConnection):
         if shown is True:
             self.spares_booted += 1
             return
+        self._fresh_cookies = None  # what the landing page loaded below sets is read at the residue check
         try:
             _replace_committed(page, landing)
         except Exception as exc:  # noqa: BLE001
@@ -451,13 +483,30 @@ class BrowserContexts(BrowserConnection):
         self._spare = spare
         page.once("domcontentloaded", spare.build)
         page.once("load", spare.build)
-        page.once("console", spare.build)
-        try:  # the listeners are there now; the tab may have loaded before them (a busy machine, or a booted
-            # landing page handed over): no load event will come, a console message from the page starts it then,
-            # in the background as the load events do
-            page.evaluate(f"() => {{ if (document.readyState === 'complete') setTimeout(() => console.debug({json.dumps(CUE)})); }}")
-        except Exception:  # noqa: BLE001 - a tab that went away: no spare, the ordinary way at restore
-            pass
+        # the tab may have loaded before these listeners were there (a busy machine, or a booted landing page
+        # handed over): no load event will come; the task's first observation starts it then
+        # (``after_first_observation``)
+
+    def after_first_observation(self) -> None:
+        """The background work left for after the task's first observation, started now from a console message
+        of its tab (listeners run while the task goes on): closing the last task's contexts, and making the
+        spare where the tab had loaded before the spare's load listeners were there. Neither competes with the
+        way to the agent's first look at the page."""
+        page, self._cue_page = self._cue_page, None
+        if page is None:
+            return
+        spare = self._spare if self._spare is not None and self._spare.state == "wanted" else None
+        closer = self._closing if self._closing is not None and self._closing.state == "wanted" else None
+        if (spare is None and closer is None) or page.is_closed():
+            return  # a close left waiting is done by the next rollback (``settle_closing``)
+        try:
+            if closer is not None:
+                page.once("console", closer.run)
+            if spare is not None:
+                page.once("console", spare.build)
+            page.evaluate(f"() => setTimeout(() => console.debug({json.dumps(CUE)}))")
+        except Exception:  # noqa: BLE001 - a tab that went away: no spare (the ordinary way at restore), and
+            pass  # the close is done by the next rollback
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare

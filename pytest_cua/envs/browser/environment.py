@@ -121,10 +121,14 @@ class BrowserEnvironment(BrowserObservation):
         """Open contexts or tabs beyond the one fresh tab, and cookies of a plain (not logged-in) start."""
         left: list[str] = []
         browser = self.browser
+        # the last task's contexts, handed to the background to close after the next first observation: no tab of
+        # theirs is the agent's, and the next rollback waits for them to close (anything still open then counts)
+        closing = self._closing.contexts if self._closing is not None else []
         spare = self._spare
         if spare is not None and spare.state == "building":
             spare.settle(self._waiter())  # until it is made it cannot be told apart from a stray context
-        contexts = [c for c in browser.contexts if not (spare is not None and spare.owns(c)) and not self._foreign(c)]
+        contexts = [c for c in browser.contexts
+                    if not (spare is not None and spare.owns(c)) and not self._foreign(c) and c not in closing]
         if len(contexts) != 1 or (self._context is not None and contexts[0] is not self._context):
             left.append(f"browser contexts open: {len(contexts)} (expected 1, the fresh one)")
         if self._context is not None:
@@ -141,16 +145,19 @@ class BrowserEnvironment(BrowserObservation):
 
     def _storage_residue(self, pages: list["Page"]) -> list[str]:
         """Cookies other than the kept login's (any cookie without a login hook), and localStorage /
-        sessionStorage keys of the fresh tab other than the login's: read on the spare's warm-up page (at restore, just before the landing page opens) of the
-        landing origin before the landing page opened, else on the landing page. (A login hook whose session
-        is not kept logs in afresh every time: what it sets is not known, so not checked.)"""
+        sessionStorage keys of the fresh tab other than the login's: read as a spare is handed over (on its
+        warm-up page of the landing origin just before the landing page opens, or on its booted landing page
+        before it is shown afresh, cookies too), else on the landing page. (A login hook whose session is not
+        kept logs in afresh every time: what it sets is not known, so not checked.)"""
         assert self._context is not None
         left: list[str] = []
         if self.login_url is not None and self._login.state is None:
             return left
         expected = {(c["name"], c["domain"], c["path"], c["value"]) for c in self.login_cookies()}
-        extra = sorted({c["name"] for c in self._context.cookies()
-                        if (c["name"], c["domain"], c["path"], c["value"]) not in expected})
+        cookies, self._fresh_cookies = self._fresh_cookies, None  # the handover's, once; later checks read anew
+        if cookies is None:
+            cookies = self._context.cookies()
+        extra = sorted({c["name"] for c in cookies if (c["name"], c["domain"], c["path"], c["value"]) not in expected})
         if extra:
             left.append(f"cookies left: {', '.join(extra)}")
         storage = self._fresh_storage

@@ -33,7 +33,9 @@ class BrowserObservation(BrowserContexts):
         self._check_alive()
         kinds = self.options.observe if kinds is None else kinds
         try:
-            return self._observe(kinds)
+            obs = self._observe(kinds)
+            self.after_first_observation()  # closing the last context, making the next: while the agent thinks
+            return obs
         except EnvironmentCrash:
             raise
         except Exception as exc:  # noqa: BLE001

@@ -85,12 +85,7 @@ class SpareContext:
 
     def settle(self, waiter: Callable[[], Any] | None) -> None:
         """Let a spare being made finish (``waiter``: a short sync call that runs Playwright's loop)."""
-        deadline = time.monotonic() + WAIT_S
-        while self.state == "building" and waiter is not None and time.monotonic() < deadline:
-            try:
-                waiter()
-            except Exception:  # noqa: BLE001 - nothing left to wait with
-                return
+        wait_while(lambda: self.state == "building", waiter)
 
     def take(self) -> "BrowserContext | None":
         """The ready spare (its one tab at ``warm_url``), or None."""
@@ -115,6 +110,17 @@ class SpareContext:
                 pass
 
 
+def wait_while(busy: Callable[[], bool], waiter: Callable[[], Any] | None) -> None:
+    """Run ``waiter`` (a short sync call that lets Playwright's loop, and so a listener's work, go on) while
+    ``busy()``, for at most ``WAIT_S``."""
+    deadline = time.monotonic() + WAIT_S
+    while busy() and waiter is not None and time.monotonic() < deadline:
+        try:
+            waiter()
+        except Exception:  # noqa: BLE001 - nothing left to wait with
+            return
+
+
 def _answer_warm(route: "Route") -> None:
     route.fulfill(status=200, content_type="text/html", body=WARM_PAGE)
 
@@ -125,3 +131,36 @@ def warm_url_for(url: str | None) -> str | None:
         return None
     scheme, rest = url.split("://", 1)
     return f"{scheme}://{rest.split('/', 1)[0]}{WARM_PATH}"
+
+
+class BackgroundClose:
+    """The last task's contexts, closed by ``run`` (an event listener, like ``SpareContext.build``) after the next
+    task's first observation: closing a context keeps the browser and a core busy for tens of milliseconds (its
+    renderer's end), which would delay the next task's page. ``contexts`` lists those not closed yet (the residue
+    check leaves them out: no tab of theirs is the agent's); ``settle`` closes what is left before the next
+    rollback counts contexts, so one is never left behind."""
+
+    def __init__(self, contexts: "list[BrowserContext]") -> None:
+        self.contexts = list(contexts)
+        self.state = "wanted"  # -> closing -> done
+
+    def run(self, *_: Any) -> None:
+        if self.state != "wanted":
+            return
+        self.state = "closing"
+        try:
+            for context in list(self.contexts):
+                try:
+                    context.close()
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+                self.contexts.remove(context)
+        finally:
+            self.state = "done"
+
+    def settle(self, waiter: Callable[[], Any] | None) -> None:
+        """Wait for a close under way (``waiter``: a short sync call that runs Playwright's loop); one that
+        never started is done here, in the caller's own calls."""
+        wait_while(lambda: self.state == "closing", waiter)
+        if self.state == "wanted":
+            self.run()
