@@ -18,9 +18,8 @@ are there.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cua.envs.base import ProvisioningError
 from pytest_cua.envs.browser.connection import BrowserConnection
@@ -29,46 +28,15 @@ from pytest_cua.envs.browser.login import LOGIN_MAX_AGE_S, KeptLogin, same_page
 from pytest_cua.envs.browser.options import BrowserOptions
 from pytest_cua.envs.browser.outline import ElementIndex
 from pytest_cua.envs.browser.recording import TaskRecording, safe_name
-from pytest_cua.envs.browser.spare import WARM_PATH, BackgroundClose, SpareContext, warm_url_for
+from pytest_cua.envs.browser.page_scripts import (DIALOG_SCRIPT, LANDING_WAIT, REPLACE, STORAGE_KEYS,
+                                                   STORAGE_THEN_OPEN, replace_committed, storage_keys)
+from pytest_cua.envs.browser.spare import (WARM_PATH, BackgroundClose, SpareContext, start_in_background,
+                                           warm_url_for)
 from pytest_cua.envs.browser.video import find_ffmpeg
 from pytest_cua.redaction import redact
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
-
-DIALOG_SCRIPT = """(() => {
-  // pytest-cua: alert/confirm/prompt are answered in the page (accept, default text) and recorded, so a
-  // click that opens one completes normally; the messages come with the next observation.
-  const store = (window.__cuaDialogs = window.__cuaDialogs || []);
-  const note = (kind, msg) => { if (store.length < 20) store.push(kind + ": " + String(msg === undefined ? "" : msg).slice(0, 500)); };
-  window.alert = (msg) => { note("alert", msg); };
-  window.confirm = (msg) => { note("confirm", msg); return true; };
-  window.prompt = (msg, def) => { note("prompt", msg); return def === undefined ? "" : String(def); };
-})();"""
-STORAGE_THEN_OPEN = """url => { const keys = [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)];
-  location.replace(url); return keys; }"""
-STORAGE_KEYS = """() => { try { return [location.origin, Object.keys(localStorage), Object.keys(sessionStorage)]; }
-  catch (e) { return [location.origin, [], []]; } }"""
-REPLACE = "url => location.replace(url)"
-CUE = "pytest-cua: background work starts now"
-"""The console message, after a task's first observation, that starts closing the last task's contexts and
-making the spare of a tab that loaded before its listeners were there."""
-LANDING_WAIT: Literal["commit"] = "commit"
-"""How long opening the landing page with a kept session waits: until the response is committed; the page
-renders while the next task starts (the first observation waits for the DOM)."""
-
-
-def storage_keys(raw: Any) -> tuple[str, list[str], list[str]]:
-    """``STORAGE_KEYS``' (or ``STORAGE_THEN_OPEN``'s) answer: the origin, its localStorage and sessionStorage keys."""
-    origin, local, session = raw
-    return str(origin), [str(k) for k in local], [str(k) for k in session]
-
-
-def _replace_committed(page: "Page", url: str) -> None:
-    """Open ``url`` in place of the tab's history entry and wait until its response is committed."""
-    with page.expect_navigation(wait_until=LANDING_WAIT):
-        page.evaluate(REPLACE, url)
-
 
 class BrowserContexts(BrowserConnection):
     """The browser with the fresh context of the current task; see the module docstring."""
@@ -335,7 +303,7 @@ class BrowserContexts(BrowserConnection):
         in place of its history entry and waited for until committed. False: the ordinary way."""
         try:
             storage = storage_keys(page.evaluate(STORAGE_KEYS))
-            _replace_committed(page, landing)
+            replace_committed(page, landing)
         except Exception:  # noqa: BLE001
             return False
         self._fresh_storage = storage
@@ -354,7 +322,7 @@ class BrowserContexts(BrowserConnection):
             return
         self._fresh_cookies = None  # what the landing page loaded below sets is read at the residue check
         try:
-            _replace_committed(page, landing)
+            replace_committed(page, landing)
         except Exception as exc:  # noqa: BLE001
             raise ProvisioningError(f"browser could not open the start page: {short_error(exc)}") from exc
 
@@ -495,18 +463,7 @@ class BrowserContexts(BrowserConnection):
         page, self._cue_page = self._cue_page, None
         if page is None:
             return
-        spare = self._spare if self._spare is not None and self._spare.state == "wanted" else None
-        closer = self._closing if self._closing is not None and self._closing.state == "wanted" else None
-        if (spare is None and closer is None) or page.is_closed():
-            return  # a close left waiting is done by the next rollback (``settle_closing``)
-        try:
-            if closer is not None:
-                page.once("console", closer.run)
-            if spare is not None:
-                page.once("console", spare.build)
-            page.evaluate(f"() => setTimeout(() => console.debug({json.dumps(CUE)}))")
-        except Exception:  # noqa: BLE001 - a tab that went away: no spare (the ordinary way at restore), and
-            pass  # the close is done by the next rollback
+        start_in_background(page, self._spare, self._closing)
 
     def _take_spare(self, state: dict[str, Any] | None) -> "BrowserContext | None":
         spare = self._spare

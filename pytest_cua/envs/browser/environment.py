@@ -24,7 +24,7 @@ from pytest_cua.actions import Action, ActionResult
 from pytest_cua.envs.base import EnvironmentCrash, ProvisioningError, Snapshot
 from pytest_cua.envs.browser import actions as handlers
 from pytest_cua.envs.browser.actions import ALLOWED_URL_SCHEMES
-from pytest_cua.envs.browser.contexts import STORAGE_KEYS, storage_keys
+from pytest_cua.envs.browser.page_scripts import STORAGE_KEYS, storage_keys
 from pytest_cua.envs.browser.errors import ActionFailed, short_error
 from pytest_cua.envs.browser.observation import BrowserObservation
 from pytest_cua.envs.browser.options import BrowserOptions

@@ -21,8 +21,11 @@ navigation, instead of loading and booting the page after the rollback.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING, Any, Callable, Hashable
+
+from pytest_cua.envs.browser.page_scripts import CUE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, Route
@@ -108,6 +111,24 @@ class SpareContext:
                 self.context.close()
             except Exception:  # noqa: BLE001 - already gone
                 pass
+
+
+def start_in_background(page: "Page", spare: "SpareContext | None", closer: "BackgroundClose | None") -> None:
+    """Start what is still wanted of ``spare`` (making it) and ``closer`` (closing the last task's contexts) from a
+    console message of ``page``: its listeners run while the caller goes on. A tab that went away starts
+    nothing: no spare then (the ordinary way at restore), and the next rollback closes the contexts itself."""
+    spare = spare if spare is not None and spare.state == "wanted" else None
+    closer = closer if closer is not None and closer.state == "wanted" else None
+    if (spare is None and closer is None) or page.is_closed():
+        return
+    try:
+        if closer is not None:
+            page.once("console", closer.run)
+        if spare is not None:
+            page.once("console", spare.build)
+        page.evaluate(f"() => setTimeout(() => console.debug({json.dumps(CUE)}))")
+    except Exception:  # noqa: BLE001 - a tab that went away
+        pass
 
 
 def wait_while(busy: Callable[[], bool], waiter: Callable[[], Any] | None) -> None:
