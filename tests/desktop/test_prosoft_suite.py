@@ -93,8 +93,8 @@ def test_the_sample_covers_every_application_and_level() -> None:
     """The sample is what CI proves: it must reach every program of the paper and every level of the suite."""
     tasks = {t.id: t for t in all_tasks()}
     chosen = [tasks[i] for i in sample_ids()]
-    apps_all = {a for t in tasks.values() if t.level != "L4" for a in (t.extra.get("apps") or [])} - EXTRA_APPS
-    assert {a for t in chosen for a in (t.extra.get("apps") or [])} == apps_all
+    apps_all = {a for t in tasks.values() if t.level != "L4" for a in _apps(t)} - EXTRA_APPS
+    assert {a for t in chosen for a in _apps(t)} == apps_all
     assert {t.level for t in chosen} == {t.level for t in tasks.values()} - {"L4"}
 
 

@@ -170,7 +170,8 @@ class BrowserContexts(BrowserConnection):
             closer.settle(self._waiter())
 
     def _waiter(self) -> "Callable[[], Any] | None":
-        """A short sync call that lets Playwright's loop run (to wait for a spare being made)."""
+        """A short sync call that lets Playwright's loop run (to wait for a spare being made, or for contexts
+        closing in the background)."""
         for ctx in (self._context, *(self._browser.contexts if self._browser is not None else [])):
             if ctx is not None and ctx.pages and not (self._spare is not None and self._spare.owns(ctx)):
                 page = ctx.pages[0]
@@ -253,7 +254,6 @@ class BrowserContexts(BrowserConnection):
             if self._logged_out(page.url, target):
                 self._forget_login()  # expired or revoked: log in again, in this same fresh context
                 ctx.clear_cookies()
-                self._fresh_cookies = None
                 state = None
             else:
                 self.session_reuses += 1

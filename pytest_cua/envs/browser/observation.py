@@ -34,8 +34,6 @@ class BrowserObservation(BrowserContexts):
         kinds = self.options.observe if kinds is None else kinds
         try:
             obs = self._observe(kinds)
-            self.after_first_observation()  # closing the last context, making the next: while the agent thinks
-            return obs
         except EnvironmentCrash:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -43,12 +41,14 @@ class BrowserObservation(BrowserContexts):
             # the page navigated while it was observed: once more after it settles
             try:
                 self.page.wait_for_load_state("domcontentloaded", timeout=self.options.action_timeout_s * 1000)
-                return self._observe(kinds)
+                obs = self._observe(kinds)
             except Exception as exc2:  # noqa: BLE001
                 self._raise_if_crashed(exc2)
                 obs = Observation(url=redact(self._safe_url()))
                 obs.extra["observe_error"] = short_error(exc2)
                 return obs
+        self.after_first_observation()  # closing the last context, making the next: while the agent thinks
+        return obs
 
     def _observe(self, kinds: frozenset[str], _retry: bool = False) -> Observation:
         self._ensure_screencasts()
