@@ -409,9 +409,15 @@ def bench_image(png: bytes, style: str, rounds: int = 15) -> dict[str, Any]:
         images.prepare_image(png, size=size, limits=limits, cache=cache)
         stages["prepare_image, the same screenshot again (cache hit)"] = \
             lambda: images.prepare_image(bytes(png), size=size, limits=limits, cache=cache)
+    fast_decode = getattr(observations, "decode_screenshot", None)  # absent from a tree of before libspng
+    if fast_decode is not None:
+        stages["  decode the screenshot PNG (libspng: decode_screenshot)"] = lambda: fast_decode(png)
+    box_bands = getattr(images, "_box", None)  # absent from a tree of before the bands
+    if box_bands is not None:
+        stages["  resize, BOX in bands of rows on the cores (images._box)"] = lambda: box_bands(image, size)
     stages.update({
-        "  decode the screenshot PNG": decode,
-        "  resize, BOX": lambda: image.resize(size, Image.Resampling.BOX),
+        "  decode the screenshot PNG (Pillow)": decode,
+        "  resize, BOX (one call)": lambda: image.resize(size, Image.Resampling.BOX),
         "  encode JPEG quality 85": lambda: save(small, "JPEG", quality=85),
         "before: resize, BILINEAR (reducing_gap 2)": lambda: image.resize(size, Image.Resampling.BILINEAR,
                                                                           reducing_gap=2.0),

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 OBSERVATION_KINDS: tuple[str, ...] = ("screenshot", "axtree", "dom", "som", "vision")
 DEFAULT_KINDS: frozenset[str] = frozenset({"screenshot", "axtree"})
@@ -129,3 +132,61 @@ def keep_decoded(data: bytes, image: Any) -> None:
 def decoded_pixels(data: bytes) -> Any | None:
     """The pixels an environment kept for this very bytes object (``keep_decoded``), else None."""
     return DECODED.get(data)
+
+
+# --- decoding a screenshot ----------------------------------------------------------------------------------
+
+#: PNG colour types libspng decodes here to the mode Pillow gives them (8 bits per sample, no palette; pyspng
+#: has no grey-with-alpha output)
+_SPNG_MODES = {0: "L", 2: "RGB", 6: "RGBA"}
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def decode_screenshot(data: bytes) -> "Image":
+    """``data`` (an encoded screenshot) as a fully decoded Pillow image with ``format`` set.
+
+    The PNGs screens produce (Chromium's and the desktops': 8 bits per sample, grey, RGB or RGBA, not interlaced,
+    no transparency chunk) are decoded by libspng (``pyspng``), about 3x faster than
+    Pillow's decoder (2.6 against 7.8 ms for a 1920x1080 screenshot of the org) and to the same pixels
+    (tests/test_decode_screenshot.py); anything else, or a machine without ``pyspng``, goes through Pillow.
+    Bytes that are no image, or a damaged one, raise ``OSError`` (Pillow's) or ``ValueError``."""
+    import io
+
+    from PIL import Image
+
+    mode = _spng_mode(data)
+    if mode is not None:
+        try:
+            import pyspng
+        except ImportError:
+            pass
+        else:
+            try:
+                pixels = pyspng.load(data, format=mode)
+            except RuntimeError as exc:  # libspng's error for a damaged or truncated file
+                raise ValueError(f"cannot decode the PNG: {exc}") from exc
+            image = Image.fromarray(pixels)  # (h, w, 3) is RGB, (h, w, 4) RGBA, (h, w) L
+            image.format = "PNG"
+            return image
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def _spng_mode(data: bytes) -> str | None:
+    """The Pillow mode of a PNG libspng decodes to the same pixels as Pillow (from its IHDR, and no tRNS
+    chunk before the image data), else None."""
+    if len(data) < 33 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        return None
+    depth, colour, interlace = data[24], data[25], data[28]
+    if depth != 8 or interlace != 0 or colour not in _SPNG_MODES:
+        return None
+    at = 33
+    while at + 8 <= len(data):  # the chunks before the first IDAT: a tRNS one makes Pillow's mode differ
+        length, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if kind == b"IDAT":
+            return _SPNG_MODES[colour]
+        if kind == b"tRNS":
+            return None
+        at += 12 + length
+    return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 from typing import Any, Mapping
 
-from pytest_cua.observations import Element
+from pytest_cua.observations import Element, decode_screenshot
 
 _MARK_COLORS = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 140, 140),
                 (240, 50, 230), (128, 128, 0), (0, 0, 128), (170, 110, 40))
@@ -60,8 +60,7 @@ def encode_png(image: Any) -> bytes:
 def draw_marks(png: bytes, elements: Mapping[str, Element], viewport: tuple[int, int] | None = None) -> bytes:
     """The screenshot ``png`` with ``mark_image``'s boxes and labels (``viewport`` is accepted for the browser's
     callers, the image's own size is what counts)."""
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    decoded = decode_screenshot(png)
+    image = decoded if decoded.mode == "RGB" else decoded.convert("RGB")  # a new image: drawn on in place
     mark_image(image, elements)
     return encode_png(image)

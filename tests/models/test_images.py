@@ -490,6 +490,49 @@ def test_a_palette_image_at_a_whole_number_factor_is_still_scaled():
     assert (prepare_image(buffer.getvalue(), size=(200, 150)).width, 150) == (200, 150)
 
 
+# --- box scaling in bands of rows on several cores: the very pixels of one scaling ------------------------
+
+SCREEN_NOISE = np.random.default_rng(3).integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+
+
+# 1080/512 = 135/128: three bands must start at multiples of 128 rows
+@pytest.mark.parametrize("size", [(1024, 576), (1280, 720), (1366, 768), (1280, 540), (960, 512)])
+@pytest.mark.parametrize("workers", [2, 3, 4])
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
+def test_box_scaling_in_bands_gives_the_pixels_of_one_scaling(size, workers, mode, monkeypatch):
+    from pytest_cua.agents.models import images
+
+    screen = Image.fromarray(SCREEN_NOISE).convert(mode)  # noise: a band off by one source row would show
+    bands = images.strip_rows(screen.size, size, workers)
+    assert bands is not None and len(bands) >= 2 and bands[0][0] == 0 and bands[-1][1] == size[1]
+    assert all(top < bottom for top, bottom in bands) and all(a[1] == b[0] for a, b in zip(bands, bands[1:]))
+    monkeypatch.setattr(images, "_strip_workers", lambda: workers)
+    assert images._box(screen, size).tobytes() == screen.resize(size, Image.Resampling.BOX).tobytes()
+
+
+@pytest.mark.parametrize("screen,size,workers", [
+    ((1920, 1080), (1451, 816), 2),  # 1080/816 is not exact in binary: a band's filter windows would move
+    ((1920, 1080), (711, 400), 4),
+    ((640, 480), (320, 200), 2),  # too small to be worth a thread
+    ((1920, 1080), (1024, 576), 1),  # one core
+], ids=["inexact-816", "inexact-400", "small", "one-core"])
+def test_no_bands_where_they_would_change_the_pixels_or_save_nothing(screen, size, workers):
+    from pytest_cua.agents.models import images
+
+    assert images.strip_rows(screen, size, workers) is None
+
+
+def test_prepare_image_of_a_screen_is_the_same_with_and_without_bands(monkeypatch):
+    from pytest_cua.agents.models import images
+
+    buffer = io.BytesIO()
+    Image.fromarray(SCREEN_NOISE).save(buffer, "PNG", compress_level=1)
+    data = buffer.getvalue()
+    banded = prepare_image(data, size=(1024, 576), limits=VENDOR_LIMITS["openai"])
+    monkeypatch.setattr(images, "_strip_workers", lambda: 1)
+    assert prepare_image(data, size=(1024, 576), limits=VENDOR_LIMITS["openai"]) == banded
+
+
 # --- the cache of prepared images ------------------------------------------------------------------------
 
 def test_an_unchanged_screenshot_reuses_the_prepared_image():

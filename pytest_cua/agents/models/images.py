@@ -44,7 +44,11 @@ import base64 as b64
 import hashlib
 import io
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 
 from PIL import Image, UnidentifiedImageError
 
@@ -302,8 +306,68 @@ def _resize(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     if size[0] <= image.width and size[1] <= image.height:
         if image.width % size[0] == 0 and image.height % size[1] == 0 and image.mode in _REDUCIBLE_MODES:
             return image.reduce((image.width // size[0], image.height // size[1]))
-        return image.resize(size, Image.Resampling.BOX)
+        return _box(image, size)
     return image.resize(size, Image.Resampling.BILINEAR)
+
+
+#: a box scaling of at least this many source pixels is split into bands of rows scaled on several cores
+STRIP_MIN_PIXELS = 1_000_000
+_strip_pool: ThreadPoolExecutor | None = None
+_strip_lock = threading.Lock()
+
+
+def _strip_workers() -> int:
+    return min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def _box(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """The box filter's scaling of ``image`` to ``size``, in bands of rows on several cores where the result is
+    the same byte for byte (``strip_rows``); Pillow lets go of the GIL while it scales, so two bands take about
+    half the time of one on two cores (a 1920x1080 screenshot to 1024x576: 8.0 -> 4.6 ms)."""
+    bands = strip_rows(image.size, size, _strip_workers()) if image.mode in _REDUCIBLE_MODES else None
+    if bands is None:
+        return image.resize(size, Image.Resampling.BOX)
+    image.load()  # the bands read it at once: a lazily decoded image must not be decoded by each of them
+    global _strip_pool
+    with _strip_lock:
+        if _strip_pool is None:
+            _strip_pool = ThreadPoolExecutor(_strip_workers(), thread_name_prefix="cua-image")
+    width, height = image.size
+    scale = Fraction(height, size[1])
+
+    def band(rows: tuple[int, int]) -> Image.Image:
+        top, bottom = rows
+        return image.resize((size[0], bottom - top), Image.Resampling.BOX,
+                            box=(0, int(top * scale), width, int(bottom * scale)))
+
+    out = Image.new(image.mode, size)
+    for (top, _), part in zip(bands, _strip_pool.map(band, bands)):
+        out.paste(part, (0, top))
+    return out
+
+
+def strip_rows(screen: tuple[int, int], size: tuple[int, int], workers: int) -> list[tuple[int, int]] | None:
+    """Bands of the target's rows ``[(top, bottom), ...]`` whose box scaling, each from its own band of source
+    rows, gives the very pixels of one scaling of the whole image; None when the image is small, one worker
+    is all there is, or no such split exists.
+
+    Pillow places each target row's filter window at ``band start + (row + 0.5) * scale`` in floating point,
+    so a band gives the same window as the whole image only where that sum is exact: the vertical scale
+    ``source height / target height`` must be a dyadic fraction (exact in binary, as 1080/576 = 1.875 and
+    1080/768 = 1.40625 are) and each band must start at a target row that maps to a whole source row. Each
+    band is scaled over the full width, so the horizontal scale does not matter."""
+    (width, height), target = screen, size[1]
+    if workers < 2 or width * height < STRIP_MIN_PIXELS or target < 2 * workers:
+        return None
+    scale = Fraction(height, target)
+    if scale.denominator & (scale.denominator - 1):  # not a power of two: the float sum is not exact
+        return None
+    step = scale.denominator  # the target rows whose source row is whole: multiples of the denominator
+    cuts = sorted({round(target * i / workers / step) * step for i in range(1, workers)} - {0, target})
+    if not cuts:
+        return None
+    edges = [0, *cuts, target]
+    return list(zip(edges, edges[1:]))
 
 
 def _png(image: Image.Image) -> bytes:
@@ -363,13 +427,14 @@ def _key(prepared: PreparedImage) -> tuple[str, int, int]:
 
 
 def _decoded(data: bytes) -> Image.Image:
-    """``data`` opened and fully decoded (a truncated file fails here, not at the vendor)."""
-    image = _open(data)
+    """``data`` fully decoded (a truncated file fails here, not at the vendor): libspng for a screen's PNG,
+    Pillow for the rest (``observations.decode_screenshot``)."""
+    from pytest_cua.observations import decode_screenshot
+
     try:
-        image.load()
-    except (OSError, SyntaxError, ValueError) as exc:
+        return decode_screenshot(data)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise ImageError(f"cannot decode the screenshot ({len(data)} bytes): {exc}") from exc
-    return image
 
 
 def _within_side(prepared: PreparedImage, side: int, limits: ImageLimits) -> PreparedImage:

@@ -11,23 +11,20 @@ trajectory still writes the PNG bytes as they are.
 
 from __future__ import annotations
 
-import io
 from typing import Mapping
 
 from pytest_cua.envs.marks import draw_marks, encode_png, mark_image
-from pytest_cua.observations import Element, keep_decoded
+from pytest_cua.observations import Element, decode_screenshot, keep_decoded
 
 __all__ = ["draw_marks", "draw_marks_kept", "mark_image"]
 
 
 def draw_marks_kept(png: bytes, elements: Mapping[str, Element], *, keep_screenshot: bool = False) -> bytes:
     """``draw_marks(png, elements)``, keeping the marked pixels for the bytes returned and, with
-    ``keep_screenshot``, the decoded screenshot for ``png`` (no extra work: the marks are drawn on a copy
-    either way)."""
-    from PIL import Image
-
-    opened = Image.open(io.BytesIO(png))
-    image = opened.convert("RGB")  # decoded, and a copy: the screenshot's own pixels stay as they came
+    ``keep_screenshot``, the decoded screenshot for ``png`` (the marks are then drawn on a copy of it)."""
+    opened = decode_screenshot(png)
+    # drawn on a copy when the screenshot's own pixels are kept too (and when they are not RGB)
+    image = opened.convert("RGB") if keep_screenshot or opened.mode != "RGB" else opened
     mark_image(image, elements)
     data = encode_png(image)
     keep_decoded(data, image)
