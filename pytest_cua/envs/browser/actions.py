@@ -16,7 +16,7 @@ from pytest_cua import actions as A
 from pytest_cua.actions import Action, Point
 from pytest_cua.envs.browser import combobox
 from pytest_cua.envs.browser.errors import ActionFailed
-from pytest_cua.envs.browser.loading import wait_until_shown
+from pytest_cua.envs.browser.loading import wait_for_true, wait_until_shown
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -312,7 +312,7 @@ def await_search(env: ActingBrowser, page: "Page") -> None:
     it searches), wait until its results are shown, so that the next observation has them; bounded by the
     action timeout (a slow search is observed as it is)."""
     try:
-        page.wait_for_function(_SEARCH_SETTLED_JS, timeout=_timeout_ms(env), polling=50)
+        wait_for_true(page, _SEARCH_SETTLED_JS, _timeout_ms(env), polling=50)
     except Exception:  # noqa: BLE001 - still busy at the timeout: the page is observed as it is
         pass
 

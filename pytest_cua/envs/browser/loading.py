@@ -27,6 +27,19 @@ def wait_until_shown(page: "Page", timeout_ms: float) -> None:
     except Exception:  # noqa: BLE001 - a slow page, or a frame that went away (the router replaced it), is as it is
         pass
     try:  # waited for on its own: a frame that went away is no reason not to wait for the page that replaced it
-        page.wait_for_function(BUSY_JS, timeout=timeout_ms)
+        wait_for_true(page, BUSY_JS, timeout_ms)
     except Exception:  # noqa: BLE001 - observe whatever is there
         pass
+
+
+def wait_for_true(page: "Page", predicate_js: str, timeout_ms: float, polling: float | str = "raf") -> None:
+    """Wait until the page's ``predicate_js`` (a function's source) returns true: one evaluation when it already
+    does, the common case after an action (a round trip of about a millisecond, where Playwright's
+    ``wait_for_function`` costs 5-11 ms even then: it installs a poller and reports on it), else Playwright's
+    wait, polling every ``polling`` ms or animation frame. Raises Playwright's timeout error."""
+    try:
+        if page.evaluate(predicate_js):
+            return
+    except Exception:  # noqa: BLE001 - a context destroyed by a navigation: wait for the next document
+        pass
+    page.wait_for_function(predicate_js, timeout=timeout_ms, polling=polling)
