@@ -4,6 +4,7 @@ a full reset of the whole org (what a harness that resets once per run, as SCUBA
     python3 benchmarks/realorg_rollback.py                 # the first release task of each SCUBA template (60)
     python3 benchmarks/realorg_rollback.py --tasks all     # all 300 release tasks
     python3 benchmarks/realorg_rollback.py --suite own     # the 135 own SCUBA tasks
+    python3 benchmarks/realorg_rollback.py --limit 1 --resets 1   # one task and one full reset (a smoke run)
 
 Runs the oracle twice over the same tasks with one worker: against ``pytest-cua org serve --entry-kind salesforce``
 in another process (the real-org path: REST, SOAP and Metadata API over HTTPS on 127.0.0.1) and with the embedded
@@ -43,8 +44,16 @@ def release_tasks(which: str) -> list[str]:
     return list(seen.values())
 
 
-def run(args: list[str], reports: Path, leases: Path) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "pytest", "suites/scuba", "-p", "no:cacheprovider", "-q", "--agent", "oracle",
+def own_tasks() -> list[str]:
+    """The suite's own task ids, in the order of its task files."""
+    ids: list[str] = []
+    for path in sorted((REPO / "suites" / "scuba" / "tasks").glob("*.json")):
+        ids += [t["id"] for t in json.loads(path.read_text(encoding="utf-8"))]
+    return ids
+
+
+def run(args: list[str], reports: Path, leases: Path, targets: list[str]) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "pytest", *targets, "-p", "no:cacheprovider", "-q", "--agent", "oracle",
            "--cua-reports", str(reports), *args]
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTEST_CUA_ORG_LEASES": str(leases)}
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=7200)
@@ -77,7 +86,7 @@ def full_reset_seconds(orgs_file: Path, leases: Path, repeats: int) -> list[floa
     handle = ApiOrg(lease_one(load_orgs(orgs_file), worker_id="bench", run_id="bench", wait_s=60))
     handle.start()
     snap = handle.snapshot()
-    sf = handle.client.sf  # type: ignore[union-attr]
+    sf: Any = handle.client.sf  # type: ignore[union-attr]  # simple_salesforce's objects by attribute (sf.Lead)
     out = []
     ns = mdapi.MD_NS
     try:
@@ -105,19 +114,26 @@ def main() -> int:
     parser.add_argument("--tasks", choices=("templates", "all"), default="templates",
                         help="release tasks: the first of each template (default) or all 300")
     parser.add_argument("--resets", type=int, default=3, help="full resets to time (default 3)")
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="only the first N tasks of the selection (default: all of them)")
     args = parser.parse_args()
+    if (args.limit is not None and args.limit < 1) or args.resets < 1:
+        parser.error("--limit and --resets take 1 or more")
     from tests.localorg.served import served_orgs
 
     selection: list[str] = []
+    targets = ["suites/scuba"]
     if args.suite == "release":
-        tasks = release_tasks(args.tasks)
+        tasks = release_tasks(args.tasks)[:args.limit]
         selection = ["--scuba-root", str(ROOT), "-m", "scuba_release", "-k", " or ".join(tasks)]
+    elif args.limit is not None:  # the test ids themselves: -k would match a task's id in longer ones
+        targets = [f"suites/scuba/test_scuba.py::test_task[{t}]" for t in own_tasks()[:args.limit]]
     with tempfile.TemporaryDirectory(prefix="pytest-cua-bench-") as tmp:
         base = Path(tmp)
         with served_orgs(base / "served", ["bench-org"], ui=False, kind="salesforce") as (orgs_file, _):
-            api = figures(run([*selection, "--cua-orgs", str(orgs_file)], base / "api", base / "leases"))
+            api = figures(run([*selection, "--cua-orgs", str(orgs_file)], base / "api", base / "leases", targets))
             resets = full_reset_seconds(orgs_file, base / "leases", args.resets)
-        local = figures(run(selection, base / "local", base / "leases-local"))
+        local = figures(run(selection, base / "local", base / "leases-local", targets))
     load = os.getloadavg()[0]
     print(f"rollback per task, {api['tasks']} {args.suite} tasks under the oracle, one worker, load {load:.1f}")
     print(f"{'org':44} {'tasks':>5} {'outcomes':24} {'mean s':>7} {'median':>7} {'p95':>7} {'API req/task':>12}")

@@ -2,12 +2,14 @@
 Playwright browser servers (``--cua-browser-endpoint``) against browsers launched in each worker.
 
     python benchmarks/remote_browsers.py [--workers 4,8,16] [--delay 3] [--servers 2] [--modes remote,in-process]
+                                         [--per-worker 2]
 
 Each run is an inner pytest of SCUBA tasks with the browser-style fake model of
 ``tests/models/fake_model_plugin.py`` thinking ``--delay`` seconds before every answer (as in
-``benchmarks/model_bench.py``), at ``-n`` N: 2 x N tasks (the 16 short tasks of model_bench, with
-``--cua-trials`` when more are needed). Remote: ``--servers`` browser servers (``playwright launch-server``,
-each its own process group on loopback) shared by the workers (gwN takes server N mod their number).
+``benchmarks/model_bench.py``), at ``-n`` N: ``--per-worker`` x N tasks (default 2; the 16 short tasks of
+model_bench, with ``--cua-trials`` when more are needed). Remote: ``--servers`` browser servers (``playwright
+launch-server``, each its own process group on loopback) shared by the workers (gwN takes server N mod their
+number). A quick run: ``--workers 1 --per-worker 1 --servers 1 --delay 0 --modes remote,in-process,all-remote``.
 All remote (``--modes all-remote``): the browsers in those servers and the orgs in ``pytest-cua org serve``
 processes, one leased per worker (``--cua-orgs``), so a worker holds no environment at all.
 
@@ -33,8 +35,8 @@ for path in (ROOT, ROOT / "benchmarks", ROOT / "tests" / "browser"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-import model_bench  # noqa: E402
-from remote_servers import BrowserServer  # noqa: E402
+import model_bench  # type: ignore[import-not-found,unused-ignore]  # noqa: E402 - benchmarks/ on sys.path
+from remote_servers import BrowserServer  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
 
 from tests.localorg.served import served_orgs  # noqa: E402
 
@@ -108,19 +110,19 @@ class MemorySampler:
         self._thread.join(timeout=5)
 
 
-def tasks_for(workers: int) -> tuple[list[str], int]:
-    wanted = 2 * workers
+def tasks_for(workers: int, per_worker: int = 2) -> tuple[list[str], int]:
+    wanted = per_worker * workers
     tasks = model_bench.THROUGHPUT_TASKS
     trials = max(1, -(-wanted // len(tasks)))
     return tasks[: -(-wanted // trials)], trials
 
 
 def run(workers: int, delay: float, endpoints: str | None, keep: Path,
-        orgs_file: Path | None = None) -> dict[str, object]:
+        orgs_file: Path | None = None, per_worker: int = 2) -> dict[str, object]:
     import json
     import subprocess
 
-    tasks, trials = tasks_for(workers)
+    tasks, trials = tasks_for(workers, per_worker)
     mode = "all remote" if orgs_file else "remote" if endpoints else "in-process"
     reports = keep / f"n{workers}-{mode.replace(' ', '-')}"
     reports.mkdir(parents=True, exist_ok=True)
@@ -165,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=3.0, help="the fake model's think time per answer (s)")
     parser.add_argument("--servers", type=int, default=2, help="browser servers for the remote runs")
     parser.add_argument("--keep", type=Path, default=None, help="folder for the inner runs' reports")
+    parser.add_argument("--per-worker", type=int, default=2, help="tasks per worker in each run (default 2)")
     parser.add_argument("--modes", default="remote,in-process",
                         help="which runs: remote (browser servers), in-process, all-remote (browser servers and "
                              "orgs served by `pytest-cua org serve` processes, one per worker: --cua-orgs)")
@@ -174,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(modes) - {"remote", "in-process", "all-remote"})
     if unknown:
         parser.error(f"--modes: unknown {', '.join(unknown)} (remote, in-process, all-remote)")
+    if args.per_worker < 1 or args.servers < 1:
+        parser.error("--per-worker and --servers take 1 or more")
     rows = []
     servers = [BrowserServer() for _ in range(args.servers)]
     try:
@@ -182,9 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             for mode in modes:
                 if mode == "all-remote":
                     with served_orgs(keep / f"orgs-n{n}", [f"org-{i}" for i in range(n)], ui=True) as (orgs, _):
-                        row = run(n, args.delay, endpoints, keep, orgs_file=orgs)
+                        row = run(n, args.delay, endpoints, keep, orgs_file=orgs, per_worker=args.per_worker)
                 else:
-                    row = run(n, args.delay, endpoints if mode == "remote" else None, keep)
+                    row = run(n, args.delay, endpoints if mode == "remote" else None, keep,
+                              per_worker=args.per_worker)
                 rows.append(row)
                 print(f"  done -n {n} {mode}: {row['passed']}/{row['tasks']} passed in {row['wall_s']:.0f} s "
                       f"({row['load']})", flush=True)

@@ -1,10 +1,13 @@
 """Desktops on a remote Docker daemon against the local one: the ProSoft suite with two xdist workers.
 
-    python benchmarks/remote_docker.py [--agent replay] [--workers 2] [--fresh] [-k EXPR]
+    python benchmarks/remote_docker.py [--agent replay] [--workers 2] [--fresh] [-k EXPR] [--image IMAGE]
+    python benchmarks/remote_docker.py --workers 1 -k r-mean-amount --image cua-desktop-office   # a quick run
 
 The "remote" daemon is the second dockerd of ``scripts/remote_dockerd.sh`` (tcp://127.0.0.1 with --tlsverify,
-its own data root; started here when it does not answer). ``--fresh`` removes the suite's image from it first,
-so the run includes the one-time image transfer. Printed per daemon: tasks, outcomes, tasks per minute (wall
+its own data root; started here when it does not answer, and stopped at the end then). ``--image`` is the
+desktop image of the tasks (``--cua-docker-image``; default the suite's own, ``environment_options["image"]``
+of ``suites/prosoft/test_prosoft.py``). ``--fresh`` removes that image from the remote daemon first, so the run
+includes the one-time image transfer. Printed per daemon: tasks, outcomes, tasks per minute (wall
 time of the run), the image transfer (how the image got there and its seconds), and the peak RSS (MB) of each
 pytest worker process (VmHWM, sampled from /proc every 0.5 s over the processes below the pytest controller).
 
@@ -27,7 +30,6 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "remote_dockerd.sh"
-IMAGE = "cua-desktop-office"
 
 
 def _children(pid: int) -> list[int]:
@@ -82,7 +84,7 @@ class RssSampler(threading.Thread):
 
 def run_suite(name: str, host_args: list[str], args: argparse.Namespace, reports: Path) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "pytest", "suites/prosoft", "-p", "no:cacheprovider", "-n", str(args.workers),
-           "--agent", args.agent, "--cua-reports", str(reports), "-q", *host_args]
+           "--agent", args.agent, "--cua-reports", str(reports), "--cua-docker-image", args.image, "-q", *host_args]
     if args.k:
         cmd += ["-k", args.k]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -110,11 +112,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", default="replay")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--fresh", action="store_true", help="remove the suite's image from the remote daemon first")
+    parser.add_argument("--fresh", action="store_true", help="remove the image (--image) from the remote daemon first")
     parser.add_argument("-k", default="", help="a -k expression to run part of the suite")
+    parser.add_argument("--image", default=None, help="the tasks' desktop image (default: the suite's own)")
     args = parser.parse_args()
+    if args.workers < 1:
+        parser.error("--workers takes 1 or more")
+    if args.image is None:
+        sys.path.insert(0, str(REPO))
+        from suites.prosoft.test_prosoft import CUA_SUITE
 
+        args.image = str(CUA_SUITE.environment_options["image"])
+
+    was_running = subprocess.run(["sh", str(SCRIPT), "status"], capture_output=True).returncode == 0
     subprocess.run(["sh", str(SCRIPT), "start"], check=True)
+    try:
+        return measure(args)
+    finally:
+        if not was_running:
+            subprocess.run(["sh", str(SCRIPT), "stop"], check=False)
+
+
+def measure(args: argparse.Namespace) -> int:
     env = dict(line.split("=", 1) for line in subprocess.run(["sh", str(SCRIPT), "env"], capture_output=True,
                                                              text=True, check=True).stdout.split())
     remote_args = ["--cua-docker-hosts", env["DOCKER_HOST"], "--cua-docker-tls-dir", env["DOCKER_CERT_PATH"]]
@@ -124,10 +143,10 @@ def main() -> int:
 
         client = connect(DockerHost(env["DOCKER_HOST"], Path(env["DOCKER_CERT_PATH"])))
         try:
-            client.images.remove(IMAGE, force=True)
+            client.images.remove(args.image, force=True)
             client.images.prune()
         except Exception as exc:  # noqa: BLE001 - not there
-            print(f"(remote had no {IMAGE}: {exc})")
+            print(f"(remote had no {args.image}: {exc})")
         client.close()
     results = []
     with tempfile.TemporaryDirectory(prefix="pytest-cua-remote-bench-") as tmp:
@@ -135,7 +154,7 @@ def main() -> int:
             print(f"running the ProSoft suite, desktops on the {name} daemon ...", flush=True)
             results.append(run_suite(name, host_args, args, Path(tmp) / name.split()[0]))
     print()
-    print(f"ProSoft suite, --agent {args.agent}, -n {args.workers}, load average "
+    print(f"ProSoft suite, --agent {args.agent}, -n {args.workers}, {args.image}, load average "
           f"{os.getloadavg()[0]:.1f} at the end")
     print(f"{'daemon':22} {'tasks':>5} {'outcomes':22} {'wall s':>7} {'tasks/min':>9} {'w/o transfer':>12}  "
           f"{'image on host':34} worker RSS MB")

@@ -5,14 +5,17 @@ Setup frame's Classic page), a screenshot of each side and both side by
 side; then the replay time per task on a sample of SCUBA tasks, and the browser reset per task.
 
     python benchmarks/ui_figures.py [--before REV] [--out reports/ui-figures] [--loads 5] [--replay N] [--resets 10]
+                                    [--pages N] [--remove-worktree]
 
-"before" is REV (default HEAD~1) checked out in a git worktree (under /tmp), "after" is this working tree. Each
+"before" is REV (default HEAD~1) checked out in a git worktree (under /tmp, kept for the next run unless
+``--remove-worktree``, which removes one this run made), "after" is this working tree. Each
 side's org runs in its own process from its own tree (``_serve`` below) on 127.0.0.1; Chromium, the observation
 code (this tree's ``dom_script.js``) and the measuring are the same for both. Page load time: the navigation's
 ``loadEventEnd`` (every script has run; the Lightning components mount before ``load``), median of ``--loads``
 loads; client-side navigation (a side whose shell has the router, ``window.oneNavigate``): from Home to the page
 in the same document until it is shown (its Classic page too, in Setup's frame), median of ``--loads``. Replay time: ``pytest suites/scuba --agent replay`` on the first ``--replay`` own tasks in each tree, one
 worker, the per-test total times of its JUnit report (the episode runs in the task's fixtures). Reset: each tree's ``benchmarks/reset_bench.py``.
+``--pages N`` measures the first N pages of the catalogue only (a quick run; default all of them).
 Prints one table and writes ``figures.json`` and the screenshots under ``--out``; nothing is asserted.
 """
 
@@ -34,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run", "--disable-sync"]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: Any = {"width": 1280, "height": 900}  # a Playwright ViewportSize
 
 #: run in each tree's own interpreter: serve its org with the catalogue's records, print where, wait for stdin
 _SERVE = """
@@ -68,16 +71,18 @@ def family(path: str) -> str:
     return "other"
 
 
-def worktree(rev: str) -> Path:
+def worktree(rev: str) -> tuple[Path, bool]:
+    """The worktree of ``rev`` under /tmp, and whether this call made it."""
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True,
                          check=True).stdout.strip()
     path = Path(tempfile.gettempdir()) / f"cua-ui-before-{sha}"
-    if not (path / "pytest_cua").is_dir():
+    made = not (path / "pytest_cua").is_dir()
+    if made:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), sha], check=True,
                        capture_output=True)
     if (path / "scripts" / "build_lightning.sh").is_file():  # its own Lightning build (cached per machine)
         subprocess.run(["bash", "scripts/build_lightning.sh"], cwd=path, check=True, capture_output=True)
-    return path
+    return path, made
 
 
 def tree_env(tree: Path) -> dict[str, str]:
@@ -86,7 +91,8 @@ def tree_env(tree: Path) -> dict[str, str]:
     return env
 
 
-def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> list[dict[str, Any]]:
+def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str,
+                  limit: int | None = None) -> list[dict[str, Any]]:
     from playwright.sync_api import sync_playwright
 
     proc = subprocess.Popen([sys.executable, "-c", _SERVE], cwd=tree, env=tree_env(tree), stdin=subprocess.PIPE,
@@ -101,7 +107,7 @@ def measure_pages(tree: Path, side: str, out: Path, loads: int, script: str) -> 
             page.goto(f"{info['url']}/secur/frontdoor.jsp?sid={info['token']}&retURL=/lightning/page/home")
             cdp = page.context.new_cdp_session(page)
             (out / side).mkdir(parents=True, exist_ok=True)
-            for n, (name, path) in enumerate(info["pages"], 1):
+            for n, (name, path) in enumerate(info["pages"][:limit], 1):
                 times = []
                 for _ in range(loads):
                     page.goto(info["url"] + path, wait_until="load")
@@ -241,13 +247,27 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--replay", type=int, default=12, help="own SCUBA tasks to replay on each side (0: none)")
     parser.add_argument("--resets", type=int, default=10, help="rollbacks timed by reset_bench.py (0: none)")
+    parser.add_argument("--pages", type=int, default=None, metavar="N",
+                        help="only the first N pages of the catalogue (default: every page)")
+    parser.add_argument("--remove-worktree", action="store_true",
+                        help="remove the before side's worktree at the end when this run made it")
     args = parser.parse_args(argv)
+    if args.loads < 1 or (args.pages is not None and args.pages < 1):
+        parser.error("--loads and --pages take 1 or more")
+    before_tree, made = worktree(args.before)
+    try:
+        return measure(args, before_tree)
+    finally:
+        if made and args.remove_worktree:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before_tree)], check=False)
+
+
+def measure(args: argparse.Namespace, before_tree: Path) -> int:
     out = Path(args.out).resolve()
-    before_tree = worktree(args.before)
     script = (ROOT / "pytest_cua" / "envs" / "browser" / "dom_script.js").read_text(encoding="utf-8")
     started = time.monotonic()
     sides = {"before": before_tree, "after": ROOT}
-    pages = {side: measure_pages(tree, side, out, args.loads, script) for side, tree in sides.items()}
+    pages = {side: measure_pages(tree, side, out, args.loads, script, args.pages) for side, tree in sides.items()}
     side_by_side(pages["before"], pages["after"], out)
     print(f"{'page':28} {'family':16} {'load ms':>15} {'nav ms':>15} {'elements':>13} {'ax nodes':>13}")
     for b, a in paired(pages["before"], pages["after"]):
@@ -259,10 +279,9 @@ def main(argv: list[str]) -> int:
               f"{cell(b, 'elements'):>6} {cell(a, 'elements'):>6} {cell(b, 'ax_nodes'):>6} {cell(a, 'ax_nodes'):>6}")
     families: dict[str, dict[str, float]] = {}
     for fam in sorted({r["family"] for r in pages["after"]}):
-        b = [r for r in pages["before"] if r["family"] == fam]
-        a = [r for r in pages["after"] if r["family"] == fam]
+        of_side = {side: [r for r in pages[side] if r["family"] == fam] for side in ("before", "after")}
         families[fam] = {f"{k}_{side}": statistics.median(r[k] for r in rows)
-                         for k in ("load_ms", "elements", "ax_nodes") for side, rows in (("before", b), ("after", a))}
+                         for k in ("load_ms", "elements", "ax_nodes") for side, rows in of_side.items()}
         f = families[fam]
         print(f"family {fam:16} load ms {f['load_ms_before']:.1f} -> {f['load_ms_after']:.1f}; elements "
               f"{f['elements_before']:.0f} -> {f['elements_after']:.0f}; ax nodes {f['ax_nodes_before']:.0f} -> "
@@ -278,10 +297,10 @@ def main(argv: list[str]) -> int:
         replays = {side: replay_times(tree, args.replay, out, side) for side, tree in sides.items()}
         common = sorted(set(replays["before"]) & set(replays["after"]))
         if common and statistics.median(replays["before"][t] for t in common) > 0:
-            b = statistics.median(replays["before"][t] for t in common)
-            a = statistics.median(replays["after"][t] for t in common)
-            print(f"replay per task (median of {len(common)} tasks that passed on both sides): before {b:.2f} s, "
-                  f"after {a:.2f} s, ratio {a / b:.2f} (budget 1.5)")
+            before_s = statistics.median(replays["before"][t] for t in common)
+            after_s = statistics.median(replays["after"][t] for t in common)
+            print(f"replay per task (median of {len(common)} tasks that passed on both sides): before "
+                  f"{before_s:.2f} s, after {after_s:.2f} s, ratio {after_s / before_s:.2f} (budget 1.5)")
         figures["replay"] = replays
     if args.resets:
         figures["reset"] = {side: reset_figures(tree, args.resets) for side, tree in sides.items()}

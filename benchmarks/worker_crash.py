@@ -9,7 +9,11 @@ pid is on its containers' labels), lets the run finish, then prints:
 - what of the dead worker is left in Docker after the session (containers and snapshot images labelled
   with the run and the worker): it must be nothing.
 
-    python benchmarks/worker_crash.py [--suite suites/prosoft] [--retry-errors N] [-- extra pytest args]
+    python benchmarks/worker_crash.py [--suite suites/prosoft] [--retry-errors N] [--after 4] [--reports DIR]
+                                      [-- extra pytest args]
+
+A quick run: ``--after 0 -- -k "r-count-north or r-mean-amount" --cua-docker-image cua-desktop-office`` (gw1 is
+killed in its first task).
 """
 
 from __future__ import annotations
@@ -66,14 +70,16 @@ def main() -> int:
     parser.add_argument("--suite", default="suites/prosoft")
     parser.add_argument("--retry-errors", type=int, default=0)
     parser.add_argument("--after", type=int, default=4, help="kill after this many tests have finished")
+    parser.add_argument("--reports", type=Path, default=ROOT / "reports",
+                        help="the run's reports folder (--cua-reports; default reports/ of the repository)")
     parser.add_argument("rest", nargs="*")
     args = parser.parse_args()
     run_id = f"crash-{int(time.time())}"
-    reports = ROOT / "reports"
+    reports = args.reports.resolve()
     store = reports / "runs" / run_id
     command = [sys.executable, "-m", "pytest", args.suite, "-n", "2", "--agent", "replay", "-p", "no:cacheprovider",
-               "--cua-run-id", run_id, "-q", *(["--cua-retry-errors", str(args.retry_errors)] if args.retry_errors
-                                              else []), *args.rest]
+               "--cua-run-id", run_id, "--cua-reports", str(reports), "-q",
+               *(["--cua-retry-errors", str(args.retry_errors)] if args.retry_errors else []), *args.rest]
     print("running:", " ".join(command), flush=True)
     started = time.monotonic()
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

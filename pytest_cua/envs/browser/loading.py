@@ -7,7 +7,7 @@ action that started such a navigation is over, and the page can be observed, onc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -32,7 +32,7 @@ def wait_until_shown(page: "Page", timeout_ms: float) -> None:
         pass
 
 
-def wait_for_true(page: "Page", predicate_js: str, timeout_ms: float, polling: float | str = "raf") -> None:
+def wait_for_true(page: "Page", predicate_js: str, timeout_ms: float, polling: float | Literal["raf"] = "raf") -> None:
     """Wait until the page's ``predicate_js`` (a function's source) returns true: one evaluation when it already
     does, the common case after an action (a round trip of about a millisecond, where Playwright's
     ``wait_for_function`` costs 5-11 ms even then: it installs a poller and reports on it), else Playwright's
