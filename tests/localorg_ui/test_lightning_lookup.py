@@ -1,7 +1,7 @@
 """Lookup fields of the New and Edit dialogs are Lightning's type-ahead lookups (``one/lookup``), in real
 Chromium: typing searches the records the field may point at (names starting with the text first, the object's
-icon and a detail line), choosing one shows it as a pill and the form posts its id, the pill's "Remove selected
-option" goes back to the search; an edited record's value is a pill; the browser environment waits for a
+icon and a detail line, then "New Account"), choosing one shows it as a pill and the form posts its id, the pill's
+"Clear Selection" goes back to the search; an edited record's value is a pill; the browser environment waits for a
 search's results before it observes; the search endpoint answers JSON."""
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ def test_typing_searches_and_choosing_posts_the_record(page: Any, base: str, sf:
     expect(box).to_have_attribute("placeholder", "Search Accounts...")
     box.fill("lookup h")
     options = dialog.get_by_role("listbox").get_by_role("option")
-    expect(options).to_have_count(3)
+    expect(options).to_have_count(4)  # the records, then Lightning's "New Account"
     # names that start with the text first (by name), then those that hold it; each with its detail line
     expect(options.nth(0)).to_have_accessible_name("Lookup Harbor Account • Gdansk")
     expect(options.nth(1)).to_have_accessible_name("Lookup Hill Account • Oslo")
     expect(options.nth(2)).to_have_accessible_name("Old Lookup Hill Account")
+    expect(options.nth(3)).to_have_accessible_name("New Account")
     expect(box).to_have_attribute("aria-expanded", "true")
     box.press("ArrowDown")
     box.press("ArrowDown")
@@ -64,8 +65,8 @@ def test_an_edited_records_value_is_a_pill_that_can_be_removed(page: Any, base: 
     dialog = form(page)
     pill = dialog.get_by_role("button", name="Account Name Pill Holder")
     expect(pill).to_be_visible()
-    field = dialog.locator("one-lookup").filter(has_text="Account Name")  # each pill has its Remove button
-    field.get_by_role("button", name="Remove selected option").click()
+    field = dialog.locator("one-lookup").filter(has_text="Account Name")  # each pill has its Clear Selection
+    field.get_by_role("button", name="Clear Selection").click()
     box = dialog.get_by_role("combobox", name="Account Name")
     expect(box).to_be_focused()
     box.fill("pill t")

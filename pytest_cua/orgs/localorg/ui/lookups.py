@@ -10,6 +10,10 @@ records whose name holds what was typed and shows the chosen one as a pill.
 
 The form posts the chosen record's id; text typed without choosing is posted as typed, and the server takes it
 when exactly one record has that name (``forms.resolve_lookup``), a leniency docs/lightning-fidelity.md lists.
+
+As Lightning's, the search's list ends with "New <Object>" (``new_record``: the fields of that object's New dialog
+the lookup opens over the form, posted to the object's own New form) for a lookup of one object other than users
+and queues; an owner field of a New form starts with the current user as its pill (``default``).
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from typing import Any
 from pytest_cua.orgs.localorg.schema import FieldSchema, ObjectSchema
 from pytest_cua.orgs.localorg.errors import OrgError
 from pytest_cua.orgs.localorg.store import Org
-from pytest_cua.orgs.localorg.ui.forms import RECORD_ID, lookup_allows, record_name, resolve_lookup
-from pytest_cua.orgs.localorg.ui.web import object_icon
+from pytest_cua.orgs.localorg.ui.forms import RECORD_ID, form_fields, lookup_allows, record_name, resolve_lookup
+from pytest_cua.orgs.localorg.ui.web import CSRF_FIELD, object_icon
 
 MAX_RESULTS = 5
 #: the detail line under a record's name, by object: the fields Lightning's lookup shows there
@@ -76,12 +80,45 @@ def chosen(org: Org, f: FieldSchema, value: Any) -> dict[str, Any] | None:
     return option(org, org.object(found[0]), found[1])
 
 
+#: objects a lookup offers no "New <Object>" for (Lightning creates users and queues in Setup only)
+NO_NEW = {"User", "Group"}
+#: field types the nested New dialog can take (others, if required, are left to the server's message)
+NEW_TYPES = {"string", "textarea", "email", "phone", "url", "picklist", "date", "double", "currency", "int",
+             "percent"}
+
+
+def new_record(org: Org, f: FieldSchema) -> dict[str, Any] | None:
+    """The lookup's "New <Object>" action for field ``f``: the object's label and icon, its New form's URL (the
+    nested dialog posts there) and the fields the dialog asks for (the name and the other required fields of
+    the object's New form, owner left to the current user); None for a lookup of several objects or of users
+    or queues."""
+    found = targets(org, f)
+    if len(found) != 1 or found[0].name in NO_NEW:
+        return None
+    target = found[0]
+    fields = []
+    for g in form_fields(target, creating=True):
+        if g.name == "OwnerId" or g.type not in NEW_TYPES:
+            continue
+        required = g.required and g.type != "boolean"
+        if required or g.name == target.name_field or (g.name == "FirstName" and "LastName" in target.fields):
+            fields.append({"name": g.name, "label": g.label, "type": g.type, "required": required,
+                           "nameField": g.name == target.name_field,
+                           "options": list(g.values or []) if g.type == "picklist" else []})
+    return {"label": f"New {target.label}", "objectLabel": target.label, "iconName": object_icon(target),
+            "url": f"/lightning/o/{target.name}/new", "csrfField": CSRF_FIELD, "fields": fields}
+
+
 def lookup_props(org: Org, obj: ObjectSchema, f: FieldSchema, value: Any, stored: Any, *, required: bool,
-                 error: str | None) -> dict[str, Any]:
+                 error: str | None, default: str | None = None) -> dict[str, Any]:
     """Props of ``one-lookup`` for field ``f`` of a form of ``obj``: ``value`` is what the form shows (a posted
     id or text, a prefilled value, or the stored record's name), ``stored`` the record's stored id (None on
-    New). The record they name is the pill: a posted id, the stored record while the form shows its name, or
-    the one record with that name; other text stays typed in the search box."""
+    New), ``default`` the record a New form's field starts with when nothing was posted or prefilled (the
+    current user for an owner, as Lightning). The record they name is the pill: a posted id, the stored record
+    while the form shows its name, or the one record with that name; other text stays typed in the search
+    box."""
+    if not value and stored is None and default:
+        value = default
     text = "" if value is None else str(value).strip()
     selection = chosen(org, f, text)
     if selection is None and stored:
@@ -97,4 +134,4 @@ def lookup_props(org: Org, obj: ObjectSchema, f: FieldSchema, value: Any, stored
     return {"name": f.name, "label": f.label, "required": required, "error": error or "",
             "placeholder": f"Search {' or '.join(names)}...",
             "searchUrl": f"/lightning/lookup/{obj.name}/{f.name}",
-            "selection": selection, "text": "" if selection else text}
+            "selection": selection, "text": "" if selection else text, "newRecord": new_record(org, f)}

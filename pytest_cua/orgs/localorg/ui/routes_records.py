@@ -167,8 +167,12 @@ def _form_page(ctx: RequestContext, obj: ObjectSchema, *, record: dict[str, Any]
         action = f"/lightning/r/{obj.name}/{record['Id']}/edit"
     ret = _safe_ret(ctx.request.values.get("retURL"))
     cancel = ret or (f"/lightning/r/{obj.name}/{record['Id']}/view" if record else f"/lightning/o/{obj.name}/list")
+    # an owner of a New form starts with the current user as its pill, as Lightning's New dialog (when the form
+    # is opened: one posted again with its errors shows what was posted)
     lookups = {f.name: lookup_props(ctx.org, obj, f, form_values.get(f.name), (record or {}).get(f.name),
-                                    required=is_required(f), error=errors.fields.get(f.name))
+                                    required=is_required(f), error=errors.fields.get(f.name),
+                                    default=ctx.user_id if creating and f.name == "OwnerId"
+                                    and ctx.request.method == "GET" else None)
                for f in fields if f.type == "reference"}
     return render(ctx, "form.html", status=status, title=heading, heading=heading, obj=obj, lookups=lookups,
                   sections=form_sections(obj, fields), form_values=form_values, errors=errors, creating=creating,
