@@ -528,9 +528,19 @@ def test_prepare_image_of_a_screen_is_the_same_with_and_without_bands(monkeypatc
     buffer = io.BytesIO()
     Image.fromarray(SCREEN_NOISE).save(buffer, "PNG", compress_level=1)
     data = buffer.getvalue()
+    monkeypatch.setattr(images, "_strip_workers", lambda: 2)
     banded = prepare_image(data, size=(1024, 576), limits=VENDOR_LIMITS["openai"])
     monkeypatch.setattr(images, "_strip_workers", lambda: 1)
     assert prepare_image(data, size=(1024, 576), limits=VENDOR_LIMITS["openai"]) == banded
+
+
+@pytest.mark.parametrize("cores,load,workers", [(2, 0.4, 2), (2, 1.8, 1), (2, 6.0, 1), (8, 3.0, 4), (1, 0.0, 1)])
+def test_bands_only_while_a_core_is_free(cores, load, workers, monkeypatch):
+    from pytest_cua.agents.models import images
+
+    monkeypatch.setattr(images, "_cores", lambda: cores)
+    monkeypatch.setattr(images.os, "getloadavg", lambda: (load, load, load))
+    assert images._strip_workers() == workers
 
 
 # --- the cache of prepared images ------------------------------------------------------------------------

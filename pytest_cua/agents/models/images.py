@@ -316,22 +316,35 @@ _strip_pool: ThreadPoolExecutor | None = None
 _strip_lock = threading.Lock()
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _strip_workers() -> int:
-    return min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    """How many bands a box scaling is split into now: one per core (at most 4) while a core is free by the
+    1-minute load average, else one (on a machine that is busy already, more threads only wait for a core)."""
+    cores = min(4, _cores())
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system
+        load = 0.0
+    return cores if cores > 1 and load < _cores() - 0.25 else 1
 
 
 def _box(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     """The box filter's scaling of ``image`` to ``size``, in bands of rows on several cores where the result is
     the same byte for byte (``strip_rows``); Pillow lets go of the GIL while it scales, so two bands take about
-    half the time of one on two cores (a 1920x1080 screenshot to 1024x576: 8.0 -> 4.6 ms)."""
-    bands = strip_rows(image.size, size, _strip_workers()) if image.mode in _REDUCIBLE_MODES else None
+    half the time of one on two cores with one free (a 1920x1080 screenshot to 1024x576: 8.1 -> 4.7 ms). The
+    calling thread scales the first band itself."""
+    workers = _strip_workers()
+    bands = strip_rows(image.size, size, workers) if image.mode in _REDUCIBLE_MODES else None
     if bands is None:
         return image.resize(size, Image.Resampling.BOX)
     image.load()  # the bands read it at once: a lazily decoded image must not be decoded by each of them
     global _strip_pool
     with _strip_lock:
         if _strip_pool is None:
-            _strip_pool = ThreadPoolExecutor(_strip_workers(), thread_name_prefix="cua-image")
+            _strip_pool = ThreadPoolExecutor(3, thread_name_prefix="cua-image")  # the other bands (4 at most)
     width, height = image.size
     scale = Fraction(height, size[1])
 
@@ -340,8 +353,10 @@ def _box(image: Image.Image, size: tuple[int, int]) -> Image.Image:
         return image.resize((size[0], bottom - top), Image.Resampling.BOX,
                             box=(0, int(top * scale), width, int(bottom * scale)))
 
+    others = [_strip_pool.submit(band, rows) for rows in bands[1:]]
+    parts = [band(bands[0]), *(future.result() for future in others)]
     out = Image.new(image.mode, size)
-    for (top, _), part in zip(bands, _strip_pool.map(band, bands)):
+    for (top, _), part in zip(bands, parts):
         out.paste(part, (0, top))
     return out
 
