@@ -495,10 +495,12 @@ def test_a_palette_image_at_a_whole_number_factor_is_still_scaled():
 SCREEN_NOISE = np.random.default_rng(3).integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
 
 
-# 1080/512 = 135/128: three bands must start at multiples of 128 rows
-@pytest.mark.parametrize("size", [(1024, 576), (1280, 720), (1366, 768), (1280, 540), (960, 512)])
-@pytest.mark.parametrize("workers", [2, 3, 4])
-@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
+BAND_CASES = [("RGB", size, workers)  # 1080/512 = 135/128: three bands must start at multiples of 128 rows
+              for size in [(1024, 576), (1280, 720), (1366, 768), (1280, 540), (960, 512)] for workers in (2, 3, 4)]
+BAND_CASES += [("RGBA", (1024, 576), 2), ("L", (1280, 720), 3), ("RGBA", (960, 512), 3)]
+
+
+@pytest.mark.parametrize("mode,size,workers", BAND_CASES)
 def test_box_scaling_in_bands_gives_the_pixels_of_one_scaling(size, workers, mode, monkeypatch):
     from pytest_cua.agents.models import images
 
