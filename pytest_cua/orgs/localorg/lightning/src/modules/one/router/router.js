@@ -105,13 +105,12 @@ async function show(doc, url, push, focus) {
     shown = here(new URL(url));
     window.scrollTo(0, 0);
     runInlineScripts(fresh);
-    // a component new to this document comes with its entry script (which mounts it); the others are mounted here
-    for (const src of scriptsOf(doc)) {
-        if (!loadedScripts.has(src)) {
-            loadedScripts.add(src);
-            await loadScript(src);
-        }
-    }
+    // a component new to this document comes with its entry script (which mounts it); the others are mounted here.
+    // The new scripts load together: each mounts only its own component, so their order does not matter (one
+    // after another, a New dialog's list view, lookup and picklist scripts took a rendering frame each)
+    const freshScripts = scriptsOf(doc).filter((src) => !loadedScripts.has(src));
+    freshScripts.forEach((src) => loadedScripts.add(src));
+    await Promise.all(freshScripts.map(loadScript));
     mountAll();
     if (focus) focusPage(fresh);
     else {
