@@ -49,7 +49,7 @@ SMOKE = {
     # gw1 killed in its first task (of two): the crashed task in summary.json, nothing of gw1 left in Docker
     "worker_crash.py": Smoke(("--after", "0", "--reports", "{tmp}/reports", "--", *R_TASKS),
                              "crashed test in summary.json: outcome error, error_kind worker_crash",
-                             (pytest.mark.docker,)),
+                             (pytest.mark.docker, pytest.mark.full)),  # CI proves a crashed worker: test_sweep.py
     # one release task on a served org and in process, one full reset
     "realorg_rollback.py": Smoke(("--limit", "1", "--resets", "1"),
                                  ("embedded, in process (store snapshot)", "full reset of the API org"),
