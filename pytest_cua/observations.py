@@ -148,7 +148,7 @@ def decode_screenshot(data: bytes) -> "Image":
     The PNGs screens produce (Chromium's and the desktops': 8 bits per sample, grey, RGB or RGBA, not interlaced,
     no transparency chunk) are decoded by libspng (``pyspng``), about 3x faster than
     Pillow's decoder (2.6 against 7.8 ms for a 1920x1080 screenshot of the org) and to the same pixels
-    (tests/test_decode_screenshot.py); anything else, or a machine without ``pyspng``, goes through Pillow.
+    (tests/core/test_decode_screenshot.py); anything else, or a machine without ``pyspng``, goes through Pillow.
     Bytes that are no image, or a damaged one, raise ``OSError`` (Pillow's) or ``ValueError``."""
     import io
 

@@ -323,12 +323,12 @@ def _cores() -> int:
 def _strip_workers() -> int:
     """How many bands a box scaling is split into now: one per core (at most 4) while a core is free by the
     1-minute load average, else one (on a machine that is busy already, more threads only wait for a core)."""
-    cores = min(4, _cores())
+    cores = _cores()
     try:
         load = os.getloadavg()[0]
     except OSError:  # no load average on this system
         load = 0.0
-    return cores if cores > 1 and load < _cores() - 0.25 else 1
+    return min(4, cores) if cores > 1 and load < cores - 0.25 else 1
 
 
 def _box(image: Image.Image, size: tuple[int, int]) -> Image.Image:
@@ -448,7 +448,7 @@ def _decoded(data: bytes) -> Image.Image:
 
     try:
         return decode_screenshot(data)
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+    except (OSError, SyntaxError, ValueError) as exc:  # Pillow's UnidentifiedImageError is an OSError
         raise ImageError(f"cannot decode the screenshot ({len(data)} bytes): {exc}") from exc
 
 

@@ -87,12 +87,11 @@ NEW_TYPES = {"string", "textarea", "email", "phone", "url", "picklist", "date", 
              "percent"}
 
 
-def new_record(org: Org, f: FieldSchema) -> dict[str, Any] | None:
-    """The lookup's "New <Object>" action for field ``f``: the object's label and icon, its New form's URL (the
-    nested dialog posts there) and the fields the dialog asks for (the name and the other required fields of
-    the object's New form, owner left to the current user); None for a lookup of several objects or of users
-    or queues."""
-    found = targets(org, f)
+def new_record(found: list[ObjectSchema]) -> dict[str, Any] | None:
+    """The "New <Object>" action of a lookup whose field may point at the objects ``found`` (``targets``): the
+    object's label and icon, its New form's URL (the nested dialog posts there) and the fields the dialog asks
+    for (the name and the other required fields of the object's New form, owner left to the current user);
+    None for a lookup of several objects or of users or queues."""
     if len(found) != 1 or found[0].name in NO_NEW:
         return None
     target = found[0]
@@ -130,8 +129,9 @@ def lookup_props(org: Org, obj: ObjectSchema, f: FieldSchema, value: Any, stored
             selection = chosen(org, f, resolve_lookup(org, f, text))
         except OrgError:
             selection = None
-    names = ["Queues" if t.name == "Group" else t.label_plural for t in targets(org, f)]
+    found = targets(org, f)
+    names = ["Queues" if t.name == "Group" else t.label_plural for t in found]
     return {"name": f.name, "label": f.label, "required": required, "error": error or "",
             "placeholder": f"Search {' or '.join(names)}...",
             "searchUrl": f"/lightning/lookup/{obj.name}/{f.name}",
-            "selection": selection, "text": "" if selection else text, "newRecord": new_record(org, f)}
+            "selection": selection, "text": "" if selection else text, "newRecord": new_record(found)}

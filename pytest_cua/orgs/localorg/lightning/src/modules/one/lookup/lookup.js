@@ -83,17 +83,21 @@ export default class Lookup extends LightningElement {
     get optionCount() {
         return this.results.length + (this.newRecord ? 1 : 0);
     }
+    /** Whether "New <Object>" is the active option (the arrow keys went past the records). */
+    get newActive() {
+        return Boolean(this.newRecord) && this.active === this.results.length;
+    }
     get activeId() {
-        if (this.newRecord && this.active === this.results.length) return 'new-record';
+        if (this.newActive) return 'new-record';
         const option = this.results[this.active];
         return option ? option.id : null;
     }
     get newOptionClass() {
         return `slds-media slds-media_center slds-media_small slds-listbox__option slds-listbox__option_plain${
-            this.newRecord && this.active === this.results.length ? ' slds-has-focus' : ''}`;
+            this.newActive ? ' slds-has-focus' : ''}`;
     }
     get newSelectedText() {
-        return this.newRecord && this.active === this.results.length ? 'true' : 'false';
+        return this.newActive ? 'true' : 'false';
     }
     get newFields() {
         return ((this.newRecord && this.newRecord.fields) || []).map((f) => ({
@@ -107,9 +111,6 @@ export default class Lookup extends LightningElement {
     }
     get newTitle() {
         return this.newRecord ? this.newRecord.label : '';
-    }
-    get saveDisabled() {
-        return this.saving;
     }
     get options() {
         return this.results.map((r, index) => ({
